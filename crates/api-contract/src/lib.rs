@@ -1,0 +1,12 @@
+//! The `/v1` API contract as Rust types, the action catalog and the input rules, shared by the console and the sandbox.
+//!
+//! Nothing here knows about Leptos, axum or any transport: it is plain data plus pure
+//! validation, so the console's field errors and the sandbox's 400s come from one place.
+
+pub mod actions;
+pub mod input;
+pub mod types;
+
+pub use actions::{ActionGroup, ActionId};
+pub use input::{FieldError, FieldKind, FieldSpec, InputShape, RunInput, Submission};
+pub use types::*;

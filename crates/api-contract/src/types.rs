@@ -1,0 +1,215 @@
+//! Serde types for every resource of the contract (section 2), field names exactly as published.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Lifecycle state of a run. Terminal states are `completed`, `failed` and `cancelled`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Queued,
+    Processing,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl RunStatus {
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Queued,
+        RunStatus::Processing,
+        RunStatus::Completed,
+        RunStatus::Failed,
+        RunStatus::Cancelled,
+    ];
+
+    /// A terminal run never changes again, so clients stop polling it.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            RunStatus::Completed | RunStatus::Failed | RunStatus::Cancelled
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Queued => "queued",
+            RunStatus::Processing => "processing",
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// `completeness` of a run: `has_more` is a signal from the provider, never a page cursor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Completeness {
+    pub has_more: bool,
+    /// Currently always `single_page`.
+    pub scope: String,
+}
+
+impl Completeness {
+    pub const SINGLE_PAGE: &'static str = "single_page";
+
+    pub fn single_page(has_more: bool) -> Self {
+        Completeness {
+            has_more,
+            scope: Self::SINGLE_PAGE.to_owned(),
+        }
+    }
+}
+
+/// The `error` object of a failed run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunError {
+    pub code: String,
+    pub message: String,
+}
+
+/// A run (RunResponse, section 2.1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub id: String,
+    pub action: String,
+    pub status: RunStatus,
+    pub output: Vec<Value>,
+    pub credits_used: u64,
+    pub credits_reserved: u64,
+    /// RFC 3339 date-time.
+    pub created_at: String,
+    #[serde(default)]
+    pub completed_at: Option<String>,
+    pub completeness: Completeness,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
+}
+
+/// Response of `GET /v1/runs/{id}/outputs` (section 2.2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunOutputs {
+    pub run_id: String,
+    pub status: RunStatus,
+    pub output: Vec<Value>,
+    pub completeness: Completeness,
+}
+
+/// `usage_today` of a workspace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsageToday {
+    pub profiles: u64,
+    pub premium_lines: u64,
+}
+
+/// Response of `GET /v1/workspace` (section 2.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workspace {
+    pub workspace_id: String,
+    pub name: String,
+    pub credits_balance: u64,
+    pub credits_reserved: u64,
+    pub usage_today: UsageToday,
+}
+
+impl Workspace {
+    /// Credits a new submission can still reserve. Never negative, even if a server
+    /// reports more reserved than held.
+    pub fn credits_available(&self) -> u64 {
+        self.credits_balance.saturating_sub(self.credits_reserved)
+    }
+}
+
+/// An API key as listed by `GET /v1/keys` (section 2.4): never carries the secret.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiKey {
+    pub id: String,
+    pub name: String,
+    pub prefix: String,
+    pub created_at: String,
+    #[serde(default)]
+    pub revoked_at: Option<String>,
+}
+
+/// Response of `POST /v1/keys`: the only place the secret `api_key` ever appears.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreatedApiKey {
+    pub id: String,
+    pub api_key: String,
+    pub prefix: String,
+    pub name: String,
+    pub created_at: String,
+}
+
+impl std::fmt::Debug for CreatedApiKey {
+    // The secret must never reach a log line through `{:?}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CreatedApiKey")
+            .field("id", &self.id)
+            .field("api_key", &"<redacted>")
+            .field("prefix", &self.prefix)
+            .field("name", &self.name)
+            .field("created_at", &self.created_at)
+            .finish()
+    }
+}
+
+/// Body of `POST /v1/keys`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateKeyRequest {
+    pub name: String,
+}
+
+/// One entry of the action registry (section 2.5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionEntry {
+    pub id: String,
+    /// Required input field names; absent where no single field is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_keys: Option<Vec<String>>,
+    /// Name of the input shape the action takes (see [`crate::InputShape::name`]).
+    pub input_key: String,
+    pub credits_per_record: u64,
+    pub max_results: u32,
+}
+
+/// Response of `GET /v1/actions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionList {
+    pub actions: Vec<ActionEntry>,
+}
+
+/// Response of `GET /v1/runs`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunList {
+    pub runs: Vec<Run>,
+}
+
+/// Response of `GET /v1/keys`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyList {
+    pub keys: Vec<ApiKey>,
+}
+
+/// The error body every failing endpoint returns (section 2.6).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// The `error` object inside [`ErrorBody`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Seconds to wait before retrying (429).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<f64>,
+}
+
+/// The header that carries the request id on every sandbox response.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// The header that makes a submission idempotent.
+pub const IDEMPOTENCY_KEY_HEADER: &str = "idempotency-key";
