@@ -273,7 +273,10 @@ mod tests {
             v(&["first_name", "last_name", "company"])
         );
         assert_eq!(keys(ActionId::PremiumSearchPeople), v(&["keywords"]));
-        assert_eq!(keys(ActionId::PremiumSearchCompanyEmployees), v(&["company"]));
+        assert_eq!(
+            keys(ActionId::PremiumSearchCompanyEmployees),
+            v(&["company"])
+        );
         assert_eq!(keys(ActionId::PremiumSearchCompanyMetrics), None);
         assert_eq!(keys(ActionId::NetworkSearchSchools), v(&["query"]));
         assert_eq!(keys(ActionId::NetworkSearchGroups), v(&["query"]));
@@ -286,7 +289,11 @@ mod tests {
     #[test]
     fn only_profile_enrichment_costs_twenty() {
         for a in ActionId::ALL {
-            let expected = if a == ActionId::NetworkExtractPeople { 20 } else { 1 };
+            let expected = if a == ActionId::NetworkExtractPeople {
+                20
+            } else {
+                1
+            };
             assert_eq!(a.credits_per_record(), expected, "{a}");
         }
     }
@@ -300,8 +307,14 @@ mod tests {
 
     #[test]
     fn groups_follow_the_id_prefixes() {
-        assert_eq!(ActionId::PremiumSearchCompanies.group(), ActionGroup::PremiumSearch);
-        assert_eq!(ActionId::NetworkSearchContent.group(), ActionGroup::NetworkSearch);
+        assert_eq!(
+            ActionId::PremiumSearchCompanies.group(),
+            ActionGroup::PremiumSearch
+        );
+        assert_eq!(
+            ActionId::NetworkSearchContent.group(),
+            ActionGroup::NetworkSearch
+        );
         assert_eq!(
             ActionId::NetworkExtractPostLikers.group(),
             ActionGroup::ExtractionEnrichment

@@ -70,8 +70,20 @@ const fn text(
 }
 
 const STANDARD_PERSON: &[FieldSpec] = &[
-    text("first_name", "First name", true, 100, "The person's first name."),
-    text("last_name", "Last name", true, 100, "The person's last name."),
+    text(
+        "first_name",
+        "First name",
+        true,
+        100,
+        "The person's first name.",
+    ),
+    text(
+        "last_name",
+        "Last name",
+        true,
+        100,
+        "The person's last name.",
+    ),
     text(
         "company",
         "Company",
@@ -245,7 +257,9 @@ impl InputShape {
             InputShape::GroupMembers => RunInput::GroupMembers {
                 group_id: req("group_id"),
             },
-            InputShape::Query => RunInput::Query { query: req("query") },
+            InputShape::Query => RunInput::Query {
+                query: req("query"),
+            },
         })
     }
 }
@@ -392,13 +406,18 @@ impl Submission {
         let max_results = match obj.get("max_results") {
             None | Some(Value::Null) => None,
             Some(v) => match v.as_u64() {
-                Some(n) if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n) && n <= u64::from(ceiling) => {
+                Some(n)
+                    if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n)
+                        && n <= u64::from(ceiling) =>
+                {
                     Some(n as u32)
                 }
                 Some(n) if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n) => {
                     errors.push(FieldError::new(
                         "max_results",
-                        format!("must not exceed {ceiling}, the most this action returns (got {n})"),
+                        format!(
+                            "must not exceed {ceiling}, the most this action returns (got {n})"
+                        ),
                     ));
                     None
                 }

@@ -53,24 +53,61 @@ fn run_missing_a_required_field_is_rejected() {
         "completeness": { "has_more": true, "scope": "single_page" }
     });
     assert!(serde_json::from_value::<Run>(run.clone()).is_ok());
-    for field in ["id", "action", "status", "output", "credits_used", "credits_reserved", "created_at", "completeness"] {
+    for field in [
+        "id",
+        "action",
+        "status",
+        "output",
+        "credits_used",
+        "credits_reserved",
+        "created_at",
+        "completeness",
+    ] {
         let mut broken = run.clone();
         broken.as_object_mut().unwrap().remove(field);
-        assert!(serde_json::from_value::<Run>(broken).is_err(), "{field} is required");
+        assert!(
+            serde_json::from_value::<Run>(broken).is_err(),
+            "{field} is required"
+        );
     }
     run["status"] = json!("done");
-    assert!(serde_json::from_value::<Run>(run).is_err(), "unknown status");
+    assert!(
+        serde_json::from_value::<Run>(run).is_err(),
+        "unknown status"
+    );
 }
 
 #[test]
 fn every_status_has_its_contract_spelling() {
-    let spelled: Vec<Value> = RunStatus::ALL.iter().map(|s| serde_json::to_value(s).unwrap()).collect();
-    assert_eq!(spelled, [json!("queued"), json!("processing"), json!("completed"), json!("failed"), json!("cancelled")]);
+    let spelled: Vec<Value> = RunStatus::ALL
+        .iter()
+        .map(|s| serde_json::to_value(s).unwrap())
+        .collect();
+    assert_eq!(
+        spelled,
+        [
+            json!("queued"),
+            json!("processing"),
+            json!("completed"),
+            json!("failed"),
+            json!("cancelled")
+        ]
+    );
     for s in RunStatus::ALL {
         assert_eq!(serde_json::to_value(s).unwrap(), json!(s.as_str()));
     }
-    let terminal: Vec<_> = RunStatus::ALL.into_iter().filter(|s| s.is_terminal()).collect();
-    assert_eq!(terminal, [RunStatus::Completed, RunStatus::Failed, RunStatus::Cancelled]);
+    let terminal: Vec<_> = RunStatus::ALL
+        .into_iter()
+        .filter(|s| s.is_terminal())
+        .collect();
+    assert_eq!(
+        terminal,
+        [
+            RunStatus::Completed,
+            RunStatus::Failed,
+            RunStatus::Cancelled
+        ]
+    );
 }
 
 #[test]
@@ -93,7 +130,10 @@ fn workspace_and_available_credits() {
     }));
     assert_eq!(ws.credits_available(), 750);
     assert_eq!(ws.usage_today.premium_lines, 40);
-    let over = Workspace { credits_reserved: 2000, ..ws };
+    let over = Workspace {
+        credits_reserved: 2000,
+        ..ws
+    };
     assert_eq!(over.credits_available(), 0);
 }
 
@@ -103,14 +143,22 @@ fn api_keys_listed_and_created() {
         { "id": "key_1", "name": "ci", "prefix": "sk_live_ab12", "created_at": "2026-11-20T10:00:00Z", "revoked_at": null },
         { "id": "key_2", "name": "old", "prefix": "sk_live_cd34", "created_at": "2026-11-01T10:00:00Z", "revoked_at": "2026-11-02T10:00:00Z" }
     ]}));
-    assert_eq!(list.keys[1].revoked_at.as_deref(), Some("2026-11-02T10:00:00Z"));
-    let absent: ApiKey = serde_json::from_value(json!({ "id": "k", "name": "n", "prefix": "p", "created_at": "t" })).unwrap();
+    assert_eq!(
+        list.keys[1].revoked_at.as_deref(),
+        Some("2026-11-02T10:00:00Z")
+    );
+    let absent: ApiKey =
+        serde_json::from_value(json!({ "id": "k", "name": "n", "prefix": "p", "created_at": "t" }))
+            .unwrap();
     assert_eq!(absent.revoked_at, None);
 
     let created: CreatedApiKey = roundtrip(json!({
         "id": "key_3", "api_key": "sk_live_secret", "prefix": "sk_live_se", "name": "new", "created_at": "2026-11-20T10:00:00Z"
     }));
-    assert!(!format!("{created:?}").contains("sk_live_secret"), "Debug must redact the secret");
+    assert!(
+        !format!("{created:?}").contains("sk_live_secret"),
+        "Debug must redact the secret"
+    );
     let _: CreateKeyRequest = roundtrip(json!({ "name": "ci" }));
 }
 
@@ -126,7 +174,10 @@ fn registry_entries() {
 
 #[test]
 fn sandbox_registry_is_the_published_order_with_valid_entries() {
-    let entries: Vec<ActionEntry> = ActionId::ALL.iter().map(|a| a.sandbox_registry_entry()).collect();
+    let entries: Vec<ActionEntry> = ActionId::ALL
+        .iter()
+        .map(|a| a.sandbox_registry_entry())
+        .collect();
     let json = serde_json::to_value(ActionList { actions: entries }).unwrap();
     let back: ActionList = serde_json::from_value(json).unwrap();
     assert_eq!(back.actions.len(), 16);
@@ -141,23 +192,54 @@ fn error_body_with_and_without_optional_fields() {
         "code": "rate_limited", "message": "Too many submissions.", "request_id": "req_1", "retry_after": 2.5
     }}));
     assert_eq!(full.error.retry_after, Some(2.5));
-    let minimal: ErrorBody = roundtrip(json!({ "error": { "code": "unauthorized", "message": "Missing bearer." } }));
+    let minimal: ErrorBody =
+        roundtrip(json!({ "error": { "code": "unauthorized", "message": "Missing bearer." } }));
     assert_eq!(minimal.error.request_id, None);
 }
 
 #[test]
 fn submission_body_of_each_shape_validates() {
     let cases = [
-        (ActionId::PremiumSearchPerson, json!({ "first_name": "Ada", "last_name": "Lovelace", "company": "Analytical Engines", "network_profile_url": "https://www.network.com/in/ada-lovelace/" })),
-        (ActionId::PremiumSearchPeople, json!({ "keywords": "rust engineer" })),
-        (ActionId::NetworkExtractPeople, json!({ "identifier": "ada-lovelace" })),
-        (ActionId::NetworkExtractPostLikers, json!({ "social_id": "urn:li:share:7000000000000000001" })),
-        (ActionId::PremiumSearchCompanyEmployees, json!({ "company": "Acme", "keywords": "sales" })),
-        (ActionId::NetworkExtractSchoolAlumnis, json!({ "school": "MIT" })),
-        (ActionId::NetworkExtractGroupMembers, json!({ "group_id": "12345" })),
-        (ActionId::NetworkSearchSchools, json!({ "query": "Stanford" })),
-        (ActionId::PremiumSearchCompanyMetrics, json!({ "company": "Acme" })),
-        (ActionId::PremiumSearchCompanyMetrics, json!({ "keywords": "founder" })),
+        (
+            ActionId::PremiumSearchPerson,
+            json!({ "first_name": "Ada", "last_name": "Lovelace", "company": "Analytical Engines", "network_profile_url": "https://www.network.com/in/ada-lovelace/" }),
+        ),
+        (
+            ActionId::PremiumSearchPeople,
+            json!({ "keywords": "rust engineer" }),
+        ),
+        (
+            ActionId::NetworkExtractPeople,
+            json!({ "identifier": "ada-lovelace" }),
+        ),
+        (
+            ActionId::NetworkExtractPostLikers,
+            json!({ "social_id": "urn:li:share:7000000000000000001" }),
+        ),
+        (
+            ActionId::PremiumSearchCompanyEmployees,
+            json!({ "company": "Acme", "keywords": "sales" }),
+        ),
+        (
+            ActionId::NetworkExtractSchoolAlumnis,
+            json!({ "school": "MIT" }),
+        ),
+        (
+            ActionId::NetworkExtractGroupMembers,
+            json!({ "group_id": "12345" }),
+        ),
+        (
+            ActionId::NetworkSearchSchools,
+            json!({ "query": "Stanford" }),
+        ),
+        (
+            ActionId::PremiumSearchCompanyMetrics,
+            json!({ "company": "Acme" }),
+        ),
+        (
+            ActionId::PremiumSearchCompanyMetrics,
+            json!({ "keywords": "founder" }),
+        ),
     ];
     for (action, input) in cases {
         let body = json!({ "input": input.clone(), "max_results": 1, "max_credits": 300000 });

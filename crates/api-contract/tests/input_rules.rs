@@ -5,7 +5,8 @@ use api_contract::{ActionId, InputShape};
 use serde_json::{Value, json};
 
 fn errors(action: ActionId, body: Value) -> Vec<FieldError> {
-    Submission::validate(action, action.sandbox_max_results(), &body).expect_err("should be rejected")
+    Submission::validate(action, action.sandbox_max_results(), &body)
+        .expect_err("should be rejected")
 }
 
 fn fields(errs: &[FieldError]) -> Vec<&str> {
@@ -19,11 +20,22 @@ fn length_bounds_of_every_field_are_enforced_in_characters() {
             let at_max = "é".repeat(spec.max_len);
             let over = "é".repeat(spec.max_len + 1);
             if spec.kind == FieldKind::Text {
-                assert_eq!(check_text(spec, &at_max), None, "{}: {} at max", shape.name(), spec.name);
+                assert_eq!(
+                    check_text(spec, &at_max),
+                    None,
+                    "{}: {} at max",
+                    shape.name(),
+                    spec.name
+                );
             }
             let msg = check_text(spec, &over).expect("over max is rejected");
             assert!(msg.contains(&spec.max_len.to_string()), "{msg}");
-            assert_eq!(check_text(spec, "").is_some(), spec.required, "{}: empty", spec.name);
+            assert_eq!(
+                check_text(spec, "").is_some(),
+                spec.required,
+                "{}: empty",
+                spec.name
+            );
         }
     }
 }
@@ -31,7 +43,12 @@ fn length_bounds_of_every_field_are_enforced_in_characters() {
 #[test]
 fn bounds_match_section_8() {
     let max = |shape: InputShape, name: &str| {
-        shape.fields().iter().find(|f| f.name == name).unwrap().max_len
+        shape
+            .fields()
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap()
+            .max_len
     };
     assert_eq!(max(InputShape::Keywords, "keywords"), 500);
     assert_eq!(max(InputShape::Identifier, "identifier"), 500);
@@ -50,7 +67,10 @@ fn bounds_match_section_8() {
 
 #[test]
 fn missing_and_wrongly_typed_fields_are_named() {
-    let errs = errors(ActionId::PremiumSearchPerson, json!({ "input": { "first_name": "Ada", "last_name": 7 } }));
+    let errs = errors(
+        ActionId::PremiumSearchPerson,
+        json!({ "input": { "first_name": "Ada", "last_name": 7 } }),
+    );
     assert_eq!(fields(&errs), ["input.last_name", "input.company"]);
     assert_eq!(errs[0].message, "must be a string");
     assert_eq!(errs[1].message, "is required");
@@ -64,7 +84,11 @@ fn standard_person_rejects_unknown_fields_but_other_shapes_do_not() {
     );
     assert_eq!(fields(&errs), ["input.title"]);
     assert!(errs[0].message.contains("not allowed"));
-    let ok = Submission::validate(ActionId::PremiumSearchPeople, 100, &json!({ "input": { "keywords": "k", "extra": 1 } }));
+    let ok = Submission::validate(
+        ActionId::PremiumSearchPeople,
+        100,
+        &json!({ "input": { "keywords": "k", "extra": 1 } }),
+    );
     assert!(ok.is_ok());
 }
 
@@ -72,46 +96,87 @@ fn standard_person_rejects_unknown_fields_but_other_shapes_do_not() {
 fn max_results_and_max_credits_bounds() {
     let base = |extra: Value| {
         let mut body = json!({ "input": { "keywords": "k" } });
-        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         body
     };
     for bad in [json!(0), json!(101), json!(-1), json!(1.5), json!("10")] {
-        let errs = errors(ActionId::PremiumSearchPeople, base(json!({ "max_results": bad })));
+        let errs = errors(
+            ActionId::PremiumSearchPeople,
+            base(json!({ "max_results": bad })),
+        );
         assert_eq!(fields(&errs), ["max_results"]);
     }
     for bad in [json!(0), json!(300001), json!("5")] {
-        let errs = errors(ActionId::PremiumSearchPeople, base(json!({ "max_credits": bad })));
+        let errs = errors(
+            ActionId::PremiumSearchPeople,
+            base(json!({ "max_credits": bad })),
+        );
         assert_eq!(fields(&errs), ["max_credits"]);
     }
     // The registry ceiling of a 50-result action is also enforced.
-    let errs = errors(ActionId::NetworkSearchContent, base(json!({ "max_results": 51 })));
+    let errs = errors(
+        ActionId::NetworkSearchContent,
+        base(json!({ "max_results": 51 })),
+    );
     assert!(errs[0].message.contains("50"), "{}", errs[0].message);
-    let ok = Submission::validate(ActionId::NetworkSearchContent, 50, &base(json!({ "max_results": 50, "max_credits": 300000 })));
+    let ok = Submission::validate(
+        ActionId::NetworkSearchContent,
+        50,
+        &base(json!({ "max_results": 50, "max_credits": 300000 })),
+    );
     assert_eq!(ok.unwrap().max_results, Some(50));
 }
 
 #[test]
 fn body_shape_errors() {
-    assert_eq!(fields(&errors(ActionId::PremiumSearchPeople, json!([]))), ["body"]);
-    assert_eq!(fields(&errors(ActionId::PremiumSearchPeople, json!({}))), ["input"]);
-    assert_eq!(fields(&errors(ActionId::PremiumSearchPeople, json!({ "input": "k" }))), ["input"]);
     assert_eq!(
-        fields(&errors(ActionId::PremiumSearchPeople, json!({ "input": { "keywords": "k" }, "max_result": 5 }))),
+        fields(&errors(ActionId::PremiumSearchPeople, json!([]))),
+        ["body"]
+    );
+    assert_eq!(
+        fields(&errors(ActionId::PremiumSearchPeople, json!({}))),
+        ["input"]
+    );
+    assert_eq!(
+        fields(&errors(
+            ActionId::PremiumSearchPeople,
+            json!({ "input": "k" })
+        )),
+        ["input"]
+    );
+    assert_eq!(
+        fields(&errors(
+            ActionId::PremiumSearchPeople,
+            json!({ "input": { "keywords": "k" }, "max_result": 5 })
+        )),
         ["max_result"]
     );
 }
 
 #[test]
 fn metrics_takes_company_or_keywords() {
-    let errs = errors(ActionId::PremiumSearchCompanyMetrics, json!({ "input": { "school": "MIT" } }));
+    let errs = errors(
+        ActionId::PremiumSearchCompanyMetrics,
+        json!({ "input": { "school": "MIT" } }),
+    );
     assert_eq!(fields(&errs), ["input"]);
-    let errs = errors(ActionId::PremiumSearchCompanyMetrics, json!({ "input": { "company": "", "keywords": "x" } }));
+    let errs = errors(
+        ActionId::PremiumSearchCompanyMetrics,
+        json!({ "input": { "company": "", "keywords": "x" } }),
+    );
     assert_eq!(fields(&errs), ["input.company"]);
 }
 
 #[test]
 fn default_max_results_is_the_action_ceiling() {
-    let sub = Submission::validate(ActionId::NetworkSearchContent, 50, &json!({ "input": { "keywords": "k" } })).unwrap();
+    let sub = Submission::validate(
+        ActionId::NetworkSearchContent,
+        50,
+        &json!({ "input": { "keywords": "k" } }),
+    )
+    .unwrap();
     assert_eq!(sub.effective_max_results(50), 50);
     assert_eq!(sub.effective_max_results(500), 100);
 }
@@ -148,9 +213,17 @@ fn idempotency_keys() {
     assert!(validate_idempotency_key("abcdefgh").is_ok());
     assert!(validate_idempotency_key("console:6f1c-4e_2A").is_ok());
     assert!(validate_idempotency_key(&"a".repeat(128)).is_ok());
-    assert!(validate_idempotency_key("abcdefg").unwrap_err().contains("8 to 128"));
+    assert!(
+        validate_idempotency_key("abcdefg")
+            .unwrap_err()
+            .contains("8 to 128")
+    );
     assert!(validate_idempotency_key(&"a".repeat(129)).is_err());
-    assert!(validate_idempotency_key("abc defgh").unwrap_err().contains("' '"));
+    assert!(
+        validate_idempotency_key("abc defgh")
+            .unwrap_err()
+            .contains("' '")
+    );
     assert!(validate_idempotency_key("abcdefgh/").is_err());
     assert!(validate_idempotency_key("ééééééééé").is_err());
 }

@@ -1,0 +1,29 @@
+//! The sandbox: a local implementation of the `/v1` API that demos and tests run against.
+//!
+//! `app` builds the whole HTTP surface; `main.rs` only parses flags, binds and prints the
+//! start-up line. Tests drive `app` directly or through a real socket.
+
+pub mod auth;
+pub mod error;
+pub mod jwt;
+pub mod request_id;
+pub mod routes;
+pub mod state;
+
+use std::path::PathBuf;
+
+use axum::Router;
+use tower_http::services::{ServeDir, ServeFile};
+
+pub use state::{SandboxState, SeededWorkspace};
+
+/// The complete sandbox service: `/v1` plus, when `dist` is given, the built console with an
+/// SPA fallback so deep links like `/runs/abc` load the app.
+pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
+    let mut router = Router::new().nest("/v1", routes::v1(state));
+    if let Some(dist) = dist {
+        let index = dist.join("index.html");
+        router = router.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(index)));
+    }
+    router.layer(axum::middleware::from_fn(request_id::stamp_request_id))
+}
