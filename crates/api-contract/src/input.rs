@@ -217,10 +217,8 @@ impl InputShape {
                 if !self.fields().iter().any(|f| f.name == key) {
                     errors.push(FieldError::input(
                         key,
-                        format!(
-                            "is not allowed: the standard person input takes only \
-                             first_name, last_name, company and network_profile_url"
-                        ),
+                        "is not allowed: the standard person input takes only \
+                         first_name, last_name, company and network_profile_url",
                     ));
                 }
             }

@@ -1,0 +1,14 @@
+//! The admin console: a Leptos client-side app for the data-extraction API (`/v1`).
+//!
+//! `app` holds the router and layout, `transport` every HTTP request, `session` who is
+//! signed in; pages live one per file under `pages/`, shared widgets under `components/`.
+
+pub mod app;
+pub mod components;
+pub mod credential;
+pub mod format;
+pub mod pages;
+pub mod session;
+pub mod transport;
+
+pub use app::App;

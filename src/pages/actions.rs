@@ -1,0 +1,123 @@
+//! The action registry from `GET /v1/actions`, grouped the way people think of the actions.
+
+use api_contract::{ActionEntry, ActionGroup, ActionId};
+use leptos::prelude::*;
+
+use crate::components::ApiErrorPanel;
+use crate::session::use_session;
+use crate::transport::ApiError;
+
+#[component]
+pub fn ActionsPage() -> impl IntoView {
+    let session = use_session();
+    let actions = LocalResource::new(move || {
+        let client = session.client();
+        async move {
+            match client {
+                Some(client) => client.actions().await,
+                None => Err(ApiError::Network("not signed in".into())),
+            }
+        }
+    });
+
+    view! {
+        <section class="page">
+            <h1>"Actions"</h1>
+            <p class="lead">"Every action the API offers, in its published order."</p>
+            <Transition fallback=|| view! { <p class="loading">"Loading the actions…"</p> }>
+                {move || Suspend::new(async move {
+                    match actions.await {
+                        Ok(list) => view! { <ActionGroups entries=list.actions /> }.into_any(),
+                        Err(error) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+/// The registry split into groups; an action this console does not know goes under "Other".
+#[component]
+fn ActionGroups(entries: Vec<ActionEntry>) -> impl IntoView {
+    let count = entries.len();
+    let group_of = |e: &ActionEntry| ActionId::parse(&e.id).map(ActionId::group);
+    let groups = ActionGroup::ALL
+        .into_iter()
+        .map(|group| {
+            let members: Vec<ActionEntry> = entries
+                .iter()
+                .filter(|e| group_of(e) == Some(group))
+                .cloned()
+                .collect();
+            (group.label(), members)
+        })
+        .chain(std::iter::once((
+            "Other",
+            entries
+                .iter()
+                .filter(|e| group_of(e).is_none())
+                .cloned()
+                .collect(),
+        )))
+        .filter(|(_, members)| !members.is_empty())
+        .map(|(label, members)| {
+            view! {
+                <h2 class="group-title">{label}</h2>
+                <ul class="action-list">
+                    {members.into_iter().map(|entry| view! { <ActionCard entry /> }).collect_view()}
+                </ul>
+            }
+        })
+        .collect_view();
+    view! {
+        <p class="muted" data-field="action-count">{count} " actions"</p>
+        {groups}
+    }
+}
+
+#[component]
+fn ActionCard(entry: ActionEntry) -> impl IntoView {
+    let known = ActionId::parse(&entry.id);
+    let purpose = known.map_or(
+        "Not known to this version of the console",
+        ActionId::purpose,
+    );
+    let inputs = match (known, &entry.input_keys) {
+        (Some(action), _) => action
+            .input_shapes()
+            .iter()
+            .flat_map(|shape| shape.fields())
+            .map(|f| {
+                if f.required {
+                    f.name.to_owned()
+                } else {
+                    format!("{} (optional)", f.name)
+                }
+            })
+            .fold(Vec::<String>::new(), |mut acc, name| {
+                if !acc.contains(&name) {
+                    acc.push(name);
+                }
+                acc
+            }),
+        (None, Some(keys)) => keys.clone(),
+        (None, None) => Vec::new(),
+    };
+    let cost = known.map_or_else(
+        || format!("{} credits per record", entry.credits_per_record),
+        |a| a.cost_rule().to_owned(),
+    );
+    view! {
+        <li class="action-card" data-action=entry.id.clone()>
+            <div class="action-head">
+                <code class="action-id">{entry.id.clone()}</code>
+                <span class="action-purpose">{purpose}</span>
+            </div>
+            <dl class="action-facts">
+                <dt>"Cost"</dt><dd>{cost}</dd>
+                <dt>"Max results"</dt><dd>{entry.max_results}</dd>
+                <dt>"Input"</dt><dd>{inputs.join(", ")}</dd>
+            </dl>
+        </li>
+    }
+}

@@ -1,0 +1,106 @@
+//! Sign in: an API base URL and a bearer credential, checked against `GET /v1/workspace`.
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
+
+use crate::components::ApiErrorPanel;
+use crate::credential::classify;
+use crate::session::{SignedIn, normalize_base_url, safe_next, use_session};
+use crate::transport::{ApiClient, ApiError};
+
+fn page_origin() -> String {
+    window().location().origin().unwrap_or_default()
+}
+
+#[component]
+pub fn SignInPage() -> impl IntoView {
+    let session = use_session();
+    let navigate = use_navigate();
+    let query = use_query_map();
+    let origin = page_origin();
+
+    let base_url = RwSignal::new(String::new());
+    let bearer = RwSignal::new(String::new());
+    let form_error = RwSignal::new(None::<String>);
+    let notice = session.notice();
+
+    let check = Action::new_local(move |(base, token): &(String, String)| {
+        let client = ApiClient::new(base.clone(), token.clone());
+        let signed_in = SignedIn::new(base.clone(), token.clone());
+        async move { client.workspace().await.map(|_| signed_in) }
+    });
+
+    // A successful check signs in and goes back to where the person was headed.
+    Effect::new(move |_| {
+        if let Some(Ok(signed_in)) = check.value().get() {
+            check.value().set(None);
+            session.sign_in(signed_in);
+            let next = safe_next(query.get_untracked().get("next").as_deref());
+            navigate(&next, Default::default());
+        }
+    });
+
+    let placeholder = origin.clone();
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if check.pending().get_untracked() {
+            return;
+        }
+        let token = bearer.get_untracked().trim().to_owned();
+        if token.is_empty() {
+            form_error.set(Some("Paste an API key or an account-session token.".into()));
+            return;
+        }
+        match normalize_base_url(&base_url.get_untracked(), &origin) {
+            Ok(base) => {
+                form_error.set(None);
+                check.dispatch((base, token));
+            }
+            Err(message) => form_error.set(Some(message)),
+        }
+    };
+
+    let kind_hint = move || {
+        let token = bearer.get();
+        let token = token.trim();
+        (!token.is_empty()).then(|| {
+            let kind = classify(token);
+            if kind.is_session() {
+                format!("Recognised: {} (can manage API keys)", kind.label())
+            } else {
+                "Recognised: an API key".to_owned()
+            }
+        })
+    };
+
+    view! {
+        <section class="page narrow sign-in">
+            <h1>"Sign in"</h1>
+            <p class="lead">
+                "Use an API key or an account-session token. It stays in this tab's memory and is forgotten on reload or sign-out."
+            </p>
+            {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
+            <form class="form" on:submit=on_submit novalidate>
+                <div class="field">
+                    <label for="base-url">"API base URL"</label>
+                    <input id="base-url" name="base-url" type="url" inputmode="url"
+                        placeholder=placeholder autocomplete="url" bind:value=base_url />
+                    <p class="help">"Leave empty to use this console's own origin. Without the /v1 suffix."</p>
+                </div>
+                <div class="field">
+                    <label for="credential">"API key or session token"</label>
+                    <input id="credential" name="credential" type="password" autocomplete="off"
+                        spellcheck="false" required bind:value=bearer />
+                    <p class="help" aria-live="polite">{kind_hint}</p>
+                </div>
+                {move || form_error.get().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
+                {move || check.value().get().and_then(Result::err).map(|e: ApiError| {
+                    view! { <ApiErrorPanel error=e context="Checking the credential" /> }
+                })}
+                <button type="submit" class="button primary" disabled=move || check.pending().get()>
+                    {move || if check.pending().get() { "Checking…" } else { "Sign in" }}
+                </button>
+            </form>
+        </section>
+    }
+}

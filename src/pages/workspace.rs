@@ -1,0 +1,67 @@
+//! The workspace: name, id, credits and today's usage, from `GET /v1/workspace`.
+
+use api_contract::Workspace;
+use leptos::prelude::*;
+
+use crate::components::ApiErrorPanel;
+use crate::format::group_thousands;
+use crate::session::use_session;
+use crate::transport::ApiError;
+
+#[component]
+pub fn WorkspacePage() -> impl IntoView {
+    let session = use_session();
+    let workspace = LocalResource::new(move || {
+        let client = session.client();
+        async move {
+            match client {
+                Some(client) => client.workspace().await,
+                None => Err(ApiError::Network("not signed in".into())),
+            }
+        }
+    });
+
+    view! {
+        <section class="page">
+            <h1>"Workspace"</h1>
+            <Transition fallback=|| view! { <p class="loading">"Loading the workspace…"</p> }>
+                {move || Suspend::new(async move {
+                    match workspace.await {
+                        Ok(ws) => view! { <WorkspaceSummary ws /> }.into_any(),
+                        Err(error) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn WorkspaceSummary(ws: Workspace) -> impl IntoView {
+    let stat = |label: &'static str, field: &'static str, value: u64, note: &'static str| {
+        view! {
+            <div class="stat" data-field=field>
+                <dt>{label}</dt>
+                <dd class="stat-value">{group_thousands(value)}</dd>
+                <dd class="stat-note">{note}</dd>
+            </div>
+        }
+    };
+    view! {
+        <div class="workspace-identity">
+            <h2 class="workspace-name" data-field="name">{ws.name.clone()}</h2>
+            <p class="muted">"ID " <code data-field="workspace_id">{ws.workspace_id.clone()}</code></p>
+        </div>
+        <h3 class="section-title">"Credits"</h3>
+        <dl class="stats">
+            {stat("Balance", "credits_balance", ws.credits_balance, "credits held")}
+            {stat("Reserved", "credits_reserved", ws.credits_reserved, "held by runs in progress")}
+            {stat("Available", "credits_available", ws.credits_available(), "balance minus reserved")}
+        </dl>
+        <h3 class="section-title">"Usage today"</h3>
+        <dl class="stats">
+            {stat("Profiles", "profiles", ws.usage_today.profiles, "enriched profiles returned")}
+            {stat("Premium lines", "premium_lines", ws.usage_today.premium_lines, "premium-search records returned")}
+        </dl>
+    }
+}

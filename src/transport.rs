@@ -1,0 +1,324 @@
+//! The one place that talks HTTP: requests, the bearer header, and the mapping of
+//! status + body to [`ApiError`]. Pages call the typed functions here, never gloo-net.
+
+use api_contract::{ActionList, ErrorBody, ErrorDetail, REQUEST_ID_HEADER, Workspace};
+use serde::de::DeserializeOwned;
+
+use crate::session::Session;
+
+/// Everything that can go wrong between the console and the API.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApiError {
+    /// The server answered with the contract's error body (section 2.6).
+    Api { status: u16, detail: ErrorDetail },
+    /// An error status without the contract's error body: something else answered (a proxy,
+    /// a static file server, another API).
+    UnexpectedStatus {
+        status: u16,
+        request_id: Option<String>,
+        snippet: String,
+    },
+    /// A success status whose body is not what the contract describes.
+    Decode {
+        status: u16,
+        request_id: Option<String>,
+        detail: String,
+    },
+    /// No answer at all: the server is down, the URL is wrong, or CORS refused it.
+    Network(String),
+}
+
+impl ApiError {
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ApiError::Api { status, .. }
+            | ApiError::UnexpectedStatus { status, .. }
+            | ApiError::Decode { status, .. } => Some(*status),
+            ApiError::Network(_) => None,
+        }
+    }
+
+    /// The server's request id, to quote in a support ticket.
+    pub fn request_id(&self) -> Option<&str> {
+        match self {
+            ApiError::Api { detail, .. } => detail.request_id.as_deref(),
+            ApiError::UnexpectedStatus { request_id, .. } | ApiError::Decode { request_id, .. } => {
+                request_id.as_deref()
+            }
+            ApiError::Network(_) => None,
+        }
+    }
+
+    /// The contract's `error.code`, when the server sent one.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            ApiError::Api { detail, .. } => Some(&detail.code),
+            _ => None,
+        }
+    }
+
+    pub fn is_unauthorized(&self) -> bool {
+        self.status() == Some(401)
+    }
+
+    /// A sentence for people: what happened, in words, without jargon they cannot act on.
+    pub fn message(&self) -> String {
+        match self {
+            ApiError::Api { status, detail } => {
+                let lead = match status {
+                    401 => "Not signed in or the credential was refused",
+                    403 => "This credential may not do that",
+                    404 => "Not found",
+                    409 => "Conflict",
+                    429 => "Too many requests",
+                    400 => "The request was not accepted",
+                    s if *s >= 500 => "The API failed to handle the request",
+                    _ => "The API refused the request",
+                };
+                format!("{lead}: {}", detail.message)
+            }
+            ApiError::UnexpectedStatus {
+                status, snippet, ..
+            } => format!(
+                "The server answered HTTP {status} without the API's error format; is the API \
+                 base URL right?{}",
+                if snippet.is_empty() {
+                    String::new()
+                } else {
+                    format!(" It said: “{snippet}”")
+                }
+            ),
+            ApiError::Decode { status, detail, .. } => format!(
+                "The server answered HTTP {status}, but not like this API: {detail}. Is the API \
+                 base URL right?"
+            ),
+            ApiError::Network(detail) => format!(
+                "The API could not be reached ({detail}). Check the base URL and your connection."
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// Turns an HTTP answer into the typed value or the typed error. Pure, so it is tested natively.
+pub fn interpret_response<T: DeserializeOwned>(
+    status: u16,
+    request_id_header: Option<String>,
+    body: &str,
+) -> Result<T, ApiError> {
+    if (200..300).contains(&status) {
+        return serde_json::from_str(body).map_err(|e| ApiError::Decode {
+            status,
+            request_id: request_id_header,
+            detail: e.to_string(),
+        });
+    }
+    match serde_json::from_str::<ErrorBody>(body) {
+        Ok(ErrorBody { mut error }) => {
+            if error.request_id.is_none() {
+                error.request_id = request_id_header;
+            }
+            Err(ApiError::Api {
+                status,
+                detail: error,
+            })
+        }
+        Err(_) => Err(ApiError::UnexpectedStatus {
+            status,
+            request_id: request_id_header,
+            snippet: snippet(body),
+        }),
+    }
+}
+
+/// The start of a body, as plain text, for an error message.
+fn snippet(body: &str) -> String {
+    let flat: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: String = flat.chars().take(120).collect();
+    if flat.chars().count() > 120 {
+        out.push('…');
+    }
+    out
+}
+
+/// Where the API lives and the bearer credential to send.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiClient {
+    base_url: String,
+    bearer: String,
+    /// When set, a 401 signs this session out so the app leads back to sign-in.
+    session: Option<Session>,
+}
+
+impl std::fmt::Debug for ApiClient {
+    // The bearer is a secret: it never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiClient {
+    /// A client that only reports errors; used to check a credential before signing in.
+    pub fn new(base_url: impl Into<String>, bearer: impl Into<String>) -> Self {
+        ApiClient {
+            base_url: base_url.into(),
+            bearer: bearer.into(),
+            session: None,
+        }
+    }
+
+    /// A client whose 401s end `session`.
+    pub fn for_session(
+        base_url: impl Into<String>,
+        bearer: impl Into<String>,
+        session: Session,
+    ) -> Self {
+        ApiClient {
+            session: Some(session),
+            ..ApiClient::new(base_url, bearer)
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ApiError> {
+        let url = format!("{}{path}", self.base_url);
+        let result = match gloo_net::http::Request::get(&url)
+            .header("Authorization", &format!("Bearer {}", self.bearer))
+            .header("Accept", "application/json")
+            .send()
+            .await
+        {
+            Ok(response) => {
+                let status = response.status();
+                let request_id = response.headers().get(REQUEST_ID_HEADER);
+                match response.text().await {
+                    Ok(body) => interpret_response(status, request_id, &body),
+                    Err(e) => Err(ApiError::Network(e.to_string())),
+                }
+            }
+            Err(e) => Err(ApiError::Network(network_reason(&e))),
+        };
+        if let (Err(e), Some(session)) = (&result, self.session)
+            && e.is_unauthorized()
+        {
+            session.expire(e.message());
+        }
+        result
+    }
+
+    /// `GET /v1/workspace`.
+    pub async fn workspace(&self) -> Result<Workspace, ApiError> {
+        self.get_json("/v1/workspace").await
+    }
+
+    /// `GET /v1/actions`.
+    pub async fn actions(&self) -> Result<ActionList, ApiError> {
+        self.get_json("/v1/actions").await
+    }
+}
+
+fn network_reason(error: &gloo_net::Error) -> String {
+    match error {
+        // The browser hides the cause of a failed fetch; say what it usually is.
+        gloo_net::Error::JsError(_) => {
+            "no response; the server may be down or refuse this origin".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn success_bodies_decode() {
+        let ws: Workspace = interpret_response(
+            200,
+            Some("req_1".into()),
+            r#"{"workspace_id":"ws","name":"n","credits_balance":5,"credits_reserved":1,"usage_today":{"profiles":0,"premium_lines":0}}"#,
+        )
+        .unwrap();
+        assert_eq!(ws.credits_available(), 4);
+    }
+
+    #[test]
+    fn contract_error_bodies_become_api_errors_with_the_request_id() {
+        let err = interpret_response::<Workspace>(
+            401,
+            Some("req_header".into()),
+            r#"{"error":{"code":"invalid_api_key","message":"The API key is not valid.","request_id":"req_body"}}"#,
+        )
+        .unwrap_err();
+        assert!(err.is_unauthorized());
+        assert_eq!(err.code(), Some("invalid_api_key"));
+        assert_eq!(err.request_id(), Some("req_body"));
+        assert!(err.message().contains("The API key is not valid."));
+
+        let no_body_id = interpret_response::<Workspace>(
+            429,
+            Some("req_header".into()),
+            r#"{"error":{"code":"rate_limited","message":"Slow down.","retry_after":2}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(no_body_id.request_id(), Some("req_header"));
+        assert!(!no_body_id.is_unauthorized());
+    }
+
+    #[test]
+    fn a_foreign_error_page_is_not_mistaken_for_the_api() {
+        let err = interpret_response::<Workspace>(
+            404,
+            None,
+            "<html>\n<body>  Not   Found </body></html>",
+        )
+        .unwrap_err();
+        assert_eq!(err.status(), Some(404));
+        assert_eq!(err.code(), None);
+        assert!(
+            err.message()
+                .contains("<html> <body> Not Found </body></html>")
+        );
+    }
+
+    #[test]
+    fn a_success_that_is_not_the_contract_is_a_decode_error() {
+        let err = interpret_response::<Workspace>(200, None, "<!doctype html><title>app</title>")
+            .unwrap_err();
+        assert!(matches!(err, ApiError::Decode { status: 200, .. }));
+        assert!(err.message().contains("not like this API"));
+        let missing = interpret_response::<Workspace>(200, None, r#"{"name":"n"}"#).unwrap_err();
+        assert!(
+            missing.message().contains("workspace_id"),
+            "{}",
+            missing.message()
+        );
+    }
+
+    #[test]
+    fn long_foreign_bodies_are_cut() {
+        let err = interpret_response::<Workspace>(502, None, &"x".repeat(1000)).unwrap_err();
+        let ApiError::UnexpectedStatus { snippet, .. } = err else {
+            panic!()
+        };
+        assert_eq!(snippet.chars().count(), 121);
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_bearer() {
+        let client = ApiClient::new("http://x", "sk_secret_value");
+        assert!(!format!("{client:?}").contains("sk_secret_value"));
+    }
+}
