@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet, ParentRoute, Redirect, Route, Router, Routes};
-use leptos_router::hooks::use_location;
+use leptos_router::hooks::{use_location, use_navigate};
 use leptos_router::path;
 
 use crate::pages::{ActionsPage, NotFoundPage, SignInPage, WorkspacePage};
@@ -50,6 +50,7 @@ fn RequireSession() -> impl IntoView {
 #[component]
 fn AppHeader() -> impl IntoView {
     let session = use_session();
+    let navigate = use_navigate();
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
         <header class="app-header">
@@ -66,7 +67,14 @@ fn AppHeader() -> impl IntoView {
                     <span class="credential" title=move || session.base_url().unwrap_or_default()>
                         {move || session.kind().map(|k| k.label())}
                     </span>
-                    <button type="button" class="button secondary" on:click=move |_| session.sign_out()>
+                    <button type="button" class="button secondary" on:click={
+                        let navigate = navigate.clone();
+                        // Pages outside the session guard (not-found) would otherwise stay put.
+                        move |_| {
+                            session.sign_out();
+                            navigate("/sign-in", Default::default());
+                        }
+                    }>
                         "Sign out"
                     </button>
                 </div>

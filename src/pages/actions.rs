@@ -62,10 +62,12 @@ fn ActionGroups(entries: Vec<ActionEntry>) -> impl IntoView {
         .filter(|(_, members)| !members.is_empty())
         .map(|(label, members)| {
             view! {
-                <h2 class="group-title">{label}</h2>
-                <ul class="action-list">
-                    {members.into_iter().map(|entry| view! { <ActionCard entry /> }).collect_view()}
-                </ul>
+                <section class="action-group" data-group=label>
+                    <h2 class="group-title">{label}</h2>
+                    <ul class="action-list">
+                        {members.into_iter().map(|entry| view! { <ActionCard entry /> }).collect_view()}
+                    </ul>
+                </section>
             }
         })
         .collect_view();
@@ -86,22 +88,11 @@ fn ActionCard(entry: ActionEntry) -> impl IntoView {
         (Some(action), _) => action
             .input_shapes()
             .iter()
-            .flat_map(|shape| shape.fields())
-            .map(|f| {
-                if f.required {
-                    f.name.to_owned()
-                } else {
-                    format!("{} (optional)", f.name)
-                }
-            })
-            .fold(Vec::<String>::new(), |mut acc, name| {
-                if !acc.contains(&name) {
-                    acc.push(name);
-                }
-                acc
-            }),
-        (None, Some(keys)) => keys.clone(),
-        (None, None) => Vec::new(),
+            .map(|shape| describe_shape(shape.fields()))
+            .collect::<Vec<_>>()
+            .join(" or "),
+        (None, Some(keys)) => keys.join(", "),
+        (None, None) => String::new(),
     };
     let cost = known.map_or_else(
         || format!("{} credits per record", entry.credits_per_record),
@@ -116,8 +107,49 @@ fn ActionCard(entry: ActionEntry) -> impl IntoView {
             <dl class="action-facts">
                 <dt>"Cost"</dt><dd>{cost}</dd>
                 <dt>"Max results"</dt><dd>{entry.max_results}</dd>
-                <dt>"Input"</dt><dd>{inputs.join(", ")}</dd>
+                <dt>"Input"</dt><dd>{inputs}</dd>
             </dl>
         </li>
+    }
+}
+
+/// `first_name, last_name, company (optional: network_profile_url)`.
+fn describe_shape(fields: &[api_contract::FieldSpec]) -> String {
+    let names = |required: bool| {
+        fields
+            .iter()
+            .filter(|f| f.required == required)
+            .map(|f| f.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (required, optional) = (names(true), names(false));
+    if optional.is_empty() {
+        required
+    } else {
+        format!("{required} (optional: {optional})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe_shape;
+    use api_contract::{ActionId, InputShape};
+
+    #[test]
+    fn inputs_are_described_per_shape() {
+        assert_eq!(
+            describe_shape(InputShape::StandardPerson.fields()),
+            "first_name, last_name, company (optional: network_profile_url)"
+        );
+        let metrics: Vec<String> = ActionId::PremiumSearchCompanyMetrics
+            .input_shapes()
+            .iter()
+            .map(|s| describe_shape(s.fields()))
+            .collect();
+        assert_eq!(
+            metrics.join(" or "),
+            "company (optional: keywords) or keywords"
+        );
     }
 }

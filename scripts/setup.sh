@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Installs everything the console's build, demo and tests need, idempotently: a second run takes
+# seconds. Called by `make demo` and `make test`; writes target/toolchain.env for later steps.
+#
+# The wasm toolchain: a rustup wasm32 target where one exists or can be added; otherwise Debian's
+# rustc-web with `-Zbuild-std` (RUSTC_BOOTSTRAP). Set CONSOLE_WASM_ROUTE=rustup|debian to force one.
+# Tools come only from package registries: apt, crates.io, npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+export PATH="$HOME/.cargo/bin:$PATH"
+mkdir -p target
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+TRUNK_VERSION=0.21.14
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3; exit }' Cargo.lock)
+[ -n "$WASM_BINDGEN_VERSION" ] || { log "no wasm-bindgen in Cargo.lock"; exit 1; }
+grep -q "wasm_bindgen = \"$WASM_BINDGEN_VERSION\"" Trunk.toml \
+  || { log "Trunk.toml [tools] wasm_bindgen must be $WASM_BINDGEN_VERSION (Cargo.lock)"; exit 1; }
+
+command -v cargo >/dev/null || { log "cargo not found: install Rust (https://rustup.rs) first"; exit 1; }
+
+apt_updated=""
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || { log "missing ${missing[*]} and no apt-get to install them"; return 1; }
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ -z "$apt_updated" ]; then $sudo apt-get update -qq; apt_updated=1; fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# 1. The wasm32 toolchain.
+route=${CONSOLE_WASM_ROUTE:-}
+if [ -z "$route" ] && command -v rustup >/dev/null; then
+  if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    route=rustup
+  elif timeout 120 rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
+    route=rustup
+  fi
+  # std is rebuilt for size (see below), which needs its sources.
+  if [ "$route" = rustup ] && ! rustup component list --installed 2>/dev/null | grep -q '^rust-src' \
+    && ! timeout 120 rustup component add rust-src >/dev/null 2>&1; then
+    route=""
+  fi
+fi
+[ -n "$route" ] || route=debian
+case "$route" in
+  rustup)
+    {
+      echo "# written by scripts/setup.sh: environment for wasm builds (rustup's wasm32 target + rust-src)"
+      echo "export PATH=\"$ROOT/node_modules/.bin:$HOME/.cargo/bin:\$PATH\""
+      echo "export CARGO_TARGET_DIR=\"$ROOT/target/web\""
+    } > target/toolchain.env
+    ;;
+  debian)
+    apt_install rustc-web cargo-web rust-web-src lld-22
+    {
+      echo "# written by scripts/setup.sh: environment for wasm builds (Debian rustc-web + build-std)"
+      echo "export PATH=\"/usr/bin:$ROOT/node_modules/.bin:$HOME/.cargo/bin:\$PATH\""
+      echo "export CARGO_TARGET_DIR=\"$ROOT/target/web-debian\""
+    } > target/toolchain.env
+    ;;
+  *) log "CONSOLE_WASM_ROUTE must be rustup or debian"; exit 1 ;;
+esac
+# Both routes rebuild std for wasm (smaller code, immediate-abort panics for release builds);
+# RUSTC_BOOTSTRAP unlocks those flags on a stable compiler.
+cat >> target/toolchain.env <<'ENV'
+export RUSTC_BOOTSTRAP=1
+export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+# Applied by scripts/build-console.sh to release builds only, so dev builds keep panic messages.
+export CONSOLE_RELEASE_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none -Zunstable-options -Cpanic=immediate-abort"
+ENV
+# trunk builds offline, so std's own dependencies must be in cargo's cache beforehand.
+( . target/toolchain.env && cargo fetch --target wasm32-unknown-unknown --quiet )
+log "wasm toolchain: $route"
+
+# 2. Browser and driver for the end-to-end tests.
+apt_install chromium chromium-driver
+
+# 3. Node tools: wasm-opt (binaryen) and playwright-core, pinned by package-lock.json.
+command -v npm >/dev/null || apt_install nodejs npm
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+  || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
+# 4. trunk and the wasm-bindgen CLI that matches Cargo.lock.
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  log "cargo install trunk $TRUNK_VERSION (several minutes, once)"
+  cargo install --locked "trunk@$TRUNK_VERSION" --no-default-features --features rustls
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+  # Not --locked: the CLI's own lock file names a crate version the registry does not have.
+  log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
+  cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+fi
+log "ready"

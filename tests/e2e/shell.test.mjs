@@ -1,0 +1,145 @@
+// The console's shell end to end: sign-in, workspace numbers, the 16 actions, not-found, and
+// the way back after sign-in, in real headless Chromium against the sandbox.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn } from "./harness.mjs";
+
+const PUBLISHED_ORDER = [
+  "premium-search-person", "premium-search-people", "premium-search-company-employees",
+  "premium-search-company-metrics", "premium-search-companies", "network-search-companies",
+  "network-search-schools", "network-search-groups", "network-extract-school-alumnis",
+  "network-extract-group-members", "network-extract-people", "network-extract-company",
+  "network-extract-people-post-activity", "network-search-content",
+  "network-extract-post-commenters", "network-extract-post-likers",
+];
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+async function apiWorkspace(bearer) {
+  const res = await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${bearer}` } });
+  assert.equal(res.status, 200);
+  return res.json();
+}
+
+test("signing in with the API key shows the workspace numbers from the API", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(sandbox.url);
+  await page.waitForURL(/\/sign-in/);
+  await screenshot(page, "sign-in");
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+
+  const ws = await apiWorkspace(sandbox.api_key);
+  const field = (name) => page.locator(`[data-field="${name}"]`);
+  await assert.doesNotReject(field("name").getByText(ws.name).waitFor());
+  assert.equal(await field("workspace_id").textContent(), ws.workspace_id);
+  const shown = async (name) => (await field(name).locator(".stat-value").textContent()).replaceAll(",", "");
+  assert.equal(await shown("credits_balance"), String(ws.credits_balance));
+  assert.equal(await shown("credits_reserved"), String(ws.credits_reserved));
+  assert.equal(await shown("credits_available"), String(ws.credits_balance - ws.credits_reserved));
+  assert.equal(await shown("profiles"), String(ws.usage_today.profiles));
+  assert.equal(await shown("premium_lines"), String(ws.usage_today.premium_lines));
+  await assert.doesNotReject(page.getByText(/API key sk_sandbox_/).waitFor());
+  await screenshot(page, "workspace");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the actions page lists all 16 actions, grouped, in the published order", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${sandbox.url}/actions`);
+  await signIn(page, sandbox.api_key);
+  // Comes back to the page asked for before sign-in.
+  await page.waitForURL(/\/actions$/);
+  await page.locator("[data-action]").nth(15).waitFor();
+  const ids = await page.locator("[data-action]").evaluateAll((els) => els.map((e) => e.dataset.action));
+  assert.deepEqual([...ids].sort(), [...PUBLISHED_ORDER].sort(), "every action exactly once");
+  // Grouped for people, each group keeping the published order.
+  const groups = await page.locator("[data-group]").evaluateAll((els) =>
+    Object.fromEntries(els.map((g) => [g.dataset.group, [...g.querySelectorAll("[data-action]")].map((a) => a.dataset.action)])));
+  assert.deepEqual(Object.keys(groups), ["Premium search", "Network search", "Extraction and enrichment"]);
+  assert.ok(groups["Premium search"].every((id) => id.startsWith("premium-")));
+  assert.ok(groups["Network search"].every((id) => id.startsWith("network-search-")));
+  for (const members of Object.values(groups)) {
+    const published = PUBLISHED_ORDER.filter((id) => members.includes(id));
+    assert.deepEqual(members, published);
+  }
+  const enrich = page.locator('[data-action="network-extract-people"]');
+  await assert.doesNotReject(enrich.getByText("20 credits per enriched profile").waitFor());
+  await assert.doesNotReject(enrich.getByText("Enrich a profile").waitFor());
+  await screenshot(page, "actions");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a session token signs in and is recognised as an account session", async () => {
+  const { context, page, problems } = await openPage(browser, { colorScheme: "dark" });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await page.getByLabel("API key or session token").fill(sandbox.session_token);
+  await assert.doesNotReject(page.getByText("Recognised: Session · admin@acme.example").waitFor());
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(/\/workspace$/);
+  await assert.doesNotReject(page.getByText("Session · admin@acme.example").first().waitFor());
+  await page.locator('[data-field="name"]').waitFor();
+  await screenshot(page, "workspace-dark-session");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a wrong key is refused in words with the request id, and nothing is signed in", async () => {
+  const { context, page } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, "sk_sandbox_not_a_real_key");
+  const panel = page.getByRole("alert").filter({ hasText: "Checking the credential failed" });
+  await panel.waitFor();
+  const text = await panel.textContent();
+  assert.match(text, /credential was refused/);
+  assert.match(text, /invalid_api_key/);
+  assert.match(text, /req_[0-9a-f]{32}/);
+  assert.match(page.url(), /\/sign-in$/);
+  await screenshot(page, "sign-in-refused");
+  // The browser logs the failed fetch's 401 itself; that is the only console error allowed here.
+  await context.close();
+});
+
+test("an unknown page says so, and sign-out returns to sign-in", async () => {
+  const { context, page, problems } = await openPage(browser, { viewport: { width: 375, height: 740 } });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await page.locator('[data-field="name"]').waitFor();
+  await screenshot(page, "workspace-375");
+  // Client-side navigation keeps the in-memory session.
+  await page.evaluate(() => {
+    history.pushState({}, "", "/no/such/page");
+    dispatchEvent(new PopStateEvent("popstate"));
+  });
+  await assert.doesNotReject(page.getByRole("heading", { name: "Page not found" }).waitFor());
+  await assert.doesNotReject(page.getByText("/no/such/page").waitFor());
+  await screenshot(page, "not-found");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in/);
+  // The credential lived in memory only: nothing in web storage.
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  assert.ok(!stored.includes(sandbox.api_key));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a reload forgets the in-memory credential and asks to sign in again", async () => {
+  const { context, page } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await page.reload();
+  await page.waitForURL(/\/sign-in\?next=\/workspace$/);
+  await context.close();
+});
