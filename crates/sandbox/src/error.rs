@@ -45,6 +45,14 @@ impl IntoResponse for ApiError {
             },
         };
         let mut response = (self.status, Json(body.clone())).into_response();
+        if let Some(seconds) = self.retry_after
+            && let Ok(value) =
+                axum::http::HeaderValue::from_str(&(seconds.ceil() as u64).to_string())
+        {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, value);
+        }
         // The middleware re-renders the body with the request id it assigned.
         response.extensions_mut().insert(body);
         response

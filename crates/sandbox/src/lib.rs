@@ -4,8 +4,13 @@
 //! start-up line. Tests drive `app` directly or through a real socket.
 
 pub mod auth;
+pub mod config;
+pub mod data;
+pub mod engine;
 pub mod error;
+pub mod faults;
 pub mod jwt;
+pub mod openapi;
 pub mod request_id;
 pub mod routes;
 pub mod state;
@@ -15,12 +20,26 @@ use std::path::PathBuf;
 use axum::Router;
 use tower_http::services::{ServeDir, ServeFile};
 
+pub use config::SandboxConfig;
+pub use routes::ROUTES;
 pub use state::{SandboxState, SeededWorkspace};
 
 /// The complete sandbox service: `/v1` plus, when `dist` is given, the built console with an
 /// SPA fallback so deep links like `/runs/abc` load the app.
 pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
-    let mut router = Router::new().nest("/v1", routes::v1(state));
+    let latency = state.config().latency;
+    let v1 = routes::v1(state).layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| async move {
+            if !latency.is_zero() {
+                tokio::time::sleep(latency).await;
+            }
+            next.run(request).await
+        },
+    ));
+    let mut router = Router::new().nest("/v1", v1).route(
+        "/openapi.json",
+        axum::routing::get(|| async { axum::Json(openapi::document()) }),
+    );
     if let Some(dist) = dist {
         let index = dist.join("index.html");
         router = router.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(index)));

@@ -4,8 +4,10 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use std::time::Duration;
+
 use clap::Parser;
-use sandbox::{SandboxState, app};
+use sandbox::{SandboxConfig, SandboxState, app};
 
 /// A faithful local implementation of the data-extraction API (/v1), for demos and tests.
 #[derive(Parser, Debug)]
@@ -18,6 +20,64 @@ struct Cli {
     /// A built console (trunk's dist/) to serve at `/`, with an SPA fallback to index.html.
     #[arg(long, value_name = "DIR")]
     dist: Option<PathBuf>,
+
+    /// Milliseconds a run stays queued before processing.
+    #[arg(long, value_name = "MS", default_value_t = 600)]
+    queue_ms: u64,
+
+    /// Milliseconds a run processes before it completes or fails.
+    #[arg(long, value_name = "MS", default_value_t = 1800)]
+    process_ms: u64,
+
+    /// Milliseconds a live submission waits for a terminal run before answering 202.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    lease_ms: u64,
+
+    /// Share of runs (0 to 1) that fail with error code provider_error.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0, value_parser = share)]
+    fail_share: f64,
+
+    /// Share of submissions (0 to 1) answered 500 before any run is created.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0, value_parser = share)]
+    error_500_share: f64,
+
+    /// Milliseconds added to every /v1 response.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    latency_ms: u64,
+
+    /// Submissions a workspace may send in a burst before 429.
+    #[arg(long, value_name = "N", default_value_t = 60)]
+    rate_burst: u32,
+
+    /// Submissions per second a workspace's burst refills with.
+    #[arg(long, value_name = "N", default_value_t = 2.0)]
+    rate_per_sec: f64,
+}
+
+fn share(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text} is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{text} is not between 0 and 1"))
+    }
+}
+
+impl Cli {
+    fn config(&self) -> SandboxConfig {
+        SandboxConfig {
+            queue_time: Duration::from_millis(self.queue_ms),
+            process_time: Duration::from_millis(self.process_ms),
+            live_lease: Duration::from_millis(self.lease_ms),
+            fail_share: self.fail_share,
+            error_500_share: self.error_500_share,
+            latency: Duration::from_millis(self.latency_ms),
+            rate_burst: self.rate_burst.max(1),
+            rate_per_sec: self.rate_per_sec.max(0.001),
+        }
+    }
 }
 
 #[tokio::main]
@@ -34,7 +94,7 @@ async fn main() -> std::io::Result<()> {
     }
     let listener = tokio::net::TcpListener::bind(cli.addr).await?;
     let addr = listener.local_addr()?;
-    let (state, seeded) = SandboxState::seeded();
+    let (state, seeded) = SandboxState::seeded(cli.config());
     let primary = &seeded[0];
     let line = serde_json::json!({
         "url": format!("http://{addr}"),

@@ -1,12 +1,15 @@
 //! The sandbox's in-memory store: workspaces, API keys (hashed) and the session signing secret.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
-use api_contract::{UsageToday, Workspace};
+use api_contract::{ActionId, Run, UsageToday, Workspace};
 use rand::RngCore;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::config::SandboxConfig;
 use crate::jwt::{self, SessionClaims};
 
 /// How long a session token printed at start-up stays valid.
@@ -20,6 +23,48 @@ pub struct WorkspaceRecord {
     pub workspace: Workspace,
     /// The account that owns the workspace (the `sub` of its sessions).
     pub account: String,
+    /// The UTC day `usage_today` counts; a new day starts from zero.
+    pub usage_day: chrono::NaiveDate,
+}
+
+impl WorkspaceRecord {
+    /// Resets `usage_today` when the UTC day has changed since it was last counted.
+    pub fn roll_usage_day(&mut self, today: chrono::NaiveDate) {
+        if self.usage_day != today {
+            self.usage_day = today;
+            self.workspace.usage_today = UsageToday::default();
+        }
+    }
+}
+
+/// A run and what the sandbox needs to finish it.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    pub run: Run,
+    pub workspace_id: String,
+    pub action: ActionId,
+    pub input: api_contract::RunInput,
+    /// Most records the run may return: `max_results`, lowered so the cost fits `max_credits`.
+    pub record_limit: usize,
+    pub forced_failure: Option<String>,
+    pub slow: bool,
+}
+
+/// What an `Idempotency-Key` was first used for, and the run it created (once one exists).
+#[derive(Clone, Debug)]
+pub struct IdempotencyRecord {
+    /// Action and canonical body of the first submission with this key.
+    pub fingerprint: String,
+    pub run_id: Option<String>,
+    /// Submissions seen with this key, including ones refused by a forced fault.
+    pub attempts: u32,
+}
+
+/// Token bucket limiting a workspace's submissions.
+#[derive(Clone, Debug)]
+pub struct RateBucket {
+    pub tokens: f64,
+    pub updated: Instant,
 }
 
 #[derive(Clone, Debug)]
@@ -38,6 +83,12 @@ pub struct KeyRecord {
 pub struct Store {
     pub workspaces: Vec<WorkspaceRecord>,
     pub keys: Vec<KeyRecord>,
+    pub runs: HashMap<String, RunRecord>,
+    /// Run ids, oldest first.
+    pub run_order: Vec<String>,
+    /// Keyed by (workspace id, idempotency key): keys are scoped to a workspace.
+    pub idempotency: HashMap<(String, String), IdempotencyRecord>,
+    pub rate: HashMap<String, RateBucket>,
 }
 
 impl Store {
@@ -45,6 +96,19 @@ impl Store {
         self.workspaces
             .iter()
             .find(|w| w.workspace.workspace_id == id)
+    }
+
+    pub fn workspace_mut(&mut self, id: &str) -> Option<&mut WorkspaceRecord> {
+        self.workspaces
+            .iter_mut()
+            .find(|w| w.workspace.workspace_id == id)
+    }
+
+    /// A run of `workspace_id`; another workspace's run is as good as absent.
+    pub fn run_in(&self, workspace_id: &str, run_id: &str) -> Option<&RunRecord> {
+        self.runs
+            .get(run_id)
+            .filter(|r| r.workspace_id == workspace_id)
     }
 }
 
@@ -57,6 +121,9 @@ pub struct SandboxState {
 struct Inner {
     store: Mutex<Store>,
     session_secret: [u8; 32],
+    config: SandboxConfig,
+    /// Woken whenever a run changes state, for live submissions waiting on it.
+    run_changed: tokio::sync::Notify,
 }
 
 /// Credentials of a seeded workspace, as printed at start-up.
@@ -86,13 +153,15 @@ pub fn now_rfc3339() -> String {
 impl SandboxState {
     /// A fresh sandbox with two workspaces, each with one API key and one account session,
     /// so isolation between workspaces can be shown and tested.
-    pub fn seeded() -> (SandboxState, Vec<SeededWorkspace>) {
+    pub fn seeded(config: SandboxConfig) -> (SandboxState, Vec<SeededWorkspace>) {
         let mut secret = [0u8; 32];
         rand::thread_rng().fill_bytes(&mut secret);
         let state = SandboxState {
             inner: Arc::new(Inner {
                 store: Mutex::new(Store::default()),
                 session_secret: secret,
+                config,
+                run_changed: tokio::sync::Notify::new(),
             }),
         };
         let seeds = [
@@ -110,6 +179,7 @@ impl SandboxState {
                     usage_today: UsageToday::default(),
                 },
                 account: account.to_owned(),
+                usage_day: chrono::Utc::now().date_naive(),
             });
             let (_, api_key) = state.create_key(id, "Sandbox default key");
             let session_token = state.issue_session(id, account, SESSION_LIFETIME_SECS);
@@ -134,6 +204,14 @@ impl SandboxState {
 
     pub fn session_secret(&self) -> &[u8] {
         &self.inner.session_secret
+    }
+
+    pub fn config(&self) -> &SandboxConfig {
+        &self.inner.config
+    }
+
+    pub fn run_changed(&self) -> &tokio::sync::Notify {
+        &self.inner.run_changed
     }
 
     /// Creates a key and returns its record and the secret (the only time it exists in clear).

@@ -57,7 +57,7 @@ async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> Reply {
 }
 
 fn sandbox() -> (axum::Router, Vec<SeededWorkspace>) {
-    let (state, seeded) = SandboxState::seeded();
+    let (state, seeded) = SandboxState::seeded(sandbox::SandboxConfig::fast());
     (app(state, None), seeded)
 }
 
@@ -145,7 +145,7 @@ async fn missing_or_wrong_credentials_are_401_with_the_contract_error_body() {
 
 #[tokio::test]
 async fn an_expired_session_is_401_session_expired() {
-    let (state, seeded) = SandboxState::seeded();
+    let (state, seeded) = SandboxState::seeded(sandbox::SandboxConfig::fast());
     let expired = state.issue_session(&seeded[0].workspace_id, &seeded[0].account, -1);
     let router = app(state, None);
     assert_error(
@@ -165,7 +165,7 @@ async fn unknown_api_paths_are_json_404_even_when_serving_the_console() {
     )
     .unwrap();
     std::fs::write(dist.join("app.css"), "body{}").unwrap();
-    let (state, _) = SandboxState::seeded();
+    let (state, _) = SandboxState::seeded(sandbox::SandboxConfig::fast());
     let router = app(state, Some(dist.clone()));
 
     assert_error(

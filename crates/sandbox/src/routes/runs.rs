@@ -1,0 +1,64 @@
+//! `GET /v1/runs`, `GET /v1/runs/{id}`, `GET /v1/runs/{id}/outputs`, `POST /v1/runs/{id}/cancel`.
+
+use api_contract::{Run, RunList, RunOutputs};
+use axum::Json;
+use axum::extract::{Path, State};
+
+use crate::auth::Principal;
+use crate::engine::{self, run_not_found};
+use crate::error::ApiError;
+use crate::state::SandboxState;
+
+/// Most runs the list returns.
+pub const RUN_LIST_LIMIT: usize = 100;
+
+pub async fn list_runs(State(state): State<SandboxState>, principal: Principal) -> Json<RunList> {
+    let store = state.store();
+    let runs = store
+        .run_order
+        .iter()
+        .rev()
+        .filter_map(|id| store.run_in(&principal.workspace_id, id))
+        .take(RUN_LIST_LIMIT)
+        .map(|r| r.run.clone())
+        .collect();
+    Json(RunList { runs })
+}
+
+pub async fn get_run(
+    State(state): State<SandboxState>,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Json<Run>, ApiError> {
+    let store = state.store();
+    let record = store
+        .run_in(&principal.workspace_id, &id)
+        .ok_or_else(|| run_not_found(&id))?;
+    Ok(Json(record.run.clone()))
+}
+
+pub async fn get_outputs(
+    State(state): State<SandboxState>,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Json<RunOutputs>, ApiError> {
+    let store = state.store();
+    let run = &store
+        .run_in(&principal.workspace_id, &id)
+        .ok_or_else(|| run_not_found(&id))?
+        .run;
+    Ok(Json(RunOutputs {
+        run_id: run.id.clone(),
+        status: run.status,
+        output: run.output.clone(),
+        completeness: run.completeness.clone(),
+    }))
+}
+
+pub async fn cancel_run(
+    State(state): State<SandboxState>,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Json<Run>, ApiError> {
+    engine::cancel(&state, &principal.workspace_id, &id).map(Json)
+}

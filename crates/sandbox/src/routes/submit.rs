@@ -1,0 +1,94 @@
+//! `POST /v1/actions/{action}/run/live` and `/run/async`.
+
+use api_contract::input::{describe_errors, validate_idempotency_key};
+use api_contract::{ActionId, IDEMPOTENCY_KEY_HEADER, Run, Submission};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+
+use crate::auth::Principal;
+use crate::engine;
+use crate::error::ApiError;
+use crate::routes::body::{bad_request, json_body};
+use crate::state::SandboxState;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Live,
+    Async,
+}
+
+pub async fn submit_live(
+    state: State<SandboxState>,
+    principal: Principal,
+    action: Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Run>), ApiError> {
+    submit(state, principal, action, headers, body, Mode::Live).await
+}
+
+pub async fn submit_async(
+    state: State<SandboxState>,
+    principal: Principal,
+    action: Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<Run>), ApiError> {
+    submit(state, principal, action, headers, body, Mode::Async).await
+}
+
+async fn submit(
+    State(state): State<SandboxState>,
+    principal: Principal,
+    Path(action): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+    mode: Mode,
+) -> Result<(StatusCode, Json<Run>), ApiError> {
+    let action = ActionId::parse(&action).ok_or_else(|| {
+        ApiError::not_found(
+            "unknown_action",
+            format!("There is no action “{action}”; GET /v1/actions lists them."),
+        )
+    })?;
+    let body = json_body(&headers, &body)?;
+    let key = headers
+        .get(IDEMPOTENCY_KEY_HEADER)
+        .ok_or_else(|| {
+            bad_request(
+                "missing_idempotency_key",
+                "Submissions need an Idempotency-Key header (8 to 128 characters of [a-zA-Z0-9_:-]).",
+            )
+        })?
+        .to_str()
+        .map_err(|_| bad_request("invalid_idempotency_key", "Idempotency-Key must be ASCII."))?
+        .to_owned();
+    validate_idempotency_key(&key).map_err(|m| bad_request("invalid_idempotency_key", m))?;
+    let submission = Submission::validate(action, action.sandbox_max_results(), &body)
+        .map_err(|errors| bad_request("invalid_request", describe_errors(&errors)))?;
+
+    let submitted = engine::submit(
+        &state,
+        &principal.workspace_id,
+        &key,
+        submission,
+        &body.to_string(),
+    )?;
+    let mut run = submitted.run().clone();
+    if mode == Mode::Live && !run.status.is_terminal() {
+        let lease = state.config().live_lease;
+        if let Some(latest) = engine::wait_for_terminal(&state, &run.id, lease).await {
+            run = latest;
+        }
+    }
+    // 200 carries a terminal run, 202 one still queued or processing, for new runs and
+    // idempotent replays alike.
+    let status = if run.status.is_terminal() {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, Json(run)))
+}

@@ -1,0 +1,912 @@
+//! Submissions, the run lifecycle, idempotency, credits, validation and faults over HTTP.
+
+mod common;
+
+use std::time::Duration;
+
+use api_contract::{Run, RunList, RunOutputs, RunStatus};
+use axum::http::StatusCode;
+use common::Sandbox;
+use sandbox::SandboxConfig;
+use serde_json::json;
+
+fn people(keywords: &str, max_results: u32) -> serde_json::Value {
+    json!({ "input": { "keywords": keywords }, "max_results": max_results })
+}
+
+#[tokio::test]
+async fn async_submission_is_202_queued_then_completes_and_charges_what_it_returned() {
+    let sb = Sandbox::fast();
+    let before = sb.workspace(sb.key()).await;
+    let reply = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "key-async-0001",
+            &people("rust", 5),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    let run: Run = reply.json();
+    assert_eq!(run.status, RunStatus::Queued);
+    assert_eq!(run.credits_reserved, 5);
+    assert_eq!(run.output, Vec::<serde_json::Value>::new());
+    assert_eq!(
+        sb.workspace(sb.key()).await.credits_reserved,
+        5,
+        "the workspace shows the reservation"
+    );
+
+    let done = sb.wait_terminal(sb.key(), &run.id).await;
+    assert_eq!(done.status, RunStatus::Completed);
+    assert_eq!(done.output.len(), 5);
+    assert_eq!(done.credits_used, 5);
+    assert_eq!(done.credits_reserved, 0);
+    assert!(done.completed_at.is_some());
+    assert_eq!(done.completeness.scope, "single_page");
+    assert!(done.completeness.has_more, "more than 5 people match");
+
+    let after = sb.workspace(sb.key()).await;
+    assert_eq!(after.credits_balance, before.credits_balance - 5);
+    assert_eq!(after.credits_reserved, 0);
+    assert_eq!(after.usage_today.premium_lines, 5);
+    assert_eq!(after.usage_today.profiles, 0);
+}
+
+#[tokio::test]
+async fn live_submission_waits_for_the_terminal_run() {
+    let sb = Sandbox::fast();
+    let reply = sb
+        .submit(
+            sb.key(),
+            "network-extract-people",
+            "live",
+            "key-live-00001",
+            &json!({ "input": { "identifier": "ada-lovelace" } }),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let run: Run = reply.json();
+    assert_eq!(run.status, RunStatus::Completed);
+    assert_eq!(run.credits_used, 20);
+    assert!(
+        run.output[0]["network_profile_identifier"]
+            .as_str()
+            .unwrap()
+            .starts_with("ACoAA")
+    );
+    assert_eq!(sb.workspace(sb.key()).await.usage_today.profiles, 1);
+}
+
+#[tokio::test]
+async fn live_submission_past_the_lease_is_202_and_keeps_running() {
+    let sb = Sandbox::new(SandboxConfig {
+        live_lease: Duration::from_millis(50),
+        ..SandboxConfig::fast()
+    });
+    let reply = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "live",
+            "key-lease-0001",
+            &people("data sandbox:slow", 3),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    let run: Run = reply.json();
+    assert!(matches!(
+        run.status,
+        RunStatus::Queued | RunStatus::Processing
+    ));
+    assert_eq!(
+        sb.wait_terminal(sb.key(), &run.id).await.status,
+        RunStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_failed_run_is_200_with_its_error_and_charges_nothing() {
+    let sb = Sandbox::fast();
+    let before = sb.workspace(sb.key()).await;
+    let reply = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "live",
+            "key-fail-00001",
+            &people("x sandbox:fail=provider_timeout", 10),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let run: Run = reply.json();
+    assert_eq!(run.status, RunStatus::Failed);
+    let error = run.error.expect("a failed run carries an error");
+    assert_eq!(error.code, "provider_timeout");
+    assert!(!error.message.is_empty());
+    assert_eq!((run.credits_used, run.credits_reserved), (0, 0));
+    let after = sb.workspace(sb.key()).await;
+    assert_eq!(
+        (after.credits_balance, after.credits_reserved),
+        (before.credits_balance, 0)
+    );
+
+    let unknown = sb
+        .submit(
+            sb.key(),
+            "network-extract-people",
+            "live",
+            "key-fail-00002",
+            &json!({ "input": { "identifier": "unknown-person" } }),
+        )
+        .await;
+    assert_eq!(
+        unknown.json::<Run>().error.unwrap().code,
+        "profile_not_found"
+    );
+}
+
+#[tokio::test]
+async fn the_chain_profile_posts_comments_works_through_the_api() {
+    let sb = Sandbox::fast();
+    let profile: Run = sb
+        .submit(
+            sb.key(),
+            "network-extract-people",
+            "live",
+            "chain-000001",
+            &json!({ "input": { "identifier": "grace-hopper" } }),
+        )
+        .await
+        .json();
+    let identifier = profile.output[0]["network_profile_identifier"]
+        .as_str()
+        .unwrap();
+    let posts: Run = sb
+        .submit(
+            sb.key(),
+            "network-extract-people-post-activity",
+            "live",
+            "chain-000002",
+            &json!({ "input": { "identifier": identifier } }),
+        )
+        .await
+        .json();
+    assert_eq!(posts.status, RunStatus::Completed);
+    let post = posts
+        .output
+        .iter()
+        .find(|p| p["social_id"].is_string())
+        .expect("the profile has posts");
+    let social_id = post["social_id"].as_str().unwrap();
+    for (i, action) in [
+        "network-extract-post-commenters",
+        "network-extract-post-likers",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let run: Run = sb
+            .submit(
+                sb.key(),
+                action,
+                "live",
+                &format!("chain-00001{i}"),
+                &json!({ "input": { "social_id": social_id } }),
+            )
+            .await
+            .json();
+        assert_eq!(
+            run.status,
+            RunStatus::Completed,
+            "{action}: {:?}",
+            run.error
+        );
+    }
+}
+
+#[tokio::test]
+async fn cancel_releases_the_reservation_and_a_finished_run_is_409() {
+    let sb = Sandbox::new(SandboxConfig {
+        queue_time: Duration::from_secs(30),
+        ..SandboxConfig::fast()
+    });
+    let run: Run = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "cancel-00001",
+            &people("a", 40),
+        )
+        .await
+        .json();
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 40);
+    let reply = sb
+        .send(
+            "POST",
+            &format!("/v1/runs/{}/cancel", run.id),
+            Some(sb.key()),
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let cancelled: Run = reply.json();
+    assert_eq!(
+        (cancelled.status, cancelled.credits_reserved),
+        (RunStatus::Cancelled, 0)
+    );
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
+    let again = sb
+        .send(
+            "POST",
+            &format!("/v1/runs/{}/cancel", run.id),
+            Some(sb.key()),
+            &[],
+            None,
+        )
+        .await;
+    again.assert_error(StatusCode::CONFLICT, "run_not_cancellable");
+    let missing = sb
+        .send(
+            "POST",
+            "/v1/runs/00000000-0000-0000-0000-000000000000/cancel",
+            Some(sb.key()),
+            &[],
+            None,
+        )
+        .await;
+    missing.assert_error(StatusCode::NOT_FOUND, "run_not_found");
+}
+
+#[tokio::test]
+async fn runs_are_scoped_to_the_workspace() {
+    let sb = Sandbox::fast();
+    let run: Run = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "live",
+            "scope-000001",
+            &people("a", 1),
+        )
+        .await
+        .json();
+    let other = &sb.seeded[1].api_key;
+    for path in [
+        format!("/v1/runs/{}", run.id),
+        format!("/v1/runs/{}/outputs", run.id),
+    ] {
+        sb.get(&path, other)
+            .await
+            .assert_error(StatusCode::NOT_FOUND, "run_not_found");
+    }
+    sb.send(
+        "POST",
+        &format!("/v1/runs/{}/cancel", run.id),
+        Some(other),
+        &[],
+        None,
+    )
+    .await
+    .assert_error(StatusCode::NOT_FOUND, "run_not_found");
+    assert!(
+        sb.get("/v1/runs", other)
+            .await
+            .json::<RunList>()
+            .runs
+            .is_empty()
+    );
+    // Keys are scoped too: the same idempotency key in another workspace is a new run.
+    let theirs: Run = sb
+        .submit(
+            other,
+            "premium-search-people",
+            "live",
+            "scope-000001",
+            &people("a", 1),
+        )
+        .await
+        .json();
+    assert_ne!(theirs.id, run.id);
+}
+
+#[tokio::test]
+async fn run_list_is_newest_first_and_capped_at_100_and_outputs_match() {
+    let sb = Sandbox::new(SandboxConfig {
+        rate_burst: 1000,
+        ..SandboxConfig::fast()
+    });
+    let mut ids = Vec::new();
+    for i in 0..105 {
+        let run: Run = sb
+            .submit(
+                sb.key(),
+                "network-search-groups",
+                "async",
+                &format!("list-{i:06}"),
+                &json!({ "input": { "query": format!("q{i}") }, "max_results": 1 }),
+            )
+            .await
+            .json();
+        ids.push(run.id);
+    }
+    let list: RunList = sb.get("/v1/runs", sb.key()).await.json();
+    assert_eq!(list.runs.len(), 100);
+    assert_eq!(list.runs[0].id, ids[104]);
+    assert_eq!(list.runs[99].id, ids[5]);
+
+    let done = sb.wait_terminal(sb.key(), &ids[104]).await;
+    let outputs: RunOutputs = sb
+        .get(&format!("/v1/runs/{}/outputs", done.id), sb.key())
+        .await
+        .json();
+    assert_eq!(
+        (
+            outputs.run_id,
+            outputs.status,
+            outputs.output,
+            outputs.completeness
+        ),
+        (done.id, done.status, done.output, done.completeness)
+    );
+}
+
+#[tokio::test]
+async fn the_same_key_and_body_replays_the_same_run_without_charging_again() {
+    let sb = Sandbox::fast();
+    let body = people("replay", 7);
+    let first = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "replay-000001",
+            &body,
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::ACCEPTED);
+    let run: Run = first.json();
+    let pending = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "replay-000001",
+            &body,
+        )
+        .await;
+    assert_eq!(
+        pending.status,
+        StatusCode::ACCEPTED,
+        "a replay of an unfinished run is 202"
+    );
+    assert_eq!(pending.json::<Run>().id, run.id);
+
+    sb.wait_terminal(sb.key(), &run.id).await;
+    let finished = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "replay-000001",
+            &body,
+        )
+        .await;
+    assert_eq!(
+        finished.status,
+        StatusCode::OK,
+        "a replay of a terminal run is 200"
+    );
+    assert_eq!(finished.json::<Run>().id, run.id);
+    // Key order in the JSON does not make a different request.
+    let reordered = r#"{"max_results":7,"input":{"keywords":"replay"}}"#;
+    let same = sb
+        .send(
+            "POST",
+            "/v1/actions/premium-search-people/run/live",
+            Some(sb.key()),
+            &[
+                ("content-type", "application/json"),
+                ("idempotency-key", "replay-000001"),
+            ],
+            Some(reordered),
+        )
+        .await;
+    assert_eq!(same.json::<Run>().id, run.id);
+
+    let ws = sb.workspace(sb.key()).await;
+    assert_eq!(ws.usage_today.premium_lines, 7, "charged once");
+    let list: RunList = sb.get("/v1/runs", sb.key()).await.json();
+    assert_eq!(list.runs.len(), 1);
+
+    let other_body = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "replay-000001",
+            &people("different", 7),
+        )
+        .await;
+    other_body.assert_error(StatusCode::CONFLICT, "idempotency_key_reused");
+    let other_action = sb
+        .submit(
+            sb.key(),
+            "premium-search-companies",
+            "async",
+            "replay-000001",
+            &body,
+        )
+        .await;
+    other_action.assert_error(StatusCode::CONFLICT, "idempotency_key_reused");
+}
+
+#[tokio::test]
+async fn concurrent_duplicates_create_one_run() {
+    let sb = Sandbox::fast();
+    let body = people("race", 10);
+    let handles: Vec<_> = (0..24)
+        .map(|_| {
+            let (sb, body) = (sb.clone(), body.clone());
+            tokio::spawn(async move {
+                sb.submit(
+                    sb.key(),
+                    "premium-search-people",
+                    "async",
+                    "race-key-0001",
+                    &body,
+                )
+                .await
+                .json::<Run>()
+                .id
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for h in handles {
+        ids.push(h.await.unwrap());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "every duplicate got the same run");
+    assert_eq!(
+        sb.workspace(sb.key()).await.credits_reserved,
+        10,
+        "reserved once"
+    );
+    assert_eq!(
+        sb.get("/v1/runs", sb.key())
+            .await
+            .json::<RunList>()
+            .runs
+            .len(),
+        1
+    );
+    sb.wait_terminal(sb.key(), &ids[0]).await;
+    assert_eq!(
+        sb.workspace(sb.key()).await.credits_balance,
+        25_000 - 10,
+        "charged once"
+    );
+}
+
+#[tokio::test]
+async fn idempotency_key_rules() {
+    let sb = Sandbox::fast();
+    let body = people("k", 1).to_string();
+    let missing = sb
+        .send(
+            "POST",
+            "/v1/actions/premium-search-people/run/async",
+            Some(sb.key()),
+            &[("content-type", "application/json")],
+            Some(&body),
+        )
+        .await;
+    missing.assert_error(StatusCode::BAD_REQUEST, "missing_idempotency_key");
+    for bad in ["short", "has space 12", "slash/not/ok", &"x".repeat(129)] {
+        let reply = sb
+            .send(
+                "POST",
+                "/v1/actions/premium-search-people/run/async",
+                Some(sb.key()),
+                &[
+                    ("content-type", "application/json"),
+                    ("idempotency-key", bad),
+                ],
+                Some(&body),
+            )
+            .await;
+        reply.assert_error(StatusCode::BAD_REQUEST, "invalid_idempotency_key");
+    }
+}
+
+#[tokio::test]
+async fn invalid_submissions_are_400_naming_the_field_and_rule() {
+    let sb = Sandbox::fast();
+    let cases = [
+        (
+            "premium-search-person",
+            json!({ "input": { "first_name": "Ada", "last_name": "L", "company": "C", "title": "x" } }),
+            "input.title is not allowed",
+        ),
+        (
+            "premium-search-person",
+            json!({ "input": { "first_name": "", "last_name": "L", "company": "C" } }),
+            "input.first_name is required",
+        ),
+        (
+            "premium-search-person",
+            json!({ "input": { "first_name": "A", "last_name": "L", "company": "C", "network_profile_url": "https://evil.example/in/x" } }),
+            "input.network_profile_url must look like",
+        ),
+        (
+            "premium-search-people",
+            json!({ "input": { "keywords": "k".repeat(501) } }),
+            "input.keywords must be 1 to 500 characters",
+        ),
+        (
+            "premium-search-people",
+            json!({ "input": { "keywords": "k" }, "max_results": 0 }),
+            "max_results must be an integer from 1 to 100",
+        ),
+        (
+            "network-search-content",
+            json!({ "input": { "keywords": "k" }, "max_results": 60 }),
+            "max_results must not exceed 50",
+        ),
+        (
+            "premium-search-people",
+            json!({ "input": { "keywords": "k" }, "max_credits": 300001 }),
+            "max_credits must be an integer from 1 to 300000",
+        ),
+        (
+            "network-extract-group-members",
+            json!({ "input": { "group_id": "1".repeat(101) } }),
+            "input.group_id must be 1 to 100 characters",
+        ),
+        (
+            "premium-search-company-employees",
+            json!({ "input": { "company": "C", "keywords": "k".repeat(201) } }),
+            "input.keywords must be at most 200 characters",
+        ),
+        (
+            "network-extract-people",
+            json!({ "input": { "identifier": "x" }, "max_credits": 19 }),
+            "max_credits is below the cost of one record",
+        ),
+    ];
+    for (i, (action, body, expected)) in cases.iter().enumerate() {
+        let reply = sb
+            .submit(sb.key(), action, "async", &format!("invalid-{i:05}"), body)
+            .await;
+        let error = reply.assert_error(StatusCode::BAD_REQUEST, "invalid_request");
+        assert!(
+            error.error.message.contains(expected),
+            "{action}: {}",
+            error.error.message
+        );
+    }
+    let unknown = sb
+        .submit(
+            sb.key(),
+            "premium-search-everything",
+            "async",
+            "invalid-00100",
+            &people("k", 1),
+        )
+        .await;
+    unknown.assert_error(StatusCode::NOT_FOUND, "unknown_action");
+    let malformed = sb
+        .send(
+            "POST",
+            "/v1/actions/premium-search-people/run/async",
+            Some(sb.key()),
+            &[
+                ("content-type", "application/json"),
+                ("idempotency-key", "invalid-00101"),
+            ],
+            Some("{\"input\": "),
+        )
+        .await;
+    malformed.assert_error(StatusCode::BAD_REQUEST, "invalid_json");
+    let wrong_type = sb
+        .send(
+            "POST",
+            "/v1/actions/premium-search-people/run/async",
+            Some(sb.key()),
+            &[
+                ("content-type", "text/plain"),
+                ("idempotency-key", "invalid-00102"),
+            ],
+            Some(&people("k", 1).to_string()),
+        )
+        .await;
+    wrong_type.assert_error(StatusCode::BAD_REQUEST, "invalid_content_type");
+    // Nothing was created or reserved by any of these.
+    assert!(
+        sb.get("/v1/runs", sb.key())
+            .await
+            .json::<RunList>()
+            .runs
+            .is_empty()
+    );
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
+}
+
+#[tokio::test]
+async fn a_submission_the_balance_cannot_cover_is_refused() {
+    let sb = Sandbox::fast();
+    let globex = sb.seeded[1].api_key.clone();
+    sb.state
+        .store()
+        .workspace_mut("ws_globex")
+        .unwrap()
+        .workspace
+        .credits_balance = 30;
+    let reply = sb
+        .submit(
+            &globex,
+            "premium-search-people",
+            "async",
+            "broke-000001",
+            &people("k", 50),
+        )
+        .await;
+    let error = reply.assert_error(StatusCode::CONFLICT, "insufficient_credits");
+    assert!(
+        error.error.message.contains("50") && error.error.message.contains("30"),
+        "{}",
+        error.error.message
+    );
+    // max_credits caps the reservation, so the same search fits.
+    let capped = sb
+        .submit(
+            &globex,
+            "premium-search-people",
+            "live",
+            "broke-000002",
+            &json!({ "input": { "keywords": "k" }, "max_results": 50, "max_credits": 30 }),
+        )
+        .await;
+    let run: Run = capped.json();
+    assert_eq!(run.status, RunStatus::Completed);
+    assert_eq!(run.output.len(), 30, "the cost never exceeds max_credits");
+    assert_eq!(sb.workspace(&globex).await.credits_balance, 0);
+}
+
+#[tokio::test]
+async fn forced_500_then_retry_with_the_same_key_makes_one_run_and_one_charge() {
+    let sb = Sandbox::fast();
+    let body = people("acme sandbox:500", 4);
+    let first = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "live",
+            "retry-500-0001",
+            &body,
+        )
+        .await;
+    first.assert_error(StatusCode::INTERNAL_SERVER_ERROR, "internal_error");
+    assert!(
+        sb.get("/v1/runs", sb.key())
+            .await
+            .json::<RunList>()
+            .runs
+            .is_empty(),
+        "no run on a 500"
+    );
+    let retry = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "live",
+            "retry-500-0001",
+            &body,
+        )
+        .await;
+    assert_eq!(retry.status, StatusCode::OK);
+    let again = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "live",
+            "retry-500-0001",
+            &body,
+        )
+        .await;
+    assert_eq!(again.json::<Run>().id, retry.json::<Run>().id);
+    assert_eq!(
+        sb.get("/v1/runs", sb.key())
+            .await
+            .json::<RunList>()
+            .runs
+            .len(),
+        1
+    );
+    assert_eq!(sb.workspace(sb.key()).await.credits_balance, 25_000 - 4);
+}
+
+#[tokio::test]
+async fn forced_429_carries_retry_after_and_the_retry_succeeds() {
+    let sb = Sandbox::fast();
+    let body = people("acme sandbox:429", 2);
+    let first = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "retry-429-0001",
+            &body,
+        )
+        .await;
+    let error = first.assert_error(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+    assert_eq!(error.error.retry_after, Some(3.0));
+    assert_eq!(first.header("retry-after"), Some("3"));
+    let retry = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "retry-429-0001",
+            &body,
+        )
+        .await;
+    assert_eq!(retry.status, StatusCode::ACCEPTED);
+}
+
+#[tokio::test]
+async fn submissions_past_the_rate_limit_are_429() {
+    let sb = Sandbox::new(SandboxConfig {
+        rate_burst: 3,
+        rate_per_sec: 0.5,
+        ..SandboxConfig::fast()
+    });
+    for i in 0..3 {
+        let reply = sb
+            .submit(
+                sb.key(),
+                "network-search-groups",
+                "async",
+                &format!("rate-{i:06}"),
+                &json!({ "input": { "query": "q" } }),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED);
+    }
+    let limited = sb
+        .submit(
+            sb.key(),
+            "network-search-groups",
+            "async",
+            "rate-000009",
+            &json!({ "input": { "query": "q" } }),
+        )
+        .await;
+    let error = limited.assert_error(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+    assert_eq!(error.error.retry_after, Some(2.0));
+    assert_eq!(limited.header("retry-after"), Some("2"));
+    // Another workspace has its own budget.
+    let other = sb
+        .submit(
+            &sb.seeded[1].api_key,
+            "network-search-groups",
+            "async",
+            "rate-000010",
+            &json!({ "input": { "query": "q" } }),
+        )
+        .await;
+    assert_eq!(other.status, StatusCode::ACCEPTED);
+}
+
+#[tokio::test]
+async fn random_faults_from_flags() {
+    let sb = Sandbox::new(SandboxConfig {
+        error_500_share: 1.0,
+        ..SandboxConfig::fast()
+    });
+    sb.submit(
+        sb.key(),
+        "network-search-groups",
+        "async",
+        "flag-500-0001",
+        &json!({ "input": { "query": "q" } }),
+    )
+    .await
+    .assert_error(StatusCode::INTERNAL_SERVER_ERROR, "internal_error");
+    let sb = Sandbox::new(SandboxConfig {
+        fail_share: 1.0,
+        ..SandboxConfig::fast()
+    });
+    let run: Run = sb
+        .submit(
+            sb.key(),
+            "network-search-groups",
+            "live",
+            "flag-fail-001",
+            &json!({ "input": { "query": "q" } }),
+        )
+        .await
+        .json();
+    assert_eq!(run.error.unwrap().code, "provider_error");
+}
+
+#[tokio::test]
+async fn every_action_completes_in_both_modes() {
+    let sb = Sandbox::new(SandboxConfig {
+        rate_burst: 100,
+        ..SandboxConfig::fast()
+    });
+    let inputs = [
+        (
+            "premium-search-person",
+            json!({ "first_name": "Ada", "last_name": "Lovelace", "company": "Acme" }),
+        ),
+        ("premium-search-people", json!({ "keywords": "data" })),
+        (
+            "premium-search-company-employees",
+            json!({ "company": "Acme" }),
+        ),
+        (
+            "premium-search-company-metrics",
+            json!({ "keywords": "founder" }),
+        ),
+        ("premium-search-companies", json!({ "keywords": "robots" })),
+        ("network-search-companies", json!({ "keywords": "robots" })),
+        ("network-search-schools", json!({ "query": "tech" })),
+        ("network-search-groups", json!({ "query": "rust" })),
+        ("network-extract-school-alumnis", json!({ "school": "MIT" })),
+        (
+            "network-extract-group-members",
+            json!({ "group_id": "4242" }),
+        ),
+        (
+            "network-extract-people",
+            json!({ "identifier": "ada-lovelace" }),
+        ),
+        (
+            "network-extract-company",
+            json!({ "identifier": "acme-robotics" }),
+        ),
+        (
+            "network-extract-people-post-activity",
+            json!({ "identifier": "ada-lovelace" }),
+        ),
+        ("network-search-content", json!({ "keywords": "rust" })),
+        (
+            "network-extract-post-commenters",
+            json!({ "social_id": sandbox::data::social_id(7, "share") }),
+        ),
+        (
+            "network-extract-post-likers",
+            json!({ "social_id": sandbox::data::social_id(8, "activity") }),
+        ),
+    ];
+    for (i, (action, input)) in inputs.iter().enumerate() {
+        let body = json!({ "input": input, "max_results": 1 });
+        let live: Run = sb
+            .submit(sb.key(), action, "live", &format!("all-live-{i:04}"), &body)
+            .await
+            .json();
+        assert_eq!(
+            live.status,
+            RunStatus::Completed,
+            "{action}: {:?}",
+            live.error
+        );
+        assert_eq!(live.action, *action);
+        let queued = sb
+            .submit(
+                sb.key(),
+                action,
+                "async",
+                &format!("all-async-{i:04}"),
+                &body,
+            )
+            .await;
+        assert_eq!(queued.status, StatusCode::ACCEPTED, "{action}");
+    }
+}
