@@ -90,7 +90,15 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] 
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
 fi
 
-# 4. trunk and the wasm-bindgen CLI that matches Cargo.lock.
+# 4. schemathesis (PyPI), which fuzzes the sandbox against its own OpenAPI document.
+SCHEMATHESIS_VERSION=4.32.5
+if [ "$(target/venv/bin/schemathesis --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+  log "pip install schemathesis $SCHEMATHESIS_VERSION into target/venv"
+  python3 -m venv target/venv || { apt_install python3-venv && python3 -m venv target/venv; }
+  target/venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+
+# 5. trunk and the wasm-bindgen CLI that matches Cargo.lock.
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
   log "cargo install trunk $TRUNK_VERSION (several minutes, once)"
   cargo install --locked "trunk@$TRUNK_VERSION" --no-default-features --features rustls

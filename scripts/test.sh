@@ -17,6 +17,10 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "native tests: api-contract, sandbox HTTP, console logic"
 cargo test --workspace --quiet
 
+step "schemathesis: the sandbox against its own OpenAPI document"
+cargo build -p sandbox --quiet
+bash scripts/schemathesis.sh
+
 step "release wasm build (trunk)"
 bash scripts/build-console.sh
 
@@ -24,6 +28,5 @@ step "size report (budget 180 KB gzip)"
 node scripts/size-report.mjs dist 180000
 
 step "end-to-end tests in headless Chromium"
-cargo build -p sandbox --quiet
 node --test --test-concurrency=1 tests/e2e/
 echo "screenshots: target/screenshots/"

@@ -264,9 +264,10 @@ impl InputShape {
 
 /// The rule a single field value breaks, if any. `None` means the value is acceptable.
 pub fn check_field(spec: &FieldSpec, value: Option<&Value>) -> Option<String> {
+    // An explicit null is not an omitted field: the contract types every field as a string.
     let text = match value {
-        None | Some(Value::Null) if spec.required => return Some("is required".to_owned()),
-        None | Some(Value::Null) => return None,
+        None if spec.required => return Some("is required".to_owned()),
+        None => return None,
         Some(Value::String(s)) => s,
         Some(_) => return Some("must be a string".to_owned()),
     };
@@ -402,7 +403,7 @@ impl Submission {
         }
         let ceiling = registry_max_results.min(MAX_RESULTS_LIMIT);
         let max_results = match obj.get("max_results") {
-            None | Some(Value::Null) => None,
+            None => None,
             Some(v) => match v.as_u64() {
                 Some(n)
                     if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n)
@@ -429,7 +430,7 @@ impl Submission {
             },
         };
         let max_credits = match obj.get("max_credits") {
-            None | Some(Value::Null) => None,
+            None => None,
             Some(v) => match v.as_u64() {
                 Some(n) if (1..=MAX_CREDITS_LIMIT).contains(&n) => Some(n),
                 _ => {
@@ -449,7 +450,7 @@ impl Submission {
                     None
                 }
             },
-            None | Some(Value::Null) => {
+            None => {
                 errors.push(FieldError::new("input", "is required"));
                 None
             }

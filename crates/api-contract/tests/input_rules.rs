@@ -74,6 +74,22 @@ fn missing_and_wrongly_typed_fields_are_named() {
     assert_eq!(fields(&errs), ["input.last_name", "input.company"]);
     assert_eq!(errs[0].message, "must be a string");
     assert_eq!(errs[1].message, "is required");
+    // An explicit null is not an omitted field.
+    let errs = errors(
+        ActionId::PremiumSearchPerson,
+        json!({ "input": { "first_name": "A", "last_name": "B", "company": "C", "network_profile_url": null }, "max_results": null, "max_credits": null }),
+    );
+    assert_eq!(
+        fields(&errs),
+        ["max_results", "max_credits", "input.network_profile_url"]
+    );
+    assert_eq!(
+        fields(&errors(
+            ActionId::PremiumSearchPeople,
+            json!({ "input": null })
+        )),
+        ["input"]
+    );
 }
 
 #[test]

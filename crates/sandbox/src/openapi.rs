@@ -14,17 +14,7 @@ fn schema_ref(name: &str) -> Value {
 }
 
 fn shape_schema_name(shape: InputShape) -> String {
-    let camel: String = shape
-        .name()
-        .split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect();
-    format!("{camel}Input")
+    format!("{}Input", camel(shape.name(), '_'))
 }
 
 fn shape_schema(shape: InputShape) -> Value {
@@ -37,7 +27,10 @@ fn shape_schema(shape: InputShape) -> Value {
         }
         if field.kind == FieldKind::ProfileUrl {
             s["format"] = json!("uri");
-            s["pattern"] = json!(r"^https://(www\.)?network\.com/in/[^/?#\s]+/?$");
+            // Hosts are case-insensitive; the handle has no '/', '?', '#', space or control character.
+            s["pattern"] = json!(
+                r"^https://([wW]{3}\.)?[nN][eE][tT][wW][oO][rR][kK]\.[cC][oO][mM]/in/[^/?#\s\u0000-\u001f\u007f]+/?$"
+            );
         }
         properties.insert(field.name.to_owned(), s);
     }
@@ -95,162 +88,206 @@ fn errors(statuses: &[u16]) -> Map<String, Value> {
 
 fn operation(method: &str, path: &str) -> Value {
     let run = schema_ref("Run");
-    let (id, summary, mut responses, params, body): (
+    let headers = json!({ "x-request-id": { "$ref": "#/components/headers/RequestId" } });
+    if method == "POST"
+        && let Some(action) = path
+            .strip_prefix("/v1/actions/")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(ActionId::parse)
+    {
+        let live = path.ends_with("/live");
+        let mut r = Map::new();
+        r.insert("200".into(), ok_response(
+            if live { "The run is terminal (its status can still be failed), or an idempotent replay of a terminal run." }
+            else { "Idempotent replay of a run that already finished." }, run.clone()));
+        r.insert(
+            "202".into(),
+            ok_response(
+                if live {
+                    "The lease ended first: the run is still queued or processing."
+                } else {
+                    "The run is queued."
+                },
+                run,
+            ),
+        );
+        r.extend(errors(&[400, 401, 403, 404, 409, 429, 500]));
+        return json!({
+            "operationId": format!("{}_{}", if live { "submitLive" } else { "submitAsync" }, action.as_str().replace('-', "_")),
+            "summary": format!("{}: {} ({})", action.purpose(), action.cost_rule(),
+                if live { "live: waits for the run" } else { "async: queues the run" }),
+            "tags": [action.group().label()],
+            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": schema_ref(&submission_schema_name(action)) } } },
+            "responses": r,
+        });
+    }
+    let run_id = || vec![json!({ "$ref": "#/components/parameters/RunId" })];
+    let (id, summary, statuses, params, success): (
         &str,
         &str,
-        Map<String, Value>,
+        &[u16],
         Vec<Value>,
-        Option<Value>,
+        Option<(&str, Value)>,
     ) = match (method, path) {
         ("GET", "/v1/actions") => (
             "listActions",
             "The action registry (public)",
-            Map::new(),
+            &[],
             vec![],
-            None,
+            Some(("The registry.", schema_ref("ActionList"))),
         ),
-        ("POST", "/v1/actions/{action}/run/live") | ("POST", "/v1/actions/{action}/run/async") => {
-            let live = path.ends_with("live");
-            let mut r = Map::new();
-            r.insert("200".into(), ok_response(
-                    if live { "The run is terminal (its status can still be failed), or an idempotent replay of a terminal run." }
-                    else { "Idempotent replay of a run that already finished." }, run.clone()));
-            r.insert(
-                "202".into(),
-                ok_response(
-                    if live {
-                        "The lease ended first: the run is still queued or processing."
-                    } else {
-                        "The run is queued."
-                    },
-                    run.clone(),
-                ),
-            );
-            r.extend(errors(&[400, 401, 403, 404, 409, 429, 500]));
-            (
-                if live { "submitLive" } else { "submitAsync" },
-                if live {
-                    "Submit an action and wait for the run (live)"
-                } else {
-                    "Submit an action for background execution (async)"
-                },
-                r,
-                vec![
-                    json!({ "$ref": "#/components/parameters/Action" }),
-                    json!({ "$ref": "#/components/parameters/IdempotencyKey" }),
-                ],
-                Some(
-                    json!({ "required": true, "content": { "application/json": { "schema": schema_ref("Submission") } } }),
-                ),
-            )
-        }
         ("GET", "/v1/runs") => (
             "listRuns",
             "The latest 100 runs of the workspace, newest first",
-            errors(&[401, 403]),
+            &[401, 403],
             vec![],
-            None,
+            Some(("The runs.", schema_ref("RunList"))),
         ),
         ("GET", "/v1/runs/{id}") => (
             "getRun",
             "A run's state, output and accounting",
-            errors(&[401, 403, 404]),
-            vec![json!({ "$ref": "#/components/parameters/RunId" })],
-            None,
+            &[401, 403, 404],
+            run_id(),
+            Some(("The run.", run.clone())),
         ),
         ("GET", "/v1/runs/{id}/outputs") => (
             "getRunOutputs",
             "A run's output, state and completeness",
-            errors(&[401, 403, 404]),
-            vec![json!({ "$ref": "#/components/parameters/RunId" })],
-            None,
+            &[401, 403, 404],
+            run_id(),
+            Some(("The outputs.", schema_ref("RunOutputs"))),
         ),
         ("POST", "/v1/runs/{id}/cancel") => (
             "cancelRun",
             "Cancel a queued or processing run",
-            errors(&[401, 403, 404, 409]),
-            vec![json!({ "$ref": "#/components/parameters/RunId" })],
-            None,
+            &[401, 403, 404, 409],
+            run_id(),
+            Some(("The cancelled run.", run.clone())),
         ),
         ("GET", "/v1/workspace") => (
             "getWorkspace",
             "The workspace and its credits",
-            errors(&[401, 403]),
+            &[401, 403],
             vec![],
-            None,
+            Some(("The workspace.", schema_ref("Workspace"))),
         ),
         ("GET", "/v1/keys") => (
             "listKeys",
             "Up to 100 recent API keys, no secrets (account session only)",
-            errors(&[401, 403]),
+            &[401, 403],
             vec![],
-            None,
+            Some(("The keys.", schema_ref("KeyList"))),
         ),
         ("POST", "/v1/keys") => (
             "createKey",
             "Create an API key; the secret is returned once (account session only)",
-            errors(&[400, 401, 403]),
+            &[400, 401, 403],
             vec![],
-            Some(
-                json!({ "required": true, "content": { "application/json": { "schema": schema_ref("CreateKeyRequest") } } }),
-            ),
+            Some(("The new key, with its secret.", schema_ref("CreatedApiKey"))),
         ),
         ("DELETE", "/v1/keys/{id}") => (
             "revokeKey",
             "Revoke an API key (account session only)",
-            errors(&[401, 403, 404]),
+            &[401, 403, 404],
             vec![json!({ "$ref": "#/components/parameters/KeyId" })],
             None,
         ),
         _ => unreachable!("no OpenAPI operation for {method} {path}"),
     };
-    let success = match id {
-        "listActions" => Some(("200", "The registry.", schema_ref("ActionList"))),
-        "listRuns" => Some(("200", "The runs.", schema_ref("RunList"))),
-        "getRun" | "cancelRun" => Some(("200", "The run.", run.clone())),
-        "getRunOutputs" => Some(("200", "The outputs.", schema_ref("RunOutputs"))),
-        "getWorkspace" => Some(("200", "The workspace.", schema_ref("Workspace"))),
-        "listKeys" => Some(("200", "The keys.", schema_ref("KeyList"))),
-        "createKey" => Some((
-            "200",
-            "The new key, with its secret.",
-            schema_ref("CreatedApiKey"),
-        )),
-        _ => None,
-    };
-    if let Some((status, description, schema)) = success {
-        responses.insert(status.into(), ok_response(description, schema));
-    }
-    if id == "revokeKey" {
-        responses.insert("204".into(), json!({ "description": "Revoked; no body.", "headers": { "x-request-id": { "$ref": "#/components/headers/RequestId" } } }));
+    let mut responses = errors(statuses);
+    match success {
+        Some((description, schema)) => {
+            responses.insert("200".into(), ok_response(description, schema));
+        }
+        None => {
+            responses.insert(
+                "204".into(),
+                json!({ "description": "Done; no body.", "headers": headers }),
+            );
+        }
     }
     let mut op = json!({ "operationId": id, "summary": summary, "parameters": params, "responses": responses });
     if id == "listActions" {
         op["security"] = json!([]);
     }
-    if let Some(body) = body {
-        op["requestBody"] = body;
+    if id == "createKey" {
+        op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": schema_ref("CreateKeyRequest") } } });
     }
     op
+}
+
+/// The routes as documented: the submission routes once per action, because each action takes
+/// its own input shape and result ceiling, which an `{action}` template could not express.
+pub fn documented_routes() -> Vec<(&'static str, String)> {
+    ROUTES
+        .iter()
+        .flat_map(|(method, path)| {
+            if path.contains("{action}") {
+                ActionId::ALL
+                    .iter()
+                    .map(|a| (*method, path.replace("{action}", a.as_str())))
+                    .collect::<Vec<_>>()
+            } else {
+                vec![(*method, path.to_string())]
+            }
+        })
+        .collect()
+}
+
+fn camel(words: &str, separator: char) -> String {
+    words
+        .split(separator)
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn submission_schema_name(action: ActionId) -> String {
+    format!("{}Submission", camel(action.as_str(), '-'))
+}
+
+fn submission_schema(action: ActionId) -> Value {
+    let input = match action.input_shapes() {
+        [one] => schema_ref(&shape_schema_name(*one)),
+        // Metrics: `company` selects the company-employees shape, otherwise keywords.
+        _ => json!({ "anyOf": [
+            schema_ref(&shape_schema_name(InputShape::CompanyEmployees)),
+            { "allOf": [schema_ref(&shape_schema_name(InputShape::Keywords))], "not": { "required": ["company"] } }
+        ] }),
+    };
+    let ceiling = action.sandbox_max_results().min(MAX_RESULTS_LIMIT);
+    let mut max_credits = json!({ "type": "integer", "minimum": 1, "maximum": MAX_CREDITS_LIMIT });
+    if action.credits_per_record() > 1 {
+        max_credits["minimum"] = json!(action.credits_per_record());
+        max_credits["description"] = json!("At least the cost of one record.");
+    }
+    json!({ "type": "object", "required": ["input"], "additionalProperties": false, "properties": {
+        "input": input,
+        "max_results": { "type": "integer", "minimum": 1, "maximum": ceiling,
+            "description": format!("At most {ceiling}, this action's ceiling; defaults to it.") },
+        "max_credits": max_credits } })
 }
 
 /// The whole document.
 pub fn document() -> Value {
     let mut paths = Map::new();
-    for (method, path) in ROUTES {
-        let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
-        entry[method.to_lowercase()] = operation(method, path);
+    for (method, path) in documented_routes() {
+        let entry = paths.entry(path.clone()).or_insert_with(|| json!({}));
+        entry[method.to_lowercase()] = operation(method, &path);
     }
     let statuses: Vec<&str> = RunStatus::ALL.iter().map(|s| s.as_str()).collect();
-    let actions: Vec<&str> = ActionId::ALL.iter().map(|a| a.as_str()).collect();
     let mut schemas = Map::new();
     for shape in InputShape::ALL {
         schemas.insert(shape_schema_name(shape), shape_schema(shape));
     }
-    let shape_refs: Vec<Value> = InputShape::ALL
-        .iter()
-        .map(|s| schema_ref(&shape_schema_name(*s)))
-        .collect();
+    for action in ActionId::ALL {
+        schemas.insert(submission_schema_name(action), submission_schema(action));
+    }
     let date_time = json!({ "type": "string", "format": "date-time" });
     let extra = json!({
         "RunStatus": { "type": "string", "enum": statuses },
@@ -291,12 +328,6 @@ pub fn document() -> Value {
             "input_key": { "type": "string" }, "credits_per_record": { "type": "integer", "minimum": 1 },
             "max_results": { "type": "integer", "minimum": 1, "maximum": MAX_RESULTS_LIMIT } } },
         "ActionList": { "type": "object", "required": ["actions"], "properties": { "actions": { "type": "array", "items": schema_ref("ActionEntry") } } },
-        "RunInput": { "oneOf": shape_refs },
-        "Submission": { "type": "object", "required": ["input"], "additionalProperties": false, "properties": {
-            "input": schema_ref("RunInput"),
-            "max_results": { "type": "integer", "minimum": 1, "maximum": MAX_RESULTS_LIMIT,
-                "description": "Also at most the action's registry max_results; defaults to it." },
-            "max_credits": { "type": "integer", "minimum": 1, "maximum": MAX_CREDITS_LIMIT } } },
         "ErrorBody": { "type": "object", "required": ["error"], "properties": { "error": {
             "type": "object", "required": ["code", "message"], "properties": {
                 "code": { "type": "string" }, "message": { "type": "string" },
@@ -318,7 +349,6 @@ pub fn document() -> Value {
                 "description": "An API key, or an account-session JWT (needed for key management)." } },
             "headers": { "RequestId": { "description": "Identifies the request, for support.", "schema": { "type": "string" } } },
             "parameters": {
-                "Action": { "name": "action", "in": "path", "required": true, "schema": { "type": "string", "enum": actions } },
                 "RunId": { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } },
                 "KeyId": { "name": "id", "in": "path", "required": true, "schema": { "type": "string" } },
                 "IdempotencyKey": { "name": "Idempotency-Key", "in": "header", "required": true, "schema": {

@@ -6,12 +6,16 @@ use axum::http::StatusCode;
 use common::Sandbox;
 use serde_json::Value;
 
+async fn document(sb: &Sandbox) -> Value {
+    let reply = sb.send("GET", "/openapi.json", None, &[], None).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    reply.json()
+}
+
 #[tokio::test]
 async fn the_document_lists_every_route_and_nothing_else() {
     let sb = Sandbox::fast();
-    let reply = sb.send("GET", "/openapi.json", None, &[], None).await;
-    assert_eq!(reply.status, StatusCode::OK);
-    let doc: Value = reply.json();
+    let doc = document(&sb).await;
     assert_eq!(doc["openapi"], "3.0.3");
     assert_eq!(doc["info"]["version"], "1.0.0");
 
@@ -21,15 +25,29 @@ async fn the_document_lists_every_route_and_nothing_else() {
             documented.push((method.to_uppercase(), path.clone()));
         }
     }
+    // The submission routes are documented once per action: each takes its own input shape.
     let mut served: Vec<(String, String)> = sandbox::ROUTES
         .iter()
-        .map(|(m, p)| (m.to_string(), p.to_string()))
+        .flat_map(|(method, path)| {
+            let ids: Vec<&str> = if path.contains("{action}") {
+                api_contract::ActionId::ALL
+                    .iter()
+                    .map(|a| a.as_str())
+                    .collect()
+            } else {
+                vec![""]
+            };
+            ids.into_iter()
+                .map(|id| (method.to_string(), path.replace("{action}", id)))
+                .collect::<Vec<_>>()
+        })
         .collect();
     documented.sort();
     served.sort();
+    assert_eq!(served.len(), sandbox::ROUTES.len() - 2 + 2 * 16);
     assert_eq!(documented, served);
 
-    // Every route in the table is really routed: none falls through to the unknown-route 404
+    // Every route of the table is really routed: none falls through to the unknown-route 404
     // or the 405 fallback.
     for (method, path) in sandbox::ROUTES {
         let concrete = path
@@ -56,18 +74,28 @@ async fn the_document_lists_every_route_and_nothing_else() {
 #[tokio::test]
 async fn bounds_and_errors_are_in_the_document() {
     let sb = Sandbox::fast();
-    let doc: Value = sb
-        .send("GET", "/openapi.json", None, &[], None)
-        .await
-        .json();
+    let doc = document(&sb).await;
     let schemas = &doc["components"]["schemas"];
+    let submission = |name: &str| schemas[format!("{name}Submission")]["properties"].clone();
     assert_eq!(
-        schemas["Submission"]["properties"]["max_results"]["maximum"],
+        submission("PremiumSearchPeople")["max_results"]["maximum"],
         100
     );
     assert_eq!(
-        schemas["Submission"]["properties"]["max_credits"]["maximum"],
+        submission("NetworkSearchContent")["max_results"]["maximum"],
+        50
+    );
+    assert_eq!(
+        submission("PremiumSearchPeople")["max_credits"]["maximum"],
         300000
+    );
+    assert_eq!(
+        submission("NetworkExtractPeople")["max_credits"]["minimum"],
+        20
+    );
+    assert_eq!(
+        submission("PremiumSearchPerson")["input"]["$ref"],
+        "#/components/schemas/StandardPersonInput"
     );
     assert_eq!(
         schemas["StandardPersonInput"]["additionalProperties"],
@@ -81,13 +109,25 @@ async fn bounds_and_errors_are_in_the_document() {
         schemas["KeywordsInput"]["properties"]["keywords"]["maxLength"],
         500
     );
-    assert_eq!(schemas["RunInput"]["oneOf"].as_array().unwrap().len(), 8);
+    for shape in [
+        "StandardPerson",
+        "Keywords",
+        "Identifier",
+        "SocialId",
+        "CompanyEmployees",
+        "SchoolAlumni",
+        "GroupMembers",
+        "Query",
+    ] {
+        assert!(schemas[format!("{shape}Input")].is_object(), "{shape}");
+    }
     let key = &doc["components"]["parameters"]["IdempotencyKey"]["schema"];
     assert_eq!(
         (key["minLength"].as_u64(), key["maxLength"].as_u64()),
         (Some(8), Some(128))
     );
-    let submit = &doc["paths"]["/v1/actions/{action}/run/async"]["post"]["responses"];
+    let submit =
+        &doc["paths"]["/v1/actions/network-extract-post-likers/run/async"]["post"]["responses"];
     for status in [
         "200", "202", "400", "401", "403", "404", "409", "429", "500",
     ] {
@@ -96,15 +136,14 @@ async fn bounds_and_errors_are_in_the_document() {
             "submission documents {status}"
         );
     }
+    assert!(submit["429"]["headers"].get("Retry-After").is_some());
     assert_eq!(
         doc["paths"]["/v1/actions"]["get"]["security"],
         serde_json::json!([])
     );
-    assert_eq!(
-        doc["components"]["parameters"]["Action"]["schema"]["enum"]
-            .as_array()
-            .unwrap()
-            .len(),
-        16
+    assert!(
+        doc["paths"]["/v1/keys/{id}"]["delete"]["responses"]
+            .get("204")
+            .is_some()
     );
 }
