@@ -86,6 +86,16 @@ fn errors(statuses: &[u16]) -> Map<String, Value> {
         .collect()
 }
 
+/// A non-submission operation: id, summary, error statuses, parameters, and the 200 response
+/// (description and schema) or none for a 204.
+type Plain = (
+    &'static str,
+    &'static str,
+    &'static [u16],
+    Vec<Value>,
+    Option<(&'static str, Value)>,
+);
+
 fn operation(method: &str, path: &str) -> Value {
     let run = schema_ref("Run");
     let headers = json!({ "x-request-id": { "$ref": "#/components/headers/RequestId" } });
@@ -123,13 +133,7 @@ fn operation(method: &str, path: &str) -> Value {
         });
     }
     let run_id = || vec![json!({ "$ref": "#/components/parameters/RunId" })];
-    let (id, summary, statuses, params, success): (
-        &str,
-        &str,
-        &[u16],
-        Vec<Value>,
-        Option<(&str, Value)>,
-    ) = match (method, path) {
+    let (id, summary, statuses, params, success): Plain = match (method, path) {
         ("GET", "/v1/actions") => (
             "listActions",
             "The action registry (public)",
