@@ -21,6 +21,8 @@ pub struct SandboxConfig {
     pub rate_burst: u32,
     /// Submissions per second the burst refills with.
     pub rate_per_sec: f64,
+    /// Starting credit balance of the first seeded workspace.
+    pub initial_credits: u64,
 }
 
 impl Default for SandboxConfig {
@@ -34,6 +36,7 @@ impl Default for SandboxConfig {
             latency: Duration::ZERO,
             rate_burst: 60,
             rate_per_sec: 2.0,
+            initial_credits: 25_000,
         }
     }
 }

@@ -52,6 +52,10 @@ struct Cli {
     /// Submissions per second a workspace's burst refills with.
     #[arg(long, value_name = "N", default_value_t = 2.0)]
     rate_per_sec: f64,
+
+    /// Starting credit balance of the first workspace (Acme Research); the second has 1,500.
+    #[arg(long, value_name = "N", default_value_t = 25_000)]
+    credits: u64,
 }
 
 fn share(text: &str) -> Result<f64, String> {
@@ -76,6 +80,7 @@ impl Cli {
             latency: Duration::from_millis(self.latency_ms),
             rate_burst: self.rate_burst.max(1),
             rate_per_sec: self.rate_per_sec.max(0.001),
+            initial_credits: self.credits,
         }
     }
 }

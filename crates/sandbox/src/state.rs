@@ -165,7 +165,12 @@ impl SandboxState {
             }),
         };
         let seeds = [
-            ("ws_acme", "Acme Research", "admin@acme.example", 25_000),
+            (
+                "ws_acme",
+                "Acme Research",
+                "admin@acme.example",
+                state.config().initial_credits,
+            ),
             ("ws_globex", "Globex Analytics", "ops@globex.example", 1_500),
         ];
         let mut seeded = Vec::new();
