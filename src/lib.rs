@@ -6,6 +6,7 @@
 pub mod app;
 pub mod components;
 pub mod credential;
+pub mod form_model;
 pub mod format;
 pub mod pages;
 pub mod session;

@@ -1,7 +1,9 @@
 //! The one place that talks HTTP: requests, the bearer header, and the mapping of
 //! status + body to [`ApiError`]. Pages call the typed functions here, never gloo-net.
 
-use api_contract::{ActionList, ErrorBody, ErrorDetail, REQUEST_ID_HEADER, Workspace};
+use api_contract::{
+    ActionList, ErrorBody, ErrorDetail, REQUEST_ID_HEADER, Run, RunList, Workspace,
+};
 use serde::de::DeserializeOwned;
 
 use crate::session::Session;
@@ -108,33 +110,39 @@ impl std::fmt::Display for ApiError {
 impl std::error::Error for ApiError {}
 
 /// Turns an HTTP answer into the typed value or the typed error. Pure, so it is tested natively.
+/// Only the decoding of a success is generic; everything else is shared by every endpoint.
 pub fn interpret_response<T: DeserializeOwned>(
     status: u16,
     request_id_header: Option<String>,
     body: &str,
 ) -> Result<T, ApiError> {
-    if (200..300).contains(&status) {
-        return serde_json::from_str(body).map_err(|e| ApiError::Decode {
-            status,
-            request_id: request_id_header,
-            detail: e.to_string(),
-        });
+    if !(200..300).contains(&status) {
+        return Err(interpret_error(status, request_id_header, body));
     }
+    serde_json::from_str(body).map_err(|e| ApiError::Decode {
+        status,
+        request_id: request_id_header,
+        detail: e.to_string(),
+    })
+}
+
+/// The typed error for a non-success answer: the contract's error body, or a foreign page.
+pub fn interpret_error(status: u16, request_id_header: Option<String>, body: &str) -> ApiError {
     match serde_json::from_str::<ErrorBody>(body) {
         Ok(ErrorBody { mut error }) => {
             if error.request_id.is_none() {
                 error.request_id = request_id_header;
             }
-            Err(ApiError::Api {
+            ApiError::Api {
                 status,
                 detail: error,
-            })
+            }
         }
-        Err(_) => Err(ApiError::UnexpectedStatus {
+        Err(_) => ApiError::UnexpectedStatus {
             status,
             request_id: request_id_header,
             snippet: snippet(body),
-        }),
+        },
     }
 }
 
@@ -192,30 +200,60 @@ impl ApiClient {
         &self.base_url
     }
 
-    async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ApiError> {
-        let url = format!("{}{path}", self.base_url);
-        let result = match gloo_net::http::Request::get(&url)
-            .header("Authorization", &format!("Bearer {}", self.bearer))
-            .header("Accept", "application/json")
-            .send()
-            .await
-        {
+    /// Sends one request and reads the whole answer. Not generic, so every endpoint shares one
+    /// copy of this code in the wasm bundle.
+    async fn send(&self, request: Request<'_>) -> Result<Exchange, ApiError> {
+        use gloo_net::http::RequestBuilder;
+        let url = format!("{}{}", self.base_url, request.path);
+        let builder = match request.method {
+            Method::Get => RequestBuilder::new(&url),
+            Method::Post => RequestBuilder::new(&url).method(gloo_net::http::Method::POST),
+        }
+        .header("Authorization", &format!("Bearer {}", self.bearer))
+        .header("Accept", "application/json");
+        let builder = match request.idempotency_key {
+            Some(key) => builder.header("Idempotency-Key", key),
+            None => builder,
+        };
+        let sent = match request.json_body {
+            Some(body) => {
+                builder
+                    .header("Content-Type", "application/json")
+                    .body(body)
+                    .map_err(|e| ApiError::Network(e.to_string()))?
+                    .send()
+                    .await
+            }
+            None => builder.send().await,
+        };
+        let exchange = match sent {
             Ok(response) => {
                 let status = response.status();
                 let request_id = response.headers().get(REQUEST_ID_HEADER);
                 match response.text().await {
-                    Ok(body) => interpret_response(status, request_id, &body),
+                    Ok(body) => Ok(Exchange {
+                        status,
+                        request_id,
+                        body,
+                    }),
                     Err(e) => Err(ApiError::Network(e.to_string())),
                 }
             }
             Err(e) => Err(ApiError::Network(network_reason(&e))),
-        };
-        if let (Err(e), Some(session)) = (&result, self.session)
-            && e.is_unauthorized()
+        }?;
+        if exchange.status == 401
+            && let Some(session) = self.session
         {
-            session.expire(e.message());
+            let error =
+                interpret_error(exchange.status, exchange.request_id.clone(), &exchange.body);
+            session.expire(error.message());
         }
-        result
+        Ok(exchange)
+    }
+
+    async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ApiError> {
+        let ex = self.send(Request::get(path)).await?;
+        interpret_response(ex.status, ex.request_id, &ex.body)
     }
 
     /// `GET /v1/workspace`.
@@ -227,6 +265,102 @@ impl ApiClient {
     pub async fn actions(&self) -> Result<ActionList, ApiError> {
         self.get_json("/v1/actions").await
     }
+
+    /// `POST /v1/actions/{action}/run/{live|async}`: the HTTP status (200 terminal, 202 not yet)
+    /// and the run.
+    pub async fn submit(
+        &self,
+        action: &str,
+        live: bool,
+        idempotency_key: &str,
+        body: &str,
+    ) -> Result<(u16, Run), ApiError> {
+        let path = format!(
+            "/v1/actions/{action}/run/{}",
+            if live { "live" } else { "async" }
+        );
+        let ex = self
+            .send(Request {
+                method: Method::Post,
+                path: &path,
+                json_body: Some(body),
+                idempotency_key: Some(idempotency_key),
+            })
+            .await?;
+        let status = ex.status;
+        interpret_response(status, ex.request_id, &ex.body).map(|run| (status, run))
+    }
+
+    /// `GET /v1/runs/{id}`.
+    pub async fn run(&self, id: &str) -> Result<Run, ApiError> {
+        self.get_json(&format!("/v1/runs/{}", path_segment(id)))
+            .await
+    }
+
+    /// `GET /v1/runs`.
+    pub async fn runs(&self) -> Result<RunList, ApiError> {
+        self.get_json("/v1/runs").await
+    }
+
+    /// `POST /v1/runs/{id}/cancel`.
+    pub async fn cancel(&self, id: &str) -> Result<Run, ApiError> {
+        let path = format!("/v1/runs/{}/cancel", path_segment(id));
+        let ex = self
+            .send(Request {
+                method: Method::Post,
+                path: &path,
+                json_body: None,
+                idempotency_key: None,
+            })
+            .await?;
+        interpret_response(ex.status, ex.request_id, &ex.body)
+    }
+}
+
+/// Percent-encodes an id for use as one path segment, so an id from a URL cannot reach
+/// another endpoint.
+pub fn path_segment(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Get,
+    Post,
+}
+
+/// A request as plain data; [`ApiClient::send`] executes it.
+struct Request<'a> {
+    method: Method,
+    path: &'a str,
+    json_body: Option<&'a str>,
+    idempotency_key: Option<&'a str>,
+}
+
+impl<'a> Request<'a> {
+    fn get(path: &'a str) -> Self {
+        Request {
+            method: Method::Get,
+            path,
+            json_body: None,
+            idempotency_key: None,
+        }
+    }
+}
+
+/// What came back: status, request id header and the body as text.
+struct Exchange {
+    status: u16,
+    request_id: Option<String>,
+    body: String,
 }
 
 fn network_reason(error: &gloo_net::Error) -> String {
@@ -314,6 +448,13 @@ mod tests {
             panic!()
         };
         assert_eq!(snippet.chars().count(), 121);
+    }
+
+    #[test]
+    fn ids_cannot_escape_their_path_segment() {
+        assert_eq!(path_segment("0b7c8a4e-2f59"), "0b7c8a4e-2f59");
+        assert_eq!(path_segment("../keys"), "..%2Fkeys");
+        assert_eq!(path_segment("a b?c#d"), "a%20b%3Fc%23d");
     }
 
     #[test]
