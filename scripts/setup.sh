@@ -73,7 +73,8 @@ cat >> target/toolchain.env <<'ENV'
 export RUSTC_BOOTSTRAP=1
 export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
 # Applied by scripts/build-console.sh to release builds only, so dev builds keep panic messages.
-export CONSOLE_RELEASE_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none -Zunstable-options -Cpanic=immediate-abort"
+# erase_components makes Leptos components return type-erased views: less monomorphised code.
+export CONSOLE_RELEASE_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none -Zunstable-options -Cpanic=immediate-abort --cfg erase_components"
 ENV
 # trunk builds offline, so std's own dependencies must be in cargo's cache beforehand.
 ( . target/toolchain.env && cargo fetch --target wasm32-unknown-unknown --quiet )
