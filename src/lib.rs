@@ -4,12 +4,15 @@
 //! signed in; pages live one per file under `pages/`, shared widgets under `components/`.
 
 pub mod app;
+pub mod browser;
 pub mod components;
 pub mod credential;
 pub mod form_model;
 pub mod format;
 pub mod pages;
+pub mod polling;
 pub mod session;
+pub mod shared_state;
 pub mod transport;
 
 pub use app::App;

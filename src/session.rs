@@ -57,6 +57,14 @@ impl Session {
         })
     }
 
+    /// Like [`Session::client`], without tracking: for tasks that must not restart.
+    pub fn client_untracked(&self) -> Option<ApiClient> {
+        self.current.with_untracked(|s| {
+            s.as_ref()
+                .map(|s| ApiClient::for_session(s.base_url.clone(), s.bearer.clone(), *self))
+        })
+    }
+
     pub fn kind(&self) -> Option<CredentialKind> {
         self.current.with(|s| s.as_ref().map(|s| s.kind.clone()))
     }

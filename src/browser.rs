@@ -1,0 +1,45 @@
+//! The few browser facilities the console uses directly: timers, randomness, clipboard, focus.
+
+use wasm_bindgen::JsCast;
+
+/// Resolves after `ms` milliseconds.
+pub async fn sleep_ms(ms: u32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window()
+            .expect("a window")
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// 16 bytes from the browser's cryptographic random source.
+pub fn random_bytes() -> [u8; 16] {
+    let mut bytes = [0u8; 16];
+    if let Some(crypto) = web_sys::window().and_then(|w| w.crypto().ok()) {
+        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+    }
+    bytes
+}
+
+/// Copies text to the clipboard; the browser may refuse outside a user gesture.
+pub fn copy_text(text: &str) {
+    if let Some(window) = web_sys::window() {
+        let _ = window.navigator().clipboard().write_text(text);
+    }
+}
+
+/// Moves keyboard focus to the element with `id`, if there is one.
+pub fn focus_id(id: &str) {
+    if let Some(element) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = element.focus();
+    }
+}
+
+/// Milliseconds since the page loaded, for elapsed-time displays.
+pub fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
