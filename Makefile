@@ -1,5 +1,5 @@
 # The two commands of the README. Both install what they need first (scripts/setup.sh).
-.PHONY: demo test setup build
+.PHONY: demo test setup build bench bench-sandbox
 
 demo:
 	@bash scripts/demo.sh
@@ -12,3 +12,11 @@ setup:
 
 build: setup
 	@bash scripts/build-console.sh
+
+# Benchmarks (not part of the test suite): the console against Swagger UI, and sandbox load.
+bench: build
+	@cargo build --release -p sandbox --quiet
+	@node bench/console-vs-swagger.mjs 7
+
+bench-sandbox:
+	@bash scripts/bench-sandbox.sh

@@ -44,5 +44,8 @@ pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
         let index = dist.join("index.html");
         router = router.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(index)));
     }
-    router.layer(axum::middleware::from_fn(request_id::stamp_request_id))
+    router
+        .layer(axum::middleware::from_fn(request_id::stamp_request_id))
+        // Browsers get the console and JSON gzipped, as from any real deployment.
+        .layer(tower_http::compression::CompressionLayer::new().gzip(true))
 }

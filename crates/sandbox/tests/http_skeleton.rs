@@ -156,6 +156,29 @@ async fn an_expired_session_is_401_session_expired() {
 }
 
 #[tokio::test]
+async fn responses_are_gzipped_for_clients_that_accept_it() {
+    let (router, _) = sandbox();
+    let response = router
+        .oneshot(
+            Request::get("/v1/actions")
+                .header("accept-encoding", "gzip")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    let (plain, _) = sandbox();
+    let reply = get(&plain, "/v1/actions", None).await;
+    assert_eq!(
+        reply.json::<ActionList>().actions.len(),
+        16,
+        "plain without Accept-Encoding"
+    );
+}
+
+#[tokio::test]
 async fn unknown_api_paths_are_json_404_even_when_serving_the_console() {
     let dist = std::env::temp_dir().join(format!("sandbox-dist-{}", std::process::id()));
     std::fs::create_dir_all(&dist).unwrap();

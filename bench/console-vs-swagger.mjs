@@ -1,0 +1,168 @@
+// Benchmark: the console against Swagger UI, in the same headless Chromium, against the same
+// sandbox, in one run. Not part of the test suite's pass/fail. Usage (after a release build):
+//   node bench/console-vs-swagger.mjs [samples]
+// Writes target/bench/console-vs-swagger.json and prints a Markdown table.
+import { spawn } from "node:child_process";
+import { createServer, request as httpRequest } from "node:http";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync, existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { join, extname } from "node:path";
+import { gzipSync, constants } from "node:zlib";
+import os from "node:os";
+import { chromium } from "playwright-core";
+
+const root = new URL("..", import.meta.url).pathname;
+const SAMPLES = Number(process.argv[2] ?? 7);
+const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+function median(xs) { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; }
+function spread(xs) { return { min: Math.min(...xs), max: Math.max(...xs) }; }
+const gz = (b) => gzipSync(b, { level: constants.Z_BEST_COMPRESSION }).length;
+
+async function startSandbox() {
+  const bin = join(root, "target/release/sandbox");
+  const child = spawn(bin, ["--addr", "127.0.0.1:0", "--dist", join(root, "dist")], { stdio: ["ignore", "pipe", "ignore"] });
+  const line = await new Promise((resolve, reject) => {
+    child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
+    createInterface({ input: child.stdout }).once("line", resolve);
+  });
+  return { ...JSON.parse(line), stop: () => child.kill() };
+}
+
+// Swagger UI from npm, served from loopback; /openapi.json and /v1 are proxied to the sandbox so
+// it is same-origin, like the console. Responses are gzipped, like the sandbox's.
+function startSwagger(sandboxUrl) {
+  const dir = join(root, "node_modules/swagger-ui-dist");
+  const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".png": "image/png", ".json": "application/json" };
+  const initializer = `window.onload = () => { window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui",
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: "StandaloneLayout" }); };`;
+  const target = new URL(sandboxUrl);
+  const server = createServer((req, res) => {
+    if (req.url.startsWith("/openapi.json") || req.url.startsWith("/v1/")) {
+      const up = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode, r.headers); r.pipe(res);
+      });
+      req.pipe(up);
+      return;
+    }
+    const name = req.url === "/" ? "index.html" : req.url.slice(1).split("?")[0];
+    const body = name === "swagger-initializer.js" ? Buffer.from(initializer) : (existsSync(join(dir, name)) ? readFileSync(join(dir, name)) : null);
+    if (!body) { res.writeHead(404); res.end(); return; }
+    const zipped = /gzip/.test(req.headers["accept-encoding"] ?? "");
+    res.writeHead(200, { "content-type": types[extname(name)] ?? "application/octet-stream", ...(zipped ? { "content-encoding": "gzip" } : {}) });
+    res.end(zipped ? gzipSync(body) : body);
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}`, stop: () => server.close() })));
+}
+
+/** A fresh context with the cache disabled; counts bytes on the wire. */
+async function freshPage(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  const wire = { bytes: 0 };
+  cdp.on("Network.loadingFinished", (e) => { wire.bytes += e.encodedDataLength; });
+  return { context, page, wire };
+}
+
+async function signInAndWait(page, sandbox, next, readySelector, count) {
+  await page.goto(`${sandbox.url}/sign-in?next=${next}`);
+  await page.getByLabel("API key or session token").fill(sandbox.api_key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForFunction(([sel, n]) => document.querySelectorAll(sel).length >= n, [readySelector, count], { polling: "raf" });
+  return page.evaluate(() => performance.now());
+}
+
+function distSizes() {
+  const sizes = {};
+  for (const name of readdirSync(join(root, "dist"))) {
+    const kind = { ".wasm": "wasm", ".js": "js", ".css": "css", ".html": "html" }[extname(name)];
+    if (!kind) continue;
+    const b = readFileSync(join(root, "dist", name));
+    sizes[kind] = { raw: b.length, gzip: gz(b) };
+  }
+  sizes.total = Object.values(sizes).reduce((a, s) => ({ raw: a.raw + s.raw, gzip: a.gzip + s.gzip }), { raw: 0, gzip: 0 });
+  return sizes;
+}
+
+function swaggerSizes() {
+  const dir = join(root, "node_modules/swagger-ui-dist");
+  let raw = 0, zipped = 0;
+  for (const f of ["index.html", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css", "index.css"]) {
+    const b = readFileSync(join(dir, f)); raw += b.length; zipped += gz(b);
+  }
+  return { raw, gzip: zipped };
+}
+
+const sandbox = await startSandbox();
+const swagger = await startSwagger(sandbox.url);
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS });
+const samples = { workspace: [], catalog: [], swagger: [], consoleWire: [], swaggerWire: [] };
+try {
+  for (let i = 0; i < SAMPLES; i++) {
+    let p = await freshPage(browser);
+    samples.workspace.push(await signInAndWait(p.page, sandbox, "/workspace", '[data-field="credits_balance"] .stat-value', 1));
+    samples.consoleWire.push(p.wire.bytes);
+    await p.context.close();
+
+    p = await freshPage(browser);
+    samples.catalog.push(await signInAndWait(p.page, sandbox, "/actions", "[data-action]", 16));
+    await p.context.close();
+
+    p = await freshPage(browser);
+    await p.page.goto(swagger.url);
+    await p.page.waitForFunction(() => document.querySelectorAll(".opblock").length >= 41, null, { polling: "raf", timeout: 60_000 });
+    samples.swagger.push(await p.page.evaluate(() => performance.now()));
+    samples.swaggerWire.push(p.wire.bytes);
+    await p.context.close();
+  }
+} finally {
+  await browser.close();
+  swagger.stop();
+  sandbox.stop();
+}
+
+const stat = (xs) => ({ median_ms: Math.round(median(xs)), ...Object.fromEntries(Object.entries(spread(xs)).map(([k, v]) => [`${k}_ms`, Math.round(v)])), samples: xs.map(Math.round) });
+const sizes = distSizes();
+const swaggerSize = swaggerSizes();
+const result = {
+  date: new Date().toISOString(),
+  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}`,
+  samples: SAMPLES,
+  console: {
+    size: sizes,
+    bytes_on_wire_to_workspace: Math.round(median(samples.consoleWire)),
+    navigation_to_workspace_numbers: stat(samples.workspace),
+    navigation_to_catalog_rendered: stat(samples.catalog),
+    run_with_100_records_rendered: null,
+    async_run_watch: null,
+    not_measured: "The run page is not routed yet (issue 4 is blocked on the size budget), so items 4 and 5 cannot be measured.",
+  },
+  swagger_ui: {
+    version: JSON.parse(readFileSync(join(root, "node_modules/swagger-ui-dist/package.json"))).version,
+    size: swaggerSize,
+    bytes_on_wire: Math.round(median(samples.swaggerWire)),
+    navigation_to_operations_rendered: stat(samples.swagger),
+  },
+};
+result.ratios = {
+  transfer_gzip: +(sizes.total.gzip / swaggerSize.gzip).toFixed(3),
+  first_useful_content: +(result.console.navigation_to_workspace_numbers.median_ms / result.swagger_ui.navigation_to_operations_rendered.median_ms).toFixed(3),
+};
+mkdirSync(join(root, "target/bench"), { recursive: true });
+writeFileSync(join(root, "target/bench/console-vs-swagger.json"), JSON.stringify(result, null, 2));
+
+const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+const ms = (s) => `${s.median_ms} ms (${s.min_ms}–${s.max_ms})`;
+console.log(`Benchmark ${result.date.slice(0, 10)}, ${result.machine}, ${SAMPLES} samples each, median (min–max)\n`);
+console.log("| measure | console | Swagger UI | ratio |");
+console.log("|---|---|---|---|");
+console.log(`| transfer size, gzip (raw) | ${kb(sizes.total.gzip)} (${kb(sizes.total.raw)}) | ${kb(swaggerSize.gzip)} (${kb(swaggerSize.raw)}) | ${result.ratios.transfer_gzip} |`);
+console.log(`| bytes on the wire to first useful content | ${kb(result.console.bytes_on_wire_to_workspace)} | ${kb(result.swagger_ui.bytes_on_wire)} | ${(result.console.bytes_on_wire_to_workspace / result.swagger_ui.bytes_on_wire).toFixed(3)} |`);
+console.log(`| navigation → first useful content (console: workspace numbers, signed in; Swagger UI: operations list) | ${ms(result.console.navigation_to_workspace_numbers)} | ${ms(result.swagger_ui.navigation_to_operations_rendered)} | ${result.ratios.first_useful_content} |`);
+console.log(`| navigation → actions catalog rendered (signed in) | ${ms(result.console.navigation_to_catalog_rendered)} | | |`);
+console.log(`| wasm / js / css, gzip | ${kb(sizes.wasm.gzip)} / ${kb(sizes.js.gzip)} / ${kb(sizes.css.gzip)} | | |`);
+console.log(`\n${result.console.not_measured}`);
