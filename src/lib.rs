@@ -9,6 +9,7 @@ pub mod components;
 pub mod credential;
 pub mod form_model;
 pub mod format;
+pub mod loading;
 pub mod pages;
 pub mod polling;
 pub mod session;

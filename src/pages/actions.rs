@@ -4,13 +4,14 @@ use api_contract::{ActionEntry, ActionGroup, ActionId};
 use leptos::prelude::*;
 
 use crate::components::ApiErrorPanel;
+use crate::loading::load;
 use crate::session::use_session;
 use crate::transport::ApiError;
 
 #[component]
 pub fn ActionsPage() -> impl IntoView {
     let session = use_session();
-    let actions = LocalResource::new(move || {
+    let actions = load(move || {
         let client = session.client();
         async move {
             match client {
@@ -24,14 +25,11 @@ pub fn ActionsPage() -> impl IntoView {
         <section class="page">
             <h1>"Actions"</h1>
             <p class="lead">"Every action the API offers, in its published order."</p>
-            <Transition fallback=|| view! { <p class="loading">"Loading the actions…"</p> }>
-                {move || Suspend::new(async move {
-                    match actions.await {
-                        Ok(list) => view! { <ActionGroups entries=list.actions /> }.into_any(),
-                        Err(error) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {move || match actions.get() {
+                None => view! { <p class="loading">"Loading the actions…"</p> }.into_any(),
+                Some(Ok(list)) => view! { <ActionGroups entries=list.actions /> }.into_any(),
+                Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
+            }}
         </section>
     }
 }

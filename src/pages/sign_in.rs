@@ -24,26 +24,33 @@ pub fn SignInPage() -> impl IntoView {
     let form_error = RwSignal::new(None::<String>);
     let notice = session.notice();
 
-    let check = Action::new_local(move |(base, token): &(String, String)| {
+    // The check in flight, and the last refusal. A success signs in and goes back to where the
+    // person was headed.
+    let pending = RwSignal::new(false);
+    let refused = RwSignal::new(None::<ApiError>);
+    let check = move |base: String, token: String| {
         let client = ApiClient::new(base.clone(), token.clone());
-        let signed_in = SignedIn::new(base.clone(), token.clone());
-        async move { client.workspace().await.map(|_| signed_in) }
-    });
-
-    // A successful check signs in and goes back to where the person was headed.
-    Effect::new(move |_| {
-        if let Some(Ok(signed_in)) = check.value().get() {
-            check.value().set(None);
-            session.sign_in(signed_in);
-            let next = safe_next(query.get_untracked().get("next").as_deref());
-            navigate(&next, Default::default());
-        }
-    });
+        let signed_in = SignedIn::new(base, token);
+        let navigate = navigate.clone();
+        pending.set(true);
+        refused.set(None);
+        leptos::task::spawn_local(async move {
+            match client.workspace().await {
+                Ok(_) => {
+                    session.sign_in(signed_in);
+                    let next = safe_next(query.get_untracked().get("next").as_deref());
+                    navigate(&next, Default::default());
+                }
+                Err(error) => refused.set(Some(error)),
+            }
+            pending.set(false);
+        });
+    };
 
     let placeholder = origin.clone();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        if check.pending().get_untracked() {
+        if pending.get_untracked() {
             return;
         }
         let token = bearer.get_untracked().trim().to_owned();
@@ -54,7 +61,7 @@ pub fn SignInPage() -> impl IntoView {
         match normalize_base_url(&base_url.get_untracked(), &origin) {
             Ok(base) => {
                 form_error.set(None);
-                check.dispatch((base, token));
+                check(base, token);
             }
             Err(message) => form_error.set(Some(message)),
         }
@@ -94,11 +101,11 @@ pub fn SignInPage() -> impl IntoView {
                     <p class="help" aria-live="polite">{kind_hint}</p>
                 </div>
                 {move || form_error.get().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
-                {move || check.value().get().and_then(Result::err).map(|e: ApiError| {
-                    view! { <ApiErrorPanel error=e context="Checking the credential" /> }
+                {move || refused.get().map(|error| {
+                    view! { <ApiErrorPanel error context="Checking the credential" /> }
                 })}
-                <button type="submit" class="button primary" disabled=move || check.pending().get()>
-                    {move || if check.pending().get() { "Checking…" } else { "Sign in" }}
+                <button type="submit" class="button primary" disabled=move || pending.get()>
+                    {move || if pending.get() { "Checking…" } else { "Sign in" }}
                 </button>
             </form>
         </section>

@@ -5,13 +5,14 @@ use leptos::prelude::*;
 
 use crate::components::ApiErrorPanel;
 use crate::format::group_thousands;
+use crate::loading::load;
 use crate::session::use_session;
 use crate::transport::ApiError;
 
 #[component]
 pub fn WorkspacePage() -> impl IntoView {
     let session = use_session();
-    let workspace = LocalResource::new(move || {
+    let workspace = load(move || {
         let client = session.client();
         async move {
             match client {
@@ -24,14 +25,11 @@ pub fn WorkspacePage() -> impl IntoView {
     view! {
         <section class="page">
             <h1>"Workspace"</h1>
-            <Transition fallback=|| view! { <p class="loading">"Loading the workspace…"</p> }>
-                {move || Suspend::new(async move {
-                    match workspace.await {
-                        Ok(ws) => view! { <WorkspaceSummary ws /> }.into_any(),
-                        Err(error) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {move || match workspace.get() {
+                None => view! { <p class="loading">"Loading the workspace…"</p> }.into_any(),
+                Some(Ok(ws)) => view! { <WorkspaceSummary ws /> }.into_any(),
+                Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
+            }}
         </section>
     }
 }
