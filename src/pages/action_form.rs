@@ -21,7 +21,7 @@ pub fn ActionFormPage() -> impl IntoView {
     let session = use_session();
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
-    let registry = LocalResource::new(move || {
+    let registry = crate::loading::load(move || {
         let client = session.client();
         async move {
             match client {
@@ -33,11 +33,11 @@ pub fn ActionFormPage() -> impl IntoView {
     view! {
         <section class="page">
             <p class="breadcrumb"><a href="/actions">"Actions"</a> " / " {id}</p>
-            <Transition fallback=|| view! { <p class="loading">"Loading the action…"</p> }>
-                {move || Suspend::new(async move {
+            {move || {
                     let id = id();
-                    match registry.await {
-                        Ok(list) => match list.actions.into_iter().find(|a| a.id == id) {
+                    match registry.get() {
+                        None => view! { <p class="loading">"Loading the action…"</p> }.into_any(),
+                        Some(Ok(list)) => match list.actions.into_iter().find(|a| a.id == id) {
                             Some(entry) => view! { <ActionForm model=FormModel::from_entry(&entry) /> }.into_any(),
                             None => view! {
                                 <h1>"Unknown action"</h1>
@@ -45,10 +45,9 @@ pub fn ActionFormPage() -> impl IntoView {
                                     <a href="/actions">"See all actions"</a> "."</p>
                             }.into_any(),
                         },
-                        Err(error) => view! { <ApiErrorPanel error context="Loading the action" /> }.into_any(),
+                        Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the action" /> }.into_any(),
                     }
-                })}
-            </Transition>
+                }}
         </section>
     }
 }
@@ -120,26 +119,28 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     });
 
     let ceiling = model.with_value(|m| m.max_results_ceiling);
-    let results_limit = Memo::new(move |_| parse_limit(&max_results.get(), 1, u64::from(ceiling)));
-    let credits_limit = Memo::new(move |_| parse_limit(&max_credits.get(), 1, MAX_CREDITS));
-    let errors = Memo::new(move |_| {
+    // Plain derived closures rather than memos: recomputing is trivial here, and every memo
+    // type adds its own reactive machinery to the bundle.
+    let results_limit = move || parse_limit(&max_results.get(), 1, u64::from(ceiling));
+    let credits_limit = move || parse_limit(&max_credits.get(), 1, MAX_CREDITS);
+    let errors = move || {
         let mut e = model.with_value(|m| values.with(|v| m.errors(v)));
-        if let Err(message) = results_limit.get() {
+        if let Err(message) = results_limit() {
             e.push(("max_results".into(), message));
         }
-        if let Err(message) = credits_limit.get() {
+        if let Err(message) = credits_limit() {
             e.push(("max_credits".into(), message));
         }
         e
-    });
-    let body = Memo::new(move |_| {
+    };
+    let body = move || {
         let input = model.with_value(|m| values.with(|v| m.input(v)));
         request_body(
             input,
-            results_limit.get().ok().flatten(),
-            credits_limit.get().ok().flatten(),
+            results_limit().ok().flatten(),
+            credits_limit().ok().flatten(),
         )
-    });
+    };
     // A field's error shows once it was left, once it has content, or after a submit attempt.
     let field_error = move |name: &str| {
         let has_content = match name {
@@ -154,30 +155,29 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             .or_else(|| {
                 shown
                     .then(|| {
-                        errors.with(|e| e.iter().find(|(f, _)| f == name).map(|(_, m)| m.clone()))
+                        errors()
+                            .into_iter()
+                            .find(|(f, _)| f == name)
+                            .map(|(_, m)| m)
                     })
                     .flatten()
             })
     };
 
-    let workspace = LocalResource::new(move || {
+    let workspace = crate::loading::load(move || {
         shared.track_workspace();
         let client = session.client();
         async move {
             match client {
-                Some(c) => c.workspace().await.ok(),
-                None => None,
+                Some(c) => c.workspace().await,
+                None => Err(ApiError::Network("not signed in".into())),
             }
         }
     });
     let cpr = model.with_value(|m| m.credits_per_record);
     let estimate = move || {
-        let n = results_limit
-            .get()
-            .ok()
-            .flatten()
-            .unwrap_or(u64::from(ceiling));
-        estimate_cost(cpr, n, credits_limit.get().ok().flatten())
+        let n = results_limit().ok().flatten().unwrap_or(u64::from(ceiling));
+        estimate_cost(cpr, n, credits_limit().ok().flatten())
     };
 
     let send = {
@@ -265,7 +265,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         }
         show_all_errors.set(true);
         server_errors.set(Vec::new());
-        if let Some((first, _)) = errors.get_untracked().first() {
+        if let Some((first, _)) = untrack(errors).first() {
             focus_id(&format!(
                 "field-{}",
                 if first.is_empty() {
@@ -278,7 +278,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             ));
             return;
         }
-        let body = body.get_untracked();
+        let body = untrack(body);
         let key = match key_for.get_value() {
             Some((for_body, key)) if for_body == body => key,
             _ => idempotency_key(random_bytes()),
@@ -321,7 +321,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 }
             }>
             {note.map(|n| view! { <p class="help">{n}</p> })}
-            {move || errors.with(|e| e.iter().find(|(f, _)| f.is_empty()).map(|(_, m)| m.clone()))
+            {move || errors().into_iter().find(|(f, _)| f.is_empty()).map(|(_, m)| m)
                 .filter(|_| show_all_errors.get())
                 .map(|m| view! { <p class="field-error" role="alert">"Input " {m}</p> })}
             {fields.into_iter().map(|field| view! {
@@ -348,9 +348,8 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             </fieldset>
             <div class="estimate" aria-live="polite">
                 <span>"Estimated cost: at most " <strong data-field="estimate">{move || group_thousands(estimate())}</strong> " credits"</span>
-                <Transition fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        workspace.await.map(|ws| {
+                {move || {
+                        workspace.get().and_then(Result::ok).map(|ws| {
                             let available = ws.credits_available();
                             view! {
                                 <span>" · available: " <strong data-field="available">{group_thousands(available)}</strong></span>
@@ -359,8 +358,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                                 })}
                             }
                         })
-                    })}
-                </Transition>
+                    }}
             </div>
             {move || failure.get().map(|f| match f {
                 Failure::Refused(error) => {
@@ -399,10 +397,10 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         <details class="preview">
             <summary>"Request preview"</summary>
             <p class="help">"The body as it will be sent, and the same request as curl. The credential is never shown: set API_KEY yourself."</p>
-            <pre class="code" data-field="body-preview">{move || serde_json::from_str::<serde_json::Value>(&body.get()).ok().and_then(|v| serde_json::to_string_pretty(&v).ok())}</pre>
+            <pre class="code" data-field="body-preview">{move || serde_json::from_str::<serde_json::Value>(&body()).ok().and_then(|v| serde_json::to_string_pretty(&v).ok())}</pre>
             {
                 let action = action.clone();
-                let curl = move || curl_command(&base_url, &action, live.get(), &key_for.get_value().map(|(_, k)| k).unwrap_or_else(|| "<new key on submit>".to_owned()), &body.get());
+                let curl = move || curl_command(&base_url, &action, live.get(), &key_for.get_value().map(|(_, k)| k).unwrap_or_else(|| "<new key on submit>".to_owned()), &body());
                 view! {
                     <pre class="code" data-field="curl-preview">{curl.clone()}</pre>
                     <button type="button" class="button secondary" on:click=move |_| copy_text(&curl())>"Copy as curl"</button>
@@ -425,7 +423,7 @@ fn InputField(
     let help_id = format!("{id}-help");
     let error_id = format!("{id}-error");
     let (n1, n2, n3, n4) = (name.clone(), name.clone(), name.clone(), name.clone());
-    let error = Memo::new(move |_| field_error.run(n4.clone()));
+    let error = Signal::derive(move || field_error.run(n4.clone()));
     let label = field.label.clone();
     let bound = field
         .max_len()
