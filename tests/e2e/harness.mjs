@@ -56,6 +56,12 @@ export async function openPage(browser, { viewport = { width: 1280, height: 860 
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  // Every Content-Security-Policy violation is a problem, whatever the browser logs.
+  await page.exposeFunction("__reportCspViolation", (v) => problems.push(`CSP violation: ${v}`));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.__reportCspViolation(`${e.violatedDirective} blocked ${e.blockedURI}`));
+  });
   return { context, page, problems };
 }
 

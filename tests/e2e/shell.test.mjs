@@ -143,3 +143,28 @@ test("a reload forgets the in-memory credential and asks to sign in again", asyn
   await page.waitForURL(/\/sign-in\?next=\/workspace$/);
   await context.close();
 });
+
+test("the console is served with a strict Content-Security-Policy and runs under it", async () => {
+  const res = await fetch(`${sandbox.url}/workspace`);
+  const csp = res.headers.get("content-security-policy");
+  for (const directive of ["script-src 'self' 'wasm-unsafe-eval' 'sha256-", "connect-src 'self'",
+    "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"]) {
+    assert.ok(csp.includes(directive), `${directive} in ${csp}`);
+  }
+  assert.ok(!csp.includes("unsafe-inline"));
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  // An inline script that is not trunk's loader is refused, and the harness sees it.
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await page.getByLabel("API key or session token").waitFor();
+  await page.evaluate(() => {
+    const s = document.createElement("script");
+    s.textContent = "window.__injected = true";
+    document.body.append(s);
+  });
+  await page.waitForFunction(() => true);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await page.evaluate(() => window.__injected === true), false);
+  assert.ok(problems.some((p) => p.startsWith("CSP violation: script-src")), problems.join("\n"));
+  await context.close();
+});

@@ -23,6 +23,8 @@ pub struct SandboxConfig {
     pub rate_per_sec: f64,
     /// Starting credit balance of the first seeded workspace.
     pub initial_credits: u64,
+    /// Origins, besides its own, the served console may call (its CSP `connect-src`).
+    pub connect_src: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -37,6 +39,7 @@ impl Default for SandboxConfig {
             rate_burst: 60,
             rate_per_sec: 2.0,
             initial_credits: 25_000,
+            connect_src: Vec::new(),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod console_csp;
 pub mod data;
 pub mod engine;
 pub mod error;
@@ -18,7 +19,9 @@ pub mod state;
 use std::path::PathBuf;
 
 use axum::Router;
+use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
 
 pub use config::SandboxConfig;
 pub use routes::ROUTES;
@@ -28,6 +31,7 @@ pub use state::{SandboxState, SeededWorkspace};
 /// SPA fallback so deep links like `/runs/abc` load the app.
 pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
     let latency = state.config().latency;
+    let connect_src = state.config().connect_src.clone();
     let v1 = routes::v1(state).layer(axum::middleware::from_fn(
         move |request: axum::extract::Request, next: axum::middleware::Next| async move {
             if !latency.is_zero() {
@@ -42,10 +46,24 @@ pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
     );
     if let Some(dist) = dist {
         let index = dist.join("index.html");
-        router = router.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(index)));
+        let html = std::fs::read_to_string(&index).unwrap_or_default();
+        let csp = console_csp::content_security_policy(&html, &connect_src);
+        let files = tower::ServiceBuilder::new()
+            .layer(header(header::CONTENT_SECURITY_POLICY, &csp))
+            .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+            .layer(header(header::REFERRER_POLICY, "no-referrer"))
+            .service(ServeDir::new(dist).fallback(ServeFile::new(index)));
+        router = router.fallback_service(files);
     }
     router
         .layer(axum::middleware::from_fn(request_id::stamp_request_id))
         // Browsers get the console and JSON gzipped, as from any real deployment.
         .layer(tower_http::compression::CompressionLayer::new().gzip(true))
+}
+
+fn header(name: HeaderName, value: &str) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::overriding(
+        name,
+        HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static("")),
+    )
 }

@@ -56,6 +56,10 @@ struct Cli {
     /// Starting credit balance of the first workspace (Acme Research); the second has 1,500.
     #[arg(long, value_name = "N", default_value_t = 25_000)]
     credits: u64,
+
+    /// An API origin the served console may call besides its own (CSP connect-src); repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    connect_src: Vec<String>,
 }
 
 fn share(text: &str) -> Result<f64, String> {
@@ -81,6 +85,7 @@ impl Cli {
             rate_burst: self.rate_burst.max(1),
             rate_per_sec: self.rate_per_sec.max(0.001),
             initial_credits: self.credits,
+            connect_src: self.connect_src.clone(),
         }
     }
 }

@@ -13,6 +13,7 @@ use serde_json::Value;
 use tower::ServiceExt;
 
 struct Reply {
+    csp: Option<String>,
     status: StatusCode,
     request_id: Option<String>,
     content_type: String,
@@ -43,6 +44,7 @@ async fn get(router: &axum::Router, path: &str, bearer: Option<&str>) -> Reply {
             .map(|v| v.to_str().unwrap().to_owned())
     };
     Reply {
+        csp: header("content-security-policy"),
         status: response.status(),
         request_id: header(REQUEST_ID_HEADER),
         content_type: header("content-type").unwrap_or_default(),
@@ -200,6 +202,16 @@ async fn unknown_api_paths_are_json_404_even_when_serving_the_console() {
     let deep_link = get(&router, "/runs/0b7c8a4e", None).await;
     assert_eq!(deep_link.status, StatusCode::OK);
     assert!(String::from_utf8_lossy(&deep_link.body).contains("<title>console</title>"));
+    let policy = deep_link
+        .csp
+        .as_deref()
+        .expect("the console is served with a CSP");
+    assert!(policy.contains("frame-ancestors 'none'") && policy.contains("'wasm-unsafe-eval'"));
+    assert_eq!(
+        get(&router, "/v1/actions", None).await.csp,
+        None,
+        "the API needs no CSP"
+    );
     let asset = get(&router, "/app.css", None).await;
     assert_eq!(
         (asset.status, asset.content_type.as_str()),
