@@ -85,7 +85,7 @@ apt_install chromium chromium-driver
 
 # 3. Node tools: wasm-opt (binaryen) and playwright-core, pinned by package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/swagger-ui-dist ] \
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/swagger-ui-dist ] || [ ! -d node_modules/axe-core ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
