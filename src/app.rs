@@ -5,6 +5,7 @@ use leptos_router::components::{A, Outlet, ParentRoute, Redirect, Route, Router,
 use leptos_router::hooks::{use_location, use_navigate};
 use leptos_router::path;
 
+use crate::components::ThemeToggle;
 use crate::pages::{ActionsPage, NotFoundPage, SignInPage, WorkspacePage};
 use crate::session::{Session, sign_in_path, use_session};
 
@@ -63,7 +64,9 @@ fn AppHeader() -> impl IntoView {
                     <A href="/workspace">"Workspace"</A>
                     <A href="/actions">"Actions"</A>
                 </nav>
-                <div class="who">
+            </Show>
+            <div class="header-end">
+                <Show when=move || session.is_signed_in()>
                     <span class="credential" title=move || session.base_url().unwrap_or_default()>
                         {move || session.kind().map(|k| k.label())}
                     </span>
@@ -77,8 +80,9 @@ fn AppHeader() -> impl IntoView {
                     }>
                         "Sign out"
                     </button>
-                </div>
-            </Show>
+                </Show>
+                <ThemeToggle />
+            </div>
         </header>
     }
 }

@@ -168,3 +168,29 @@ test("the console is served with a strict Content-Security-Policy and runs under
   assert.ok(problems.some((p) => p.startsWith("CSP violation: script-src")), problems.join("\n"));
   await context.close();
 });
+
+test("the theme switch overrides the system setting and is remembered, storing no credential", async () => {
+  const { context, page, problems } = await openPage(browser, { colorScheme: "light" });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.locator('[data-field="name"]').waitFor();
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const light = await background();
+  const toggle = page.locator(".theme-toggle");
+  assert.equal(await toggle.getAttribute("data-theme-choice"), "system");
+  await toggle.click(); // light
+  assert.equal(await background(), light);
+  await toggle.click(); // dark
+  assert.equal(await toggle.getAttribute("data-theme-choice"), "dark");
+  const dark = await background();
+  assert.notEqual(dark, light);
+  await screenshot(page, "workspace-dark-by-choice");
+  await page.reload();
+  await page.locator(".theme-toggle").waitFor();
+  assert.equal(await page.locator(".theme-toggle").getAttribute("data-theme-choice"), "dark");
+  assert.equal(await background(), dark, "remembered across a reload");
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  assert.equal(stored, JSON.stringify({ "console.theme": "dark" }), "only the preference is stored");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
