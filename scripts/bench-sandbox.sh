@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 cargo build --release -p sandbox --quiet
 coproc SANDBOX { exec target/release/sandbox --addr 127.0.0.1:0 --queue-ms 200 --process-ms 800 --rate-burst 100000000 --rate-per-sec 100000000 --credits 1000000000000; }
-trap 'kill "$SANDBOX_PID" 2>/dev/null || true' EXIT
+# bash unsets SANDBOX_PID once the process exits; keep a copy for the trap and wait.
+sandbox_pid=$SANDBOX_PID
+trap 'kill "$sandbox_pid" 2>/dev/null || true' EXIT
 read -r line <&"${SANDBOX[0]}"
 url=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["url"])' "$line")
 key=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["api_key"])' "$line")

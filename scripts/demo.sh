@@ -8,7 +8,9 @@ bash scripts/build-console.sh
 cargo build --release -p sandbox --quiet
 addr=${SANDBOX_ADDR:-127.0.0.1:8787}
 coproc SANDBOX { exec target/release/sandbox --addr "$addr" --dist dist; }
-trap 'kill "$SANDBOX_PID" 2>/dev/null || true' EXIT INT TERM
+# bash unsets SANDBOX_PID once the process exits; keep a copy for the trap and wait.
+sandbox_pid=$SANDBOX_PID
+trap 'kill "$sandbox_pid" 2>/dev/null || true' EXIT INT TERM
 read -r line <&"${SANDBOX[0]}"
 echo "$line" > target/sandbox-credentials.json
 python3 - "$line" <<'PY'
@@ -26,4 +28,4 @@ for ws in info["workspaces"]:
 print()
 print("  Saved to target/sandbox-credentials.json. Ctrl-C stops the sandbox.")
 PY
-wait "$SANDBOX_PID"
+wait "$sandbox_pid" || true

@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${SANDBOX_BIN:-target/debug/sandbox}
 coproc SANDBOX { exec "$bin" --addr 127.0.0.1:0 --queue-ms 20 --process-ms 40 --lease-ms 500 --rate-burst 1000000 --rate-per-sec 100000; }
-trap 'kill "$SANDBOX_PID" 2>/dev/null || true' EXIT
+# bash unsets SANDBOX_PID once the process exits; keep a copy for the trap and wait.
+sandbox_pid=$SANDBOX_PID
+trap 'kill "$sandbox_pid" 2>/dev/null || true' EXIT
 read -r line <&"${SANDBOX[0]}"
 url=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["url"])' "$line")
 token=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["session_token"])' "$line")
