@@ -3,8 +3,10 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 
+use crate::browser::now_ms;
 use crate::components::ApiErrorPanel;
-use crate::credential::classify;
+use crate::credential::{CredentialKind, classify};
+use crate::format::local_time;
 use crate::session::{SignedIn, normalize_base_url, safe_next, use_session};
 use crate::transport::{ApiClient, ApiError};
 
@@ -70,13 +72,25 @@ pub fn SignInPage() -> impl IntoView {
     let kind_hint = move || {
         let token = bearer.get();
         let token = token.trim();
-        (!token.is_empty()).then(|| {
-            let kind = classify(token);
-            if kind.is_session() {
-                format!("Recognised: {} (can manage API keys)", kind.label())
-            } else {
-                "Recognised: an API key".to_owned()
+        (!token.is_empty()).then(|| match classify(token) {
+            CredentialKind::Session {
+                expires_at: Some(exp),
+                ..
+            } if (exp as f64) * 1000.0 <= now_ms() => {
+                format!(
+                    "This session token expired on {}; get a new one.",
+                    local_time(exp as f64 * 1000.0)
+                )
             }
+            kind @ CredentialKind::Session { expires_at, .. } => format!(
+                "Recognised: {} (can manage API keys){}",
+                kind.label(),
+                expires_at.map_or_else(String::new, |exp| format!(
+                    ", valid until {}",
+                    local_time(exp as f64 * 1000.0)
+                ))
+            ),
+            CredentialKind::ApiKey { .. } => "Recognised: an API key".to_owned(),
         })
     };
 

@@ -84,7 +84,7 @@ test("a session token signs in and is recognised as an account session", async (
   const { context, page, problems } = await openPage(browser, { colorScheme: "dark" });
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").fill(sandbox.session_token);
-  await assert.doesNotReject(page.getByText("Recognised: Session · admin@acme.example").waitFor());
+  await assert.doesNotReject(page.getByText(/Recognised: Session · admin@acme\.example \(can manage API keys\), valid until /).waitFor());
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/workspace$/);
   await assert.doesNotReject(page.getByText("Session · admin@acme.example").first().waitFor());
@@ -192,5 +192,38 @@ test("the theme switch overrides the system setting and is remembered, storing n
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
   assert.equal(stored, JSON.stringify({ "console.theme": "dark" }), "only the preference is stored");
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a base URL that does not answer like this API is explained", async () => {
+  const { context, page } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in`);
+  // Same origin, so the CSP allows it; the console's own index.html answers instead of the API.
+  await page.getByLabel("API base URL").fill(`${sandbox.url}/not-the-api`);
+  await signIn(page, sandbox.api_key);
+  const panel = page.getByRole("alert").filter({ hasText: "Checking the credential failed" });
+  await panel.waitFor();
+  assert.match(await panel.textContent(), /not like this API.*Is the API base URL right\?/s);
+  assert.match(page.url(), /\/sign-in$/);
+  await context.close();
+});
+
+test("a key revoked mid-session leads to sign-in with the reason, then back to the page", async () => {
+  const session = { authorization: `Bearer ${sandbox.session_token}`, "content-type": "application/json" };
+  const created = await (await fetch(`${sandbox.url}/v1/keys`, { method: "POST", headers: session, body: JSON.stringify({ name: "e2e revoked mid-session" }) })).json();
+  const { context, page } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in?next=/actions`);
+  await signIn(page, created.api_key);
+  await page.locator("[data-action]").first().waitFor();
+  const revoked = await fetch(`${sandbox.url}/v1/keys/${created.id}`, { method: "DELETE", headers: session });
+  assert.equal(revoked.status, 204);
+  // The next request is refused: back to sign-in, saying why, keeping the way back.
+  await page.evaluate(() => { history.pushState({}, "", "/workspace"); dispatchEvent(new PopStateEvent("popstate")); });
+  await page.waitForURL(/\/sign-in\?next=\/workspace$/);
+  await assert.doesNotReject(page.getByRole("status").getByText(/has been revoked/).waitFor());
+  await screenshot(page, "sign-in-after-revocation");
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await page.locator('[data-field="name"]').waitFor();
   await context.close();
 });
