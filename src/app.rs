@@ -11,7 +11,7 @@ use crate::session::{Session, sign_in_path, use_session};
 
 #[component]
 pub fn App() -> impl IntoView {
-    provide_context(Session::default());
+    provide_context(Session::restored());
     view! {
         <Router>
             <AppHeader />

@@ -1,6 +1,8 @@
 //! Who is signed in, where the API lives, and the rules for sign-in URLs.
 //!
-//! The credential lives in memory only: it is never written to storage, a URL or a log.
+//! The credential lives in memory. Only when the person opts in ("keep me signed in in this
+//! tab") is it also kept in this tab's sessionStorage, until sign-out or until the API refuses
+//! it. It is never written to localStorage, a cookie, a URL or a log.
 
 use leptos::prelude::*;
 
@@ -33,6 +35,24 @@ pub struct Session {
     current: RwSignal<Option<SignedIn>>,
     /// Why the last session ended, shown once on the sign-in page.
     notice: RwSignal<Option<String>>,
+}
+
+/// The sessionStorage key of an opted-in credential.
+const TAB_STORAGE_KEY: &str = "console.session";
+
+fn tab_storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.session_storage().ok().flatten())
+}
+
+/// `base_url` and bearer, one per line, as kept in the tab's storage.
+fn encode_kept(base_url: &str, bearer: &str) -> String {
+    format!("{base_url}\n{bearer}")
+}
+
+fn decode_kept(kept: &str) -> Option<(String, String)> {
+    let (base_url, bearer) = kept.split_once('\n')?;
+    (!base_url.is_empty() && !bearer.is_empty() && !bearer.contains('\n'))
+        .then(|| (base_url.to_owned(), bearer.to_owned()))
 }
 
 impl Default for Session {
@@ -74,18 +94,40 @@ impl Session {
             .with(|s| s.as_ref().map(|s| s.base_url.clone()))
     }
 
-    pub fn sign_in(&self, signed_in: SignedIn) {
+    /// A session restored from this tab's storage, if the person opted in before a reload.
+    pub fn restored() -> Self {
+        let session = Session::default();
+        if let Some((base_url, bearer)) = tab_storage()
+            .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
+            .and_then(|kept| decode_kept(&kept))
+        {
+            session.current.set(Some(SignedIn::new(base_url, bearer)));
+        }
+        session
+    }
+
+    /// Signs in; with `keep_in_tab` the credential survives a reload of this tab.
+    pub fn sign_in(&self, signed_in: SignedIn, keep_in_tab: bool) {
         self.notice.set(None);
+        forget_kept();
+        if keep_in_tab && let Some(storage) = tab_storage() {
+            let _ = storage.set_item(
+                TAB_STORAGE_KEY,
+                &encode_kept(&signed_in.base_url, &signed_in.bearer),
+            );
+        }
         self.current.set(Some(signed_in));
     }
 
     pub fn sign_out(&self) {
+        forget_kept();
         self.current.set(None);
     }
 
     /// Ends the session because the API refused the credential; sign-in explains why.
     pub fn expire(&self, reason: String) {
         if self.current.with_untracked(Option::is_some) {
+            forget_kept();
             self.notice.set(Some(reason));
             self.current.set(None);
         }
@@ -93,6 +135,12 @@ impl Session {
 
     pub fn notice(&self) -> Option<String> {
         self.notice.get()
+    }
+}
+
+fn forget_kept() {
+    if let Some(storage) = tab_storage() {
+        let _ = storage.remove_item(TAB_STORAGE_KEY);
     }
 }
 
@@ -189,6 +237,19 @@ mod tests {
         assert_eq!(safe_next(Some("https://evil.example")), "/workspace");
         assert_eq!(safe_next(Some("/sign-in")), "/workspace");
         assert_eq!(safe_next(None), "/workspace");
+    }
+
+    #[test]
+    fn kept_credentials_round_trip_and_reject_damage() {
+        let kept = encode_kept("http://127.0.0.1:8787", "sk_sandbox_x");
+        assert_eq!(
+            decode_kept(&kept),
+            Some(("http://127.0.0.1:8787".into(), "sk_sandbox_x".into()))
+        );
+        assert_eq!(decode_kept("no newline"), None);
+        assert_eq!(decode_kept("\nsk"), None);
+        assert_eq!(decode_kept("http://x\n"), None);
+        assert_eq!(decode_kept("http://x\na\nb"), None);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub fn SignInPage() -> impl IntoView {
     let base_url = RwSignal::new(String::new());
     let bearer = RwSignal::new(String::new());
     let form_error = RwSignal::new(None::<String>);
+    let keep_in_tab = RwSignal::new(false);
     let notice = session.notice();
 
     // The check in flight, and the last refusal. A success signs in and goes back to where the
@@ -39,7 +40,7 @@ pub fn SignInPage() -> impl IntoView {
         leptos::task::spawn_local(async move {
             match client.workspace().await {
                 Ok(_) => {
-                    session.sign_in(signed_in);
+                    session.sign_in(signed_in, keep_in_tab.get_untracked());
                     let next = safe_next(query.get_untracked().get("next").as_deref());
                     navigate(&next, Default::default());
                 }
@@ -98,7 +99,7 @@ pub fn SignInPage() -> impl IntoView {
         <section class="page narrow sign-in">
             <h1>"Sign in"</h1>
             <p class="lead">
-                "Use an API key or an account-session token. It stays in this tab's memory and is forgotten on reload or sign-out."
+                "Use an API key or an account-session token. It stays in this tab's memory, never in a cookie or a URL."
             </p>
             {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
             <form class="form" on:submit=on_submit novalidate>
@@ -113,6 +114,13 @@ pub fn SignInPage() -> impl IntoView {
                     <input id="credential" name="credential" type="password" autocomplete="off"
                         spellcheck="false" required bind:value=bearer />
                     <p class="help" aria-live="polite">{kind_hint}</p>
+                </div>
+                <div class="field checkbox">
+                    <label>
+                        <input type="checkbox" name="keep-in-tab" bind:checked=keep_in_tab />
+                        " Keep me signed in in this tab"
+                    </label>
+                    <p class="help">"Off: a reload asks again. On: kept in this tab's session storage until you sign out or close the tab."</p>
                 </div>
                 {move || form_error.get().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
                 {move || refused.get().map(|error| {

@@ -227,3 +227,25 @@ test("a key revoked mid-session leads to sign-in with the reason, then back to t
   await page.locator('[data-field="name"]').waitFor();
   await context.close();
 });
+
+test("opting in keeps the session across a reload of the tab; sign-out forgets it everywhere", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await page.getByLabel("Keep me signed in in this tab").check();
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await page.reload();
+  await page.locator('[data-field="name"]').waitFor();
+  assert.match(page.url(), /\/workspace$/, "still signed in after a reload");
+  const kept = await page.evaluate(() => ({ session: { ...sessionStorage }, local: { ...localStorage } }));
+  assert.ok(JSON.stringify(kept.session).includes(sandbox.api_key), "kept in this tab's session storage");
+  assert.ok(!JSON.stringify(kept.local).includes(sandbox.api_key), "never in localStorage");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in/);
+  const after = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }));
+  assert.ok(!after.includes(sandbox.api_key), "forgotten after sign-out");
+  await page.reload();
+  await page.getByLabel("API key or session token").waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
