@@ -43,3 +43,10 @@ pub fn focus_id(id: &str) {
 pub fn now_ms() -> f64 {
     js_sys::Date::now()
 }
+
+/// Whether the tab is hidden (another tab in front, or minimised).
+pub fn page_hidden() -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.visibility_state() == web_sys::VisibilityState::Hidden)
+}

@@ -8,7 +8,7 @@
 use api_contract::Run;
 use leptos::prelude::*;
 
-use crate::browser::{now_ms, sleep_ms};
+use crate::browser::{now_ms, page_hidden, sleep_ms};
 use crate::session::Session;
 use crate::transport::ApiError;
 
@@ -60,12 +60,6 @@ impl RunWatch {
         self.run.set(Some(run));
         self.last_update.set(Some(now_ms()));
     }
-}
-
-fn page_hidden() -> bool {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .is_some_and(|d| d.visibility_state() == web_sys::VisibilityState::Hidden)
 }
 
 /// Sleeps `ms`, but also waits while the page is hidden; returns false once the watch ended.

@@ -3,16 +3,36 @@
 use api_contract::Workspace;
 use leptos::prelude::*;
 
+use crate::browser::{page_hidden, sleep_ms};
 use crate::components::ApiErrorPanel;
 use crate::format::group_thousands;
 use crate::loading::load;
+
+/// How often the workspace refreshes while the tab is visible.
+const REFRESH_MS: u32 = 30_000;
 use crate::session::use_session;
 use crate::transport::ApiError;
 
 #[component]
 pub fn WorkspacePage() -> impl IntoView {
     let session = use_session();
+    // Refreshed every REFRESH_MS while the tab is visible, keeping the numbers on screen.
+    let tick = RwSignal::new(0u32);
+    let alive = StoredValue::new(true);
+    Owner::on_cleanup(move || alive.set_value(false));
+    leptos::task::spawn_local(async move {
+        loop {
+            sleep_ms(REFRESH_MS).await;
+            if !alive.try_get_value().unwrap_or(false) {
+                break;
+            }
+            if !page_hidden() {
+                tick.update(|t| *t += 1);
+            }
+        }
+    });
     let workspace = load(move || {
+        tick.track();
         let client = session.client();
         async move {
             match client {
@@ -25,6 +45,7 @@ pub fn WorkspacePage() -> impl IntoView {
     view! {
         <section class="page">
             <h1>"Workspace"</h1>
+            <p class="lead">"Refreshes every 30 seconds while this tab is visible."</p>
             {move || match workspace.get() {
                 None => view! { <p class="loading">"Loading the workspace…"</p> }.into_any(),
                 Some(Ok(ws)) => view! { <WorkspaceSummary ws /> }.into_any(),

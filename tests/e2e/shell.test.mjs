@@ -249,3 +249,29 @@ test("opting in keeps the session across a reload of the tab; sign-out forgets i
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("the workspace refreshes every 30 s while visible, keeping its numbers on screen", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.clock.install();
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  const balance = page.locator('[data-field="credits_balance"] .stat-value');
+  await balance.waitFor();
+  const before = Number((await balance.textContent()).replaceAll(",", ""));
+  // Spend 3 credits through the API, outside the page.
+  const spent = await fetch(`${sandbox.url}/v1/actions/network-search-groups/run/live`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${sandbox.api_key}`, "content-type": "application/json", "idempotency-key": `refresh-${Date.now()}` },
+    body: JSON.stringify({ input: { query: "refresh" }, max_results: 3 }),
+  });
+  const run = await spent.json();
+  assert.equal(run.status, "completed");
+  const now = (await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json()).credits_balance;
+  assert.ok(now < before);
+  await page.clock.fastForward(20_000);
+  assert.equal(Number((await balance.textContent()).replaceAll(",", "")), before, "not before the interval");
+  await page.clock.fastForward(11_000);
+  await page.waitForFunction((n) => document.querySelector('[data-field="credits_balance"] .stat-value')?.textContent.replaceAll(",", "") === String(n), now);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
