@@ -8,7 +8,8 @@ use std::future::Future;
 
 use leptos::prelude::*;
 
-use crate::transport::ApiError;
+use crate::session::use_session;
+use crate::transport::{ApiClient, ApiError};
 
 /// The latest result of a request, if one has arrived yet.
 pub type Loaded<T> = RwSignal<Option<Result<T, ApiError>>>;
@@ -34,4 +35,23 @@ where
         });
     });
     value
+}
+
+/// [`load`] with the signed-in session's client, reloading when the session changes. Signals
+/// read synchronously inside `request` are tracked too.
+pub fn load_api<T, Fut>(request: impl Fn(ApiClient) -> Fut + 'static) -> Loaded<T>
+where
+    T: Send + Sync + 'static,
+    Fut: Future<Output = Result<T, ApiError>> + 'static,
+{
+    let session = use_session();
+    load(move || {
+        let pending = session.client().map(&request);
+        async move {
+            match pending {
+                Some(request) => request.await,
+                None => Err(ApiError::Network("not signed in".into())),
+            }
+        }
+    })
 }

@@ -12,24 +12,16 @@ use crate::form_model::{
     parse_limit, request_body, split_server_errors,
 };
 use crate::format::group_thousands;
+use crate::loading::load_api;
 use crate::session::use_session;
 use crate::shared_state::{Draft, use_shared_state};
 use crate::transport::ApiError;
 
 #[component]
 pub fn ActionFormPage() -> impl IntoView {
-    let session = use_session();
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
-    let registry = crate::loading::load(move || {
-        let client = session.client();
-        async move {
-            match client {
-                Some(c) => c.actions().await,
-                None => Err(ApiError::Network("not signed in".into())),
-            }
-        }
-    });
+    let registry = load_api(|client| async move { client.actions().await });
     view! {
         <section class="page">
             <p class="breadcrumb"><a href="/actions">"Actions"</a> " / " {id}</p>
@@ -164,15 +156,9 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             })
     };
 
-    let workspace = crate::loading::load(move || {
+    let workspace = load_api(move |client| {
         shared.track_workspace();
-        let client = session.client();
-        async move {
-            match client {
-                Some(c) => c.workspace().await,
-                None => Err(ApiError::Network("not signed in".into())),
-            }
-        }
+        async move { client.workspace().await }
     });
     let cpr = model.with_value(|m| m.credits_per_record);
     let estimate = move || {

@@ -4,22 +4,11 @@ use api_contract::{ActionEntry, ActionGroup, ActionId};
 use leptos::prelude::*;
 
 use crate::components::ApiErrorPanel;
-use crate::loading::load;
-use crate::session::use_session;
-use crate::transport::ApiError;
+use crate::loading::load_api;
 
 #[component]
 pub fn ActionsPage() -> impl IntoView {
-    let session = use_session();
-    let actions = load(move || {
-        let client = session.client();
-        async move {
-            match client {
-                Some(client) => client.actions().await,
-                None => Err(ApiError::Network("not signed in".into())),
-            }
-        }
-    });
+    let actions = load_api(|client| async move { client.actions().await });
 
     view! {
         <section class="page">

@@ -6,16 +6,13 @@ use leptos::prelude::*;
 use crate::browser::{page_hidden, sleep_ms};
 use crate::components::ApiErrorPanel;
 use crate::format::group_thousands;
-use crate::loading::load;
+use crate::loading::load_api;
 
 /// How often the workspace refreshes while the tab is visible.
 const REFRESH_MS: u32 = 30_000;
-use crate::session::use_session;
-use crate::transport::ApiError;
 
 #[component]
 pub fn WorkspacePage() -> impl IntoView {
-    let session = use_session();
     // Refreshed every REFRESH_MS while the tab is visible, keeping the numbers on screen.
     let tick = RwSignal::new(0u32);
     let alive = StoredValue::new(true);
@@ -31,15 +28,9 @@ pub fn WorkspacePage() -> impl IntoView {
             }
         }
     });
-    let workspace = load(move || {
+    let workspace = load_api(move |client| {
         tick.track();
-        let client = session.client();
-        async move {
-            match client {
-                Some(client) => client.workspace().await,
-                None => Err(ApiError::Network("not signed in".into())),
-            }
-        }
+        async move { client.workspace().await }
     });
 
     view! {
