@@ -6,12 +6,16 @@ use leptos_router::hooks::{use_location, use_navigate};
 use leptos_router::path;
 
 use crate::components::ThemeToggle;
+use crate::format::group_thousands;
+use crate::loading::load_api;
 use crate::pages::{ActionsPage, NotFoundPage, SignInPage, WorkspacePage};
 use crate::session::{Session, sign_in_path, use_session};
+use crate::shared_state::{SharedState, use_shared_state};
 
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(Session::restored());
+    provide_context(SharedState::new());
     view! {
         <Router>
             <AppHeader />
@@ -64,6 +68,7 @@ fn AppHeader() -> impl IntoView {
                     <A href="/workspace">"Workspace"</A>
                     <A href="/actions">"Actions"</A>
                 </nav>
+                <HeaderCredits />
             </Show>
             <div class="header-end">
                 <Show when=move || session.is_signed_in()>
@@ -84,5 +89,26 @@ fn AppHeader() -> impl IntoView {
                 <ThemeToggle />
             </div>
         </header>
+    }
+}
+
+/// The workspace in one line: its name and the credits a new run can still reserve.
+#[component]
+fn HeaderCredits() -> impl IntoView {
+    let shared = use_shared_state();
+    let workspace = load_api(move |client| {
+        shared.track_workspace();
+        async move { client.workspace().await }
+    });
+    move || {
+        workspace.get().and_then(Result::ok).map(|ws| {
+            view! {
+                <a class="header-credits" href="/workspace" title="Credits available: balance minus reserved">
+                    {ws.name.clone()} " · "
+                    <span data-field="header-available">{group_thousands(ws.credits_available())}</span>
+                    " credits available"
+                </a>
+            }
+        })
     }
 }

@@ -7,14 +7,16 @@ use crate::browser::{page_hidden, sleep_ms};
 use crate::components::ApiErrorPanel;
 use crate::format::group_thousands;
 use crate::loading::load_api;
+use crate::shared_state::use_shared_state;
 
 /// How often the workspace refreshes while the tab is visible.
 const REFRESH_MS: u32 = 30_000;
 
 #[component]
 pub fn WorkspacePage() -> impl IntoView {
-    // Refreshed every REFRESH_MS while the tab is visible, keeping the numbers on screen.
-    let tick = RwSignal::new(0u32);
+    // Refreshed every REFRESH_MS while the tab is visible, keeping the numbers on screen; the
+    // shared tick refreshes the header's summary at the same time.
+    let shared = use_shared_state();
     let alive = StoredValue::new(true);
     Owner::on_cleanup(move || alive.set_value(false));
     leptos::task::spawn_local(async move {
@@ -24,12 +26,12 @@ pub fn WorkspacePage() -> impl IntoView {
                 break;
             }
             if !page_hidden() {
-                tick.update(|t| *t += 1);
+                shared.workspace_changed();
             }
         }
     });
     let workspace = load_api(move |client| {
-        tick.track();
+        shared.track_workspace();
         async move { client.workspace().await }
     });
 

@@ -250,7 +250,7 @@ test("opting in keeps the session across a reload of the tab; sign-out forgets i
   await context.close();
 });
 
-test("the workspace refreshes every 30 s while visible, keeping its numbers on screen", async () => {
+test("the workspace and the header's summary refresh every 30 s while visible", async () => {
   const { context, page, problems } = await openPage(browser);
   await page.clock.install();
   await page.goto(`${sandbox.url}/sign-in`);
@@ -271,7 +271,10 @@ test("the workspace refreshes every 30 s while visible, keeping its numbers on s
   await page.clock.fastForward(20_000);
   assert.equal(Number((await balance.textContent()).replaceAll(",", "")), before, "not before the interval");
   await page.clock.fastForward(11_000);
+  const headerAvailable = () => page.locator('[data-field="header-available"]').textContent();
+  assert.equal((await headerAvailable()).replaceAll(",", ""), String(before), "the header shows the same numbers");
   await page.waitForFunction((n) => document.querySelector('[data-field="credits_balance"] .stat-value')?.textContent.replaceAll(",", "") === String(n), now);
+  await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), now);
   assert.deepEqual(problems, []);
   await context.close();
 });
