@@ -7,7 +7,6 @@ use leptos_router::path;
 
 use crate::components::ThemeToggle;
 use crate::format::group_thousands;
-use crate::loading::load_api;
 use crate::pages::{ActionsPage, NotFoundPage, SignInPage, WorkspacePage};
 use crate::session::{Session, sign_in_path, use_session};
 use crate::shared_state::{SharedState, use_shared_state};
@@ -15,7 +14,7 @@ use crate::shared_state::{SharedState, use_shared_state};
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(Session::restored());
-    provide_context(SharedState::new());
+    provide_context(SharedState::for_session());
     view! {
         <Router>
             <AppHeader />
@@ -95,11 +94,7 @@ fn AppHeader() -> impl IntoView {
 /// The workspace in one line: its name and the credits a new run can still reserve.
 #[component]
 fn HeaderCredits() -> impl IntoView {
-    let shared = use_shared_state();
-    let workspace = load_api(move |client| {
-        shared.track_workspace();
-        async move { client.workspace().await }
-    });
+    let workspace = use_shared_state().workspace();
     move || {
         workspace.get().and_then(Result::ok).map(|ws| {
             view! {

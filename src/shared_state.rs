@@ -1,11 +1,15 @@
 //! State pages share across navigation: form drafts (so a detour through sign-in loses no
-//! input) and a tick that makes every view of the workspace's credits refresh.
+//! input) and the one workspace loader that every view of the credits reads, so the header and
+//! the workspace page never fetch it twice.
 
 use std::collections::HashMap;
 
 use leptos::prelude::*;
 
+use api_contract::Workspace;
+
 use crate::form_model::Values;
+use crate::loading::{Loaded, load_api};
 
 /// What a person had typed into an action's form.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -20,13 +24,29 @@ pub struct Draft {
 pub struct SharedState {
     drafts: StoredValue<HashMap<String, Draft>>,
     workspace_tick: RwSignal<u32>,
+    workspace: Loaded<Workspace>,
+    workspace_in_flight: StoredValue<bool>,
 }
 
 impl SharedState {
-    pub fn new() -> Self {
+    /// Needs the `Session` context: the workspace loader follows the signed-in session.
+    pub fn for_session() -> Self {
+        let workspace_tick = RwSignal::new(0u32);
+        let workspace_in_flight = StoredValue::new(false);
+        let workspace = load_api(move |client| {
+            workspace_tick.track();
+            workspace_in_flight.set_value(true);
+            async move {
+                let answer = client.workspace().await;
+                workspace_in_flight.try_set_value(false);
+                answer
+            }
+        });
         SharedState {
             drafts: StoredValue::new(HashMap::new()),
-            workspace_tick: RwSignal::new(0),
+            workspace_tick,
+            workspace,
+            workspace_in_flight,
         }
     }
 
@@ -44,19 +64,22 @@ impl SharedState {
         self.drafts.update_value(HashMap::clear);
     }
 
-    /// Read inside a resource's fetcher so it refetches when credits may have changed.
-    pub fn track_workspace(&self) -> u32 {
-        self.workspace_tick.get()
+    /// The latest workspace answer, shared by every view that shows credits.
+    pub fn workspace(&self) -> Loaded<Workspace> {
+        self.workspace
     }
 
+    /// Refetches the workspace unless a request for it is already under way: opening the
+    /// workspace page shows fresh numbers without doubling the load that sign-in started.
+    pub fn refresh_workspace(&self) {
+        if !self.workspace_in_flight.get_value() {
+            self.workspace_changed();
+        }
+    }
+
+    /// Refetches the workspace (after a submission, a cancel, or the page's interval).
     pub fn workspace_changed(&self) {
         self.workspace_tick.update(|t| *t += 1);
-    }
-}
-
-impl Default for SharedState {
-    fn default() -> Self {
-        SharedState::new()
     }
 }
 

@@ -156,10 +156,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             })
     };
 
-    let workspace = load_api(move |client| {
-        shared.track_workspace();
-        async move { client.workspace().await }
-    });
+    let workspace = shared.workspace();
     let cpr = model.with_value(|m| m.credits_per_record);
     let estimate = move || {
         let n = results_limit().ok().flatten().unwrap_or(u64::from(ceiling));

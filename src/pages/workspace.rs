@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use crate::browser::{page_hidden, sleep_ms};
 use crate::components::ApiErrorPanel;
 use crate::format::group_thousands;
-use crate::loading::load_api;
 use crate::shared_state::use_shared_state;
 
 /// How often the workspace refreshes while the tab is visible.
@@ -30,10 +29,8 @@ pub fn WorkspacePage() -> impl IntoView {
             }
         }
     });
-    let workspace = load_api(move |client| {
-        shared.track_workspace();
-        async move { client.workspace().await }
-    });
+    shared.refresh_workspace();
+    let workspace = shared.workspace();
 
     view! {
         <section class="page">

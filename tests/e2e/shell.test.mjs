@@ -252,11 +252,16 @@ test("opting in keeps the session across a reload of the tab; sign-out forgets i
 
 test("the workspace and the header's summary refresh every 30 s while visible", async () => {
   const { context, page, problems } = await openPage(browser);
+  let workspaceRequests = 0;
+  page.on("request", (r) => { if (new URL(r.url()).pathname === "/v1/workspace") workspaceRequests++; });
   await page.clock.install();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   const balance = page.locator('[data-field="credits_balance"] .stat-value');
   await balance.waitFor();
+  await page.locator('[data-field="header-available"]').waitFor();
+  // The sign-in check, then one shared load for the page and the header: never one each.
+  assert.equal(workspaceRequests, 2);
   const before = Number((await balance.textContent()).replaceAll(",", ""));
   // Spend 3 credits through the API, outside the page.
   const spent = await fetch(`${sandbox.url}/v1/actions/network-search-groups/run/live`, {
@@ -270,11 +275,12 @@ test("the workspace and the header's summary refresh every 30 s while visible", 
   assert.ok(now < before);
   await page.clock.fastForward(20_000);
   assert.equal(Number((await balance.textContent()).replaceAll(",", "")), before, "not before the interval");
-  await page.clock.fastForward(11_000);
   const headerAvailable = () => page.locator('[data-field="header-available"]').textContent();
   assert.equal((await headerAvailable()).replaceAll(",", ""), String(before), "the header shows the same numbers");
+  await page.clock.fastForward(11_000);
   await page.waitForFunction((n) => document.querySelector('[data-field="credits_balance"] .stat-value')?.textContent.replaceAll(",", "") === String(n), now);
   await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), now);
+  assert.equal(workspaceRequests, 3, "one request per refresh");
   assert.deepEqual(problems, []);
   await context.close();
 });
