@@ -12,23 +12,6 @@ use crate::error::ApiError;
 use crate::faults::{self, FORCED_RETRY_AFTER_SECS, SLOW_FACTOR};
 use crate::state::{IdempotencyRecord, RateBucket, RunRecord, SandboxState, Store, now_rfc3339};
 
-/// What a submission led to.
-#[derive(Clone, Debug)]
-pub enum Submitted {
-    /// A new run was created and charged a reservation.
-    Created(Run),
-    /// The key was seen before with the same request: the same run, charged nothing again.
-    Replayed(Run),
-}
-
-impl Submitted {
-    pub fn run(&self) -> &Run {
-        match self {
-            Submitted::Created(run) | Submitted::Replayed(run) => run,
-        }
-    }
-}
-
 /// Credits a run reserves: the cost of every record it may return, capped by `max_credits`.
 pub fn reservation(action_cpr: u64, record_limit: usize, max_credits: Option<u64>) -> u64 {
     let full = action_cpr * record_limit as u64;
@@ -78,15 +61,16 @@ pub fn rate_limited(retry_after: f64, message: String) -> ApiError {
     e
 }
 
-/// Submits a validated request. Everything from the idempotency lookup to the run's creation
-/// happens under one lock, so concurrent duplicates cannot create two runs.
+/// Submits a validated request and returns its run: a new one, or for a key seen before with
+/// the same request, the same one. Everything from the idempotency lookup to the run's
+/// creation happens under one lock, so concurrent duplicates cannot create two runs.
 pub fn submit(
     state: &SandboxState,
     workspace_id: &str,
     idempotency_key: &str,
     submission: Submission,
     canonical_body: &str,
-) -> Result<Submitted, ApiError> {
+) -> Result<Run, ApiError> {
     let action = submission.action;
     let entry = action.sandbox_registry_entry();
     let max_results = submission.effective_max_results(entry.max_results);
@@ -119,7 +103,8 @@ pub fn submit(
         Some(previous) => {
             if let Some(run_id) = previous.run_id.clone() {
                 let run = store.runs[&run_id].run.clone();
-                return Ok(Submitted::Replayed(run));
+                // The same request again: the same run, charged nothing again.
+                return Ok(run);
             }
             previous.attempts += 1;
             previous.attempts
@@ -206,7 +191,7 @@ pub fn submit(
     drop(store);
 
     tokio::spawn(drive(state.clone(), run.id.clone()));
-    Ok(Submitted::Created(run))
+    Ok(run)
 }
 
 /// Moves a run through queued → processing → completed/failed in the background.

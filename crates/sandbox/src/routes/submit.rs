@@ -69,14 +69,13 @@ async fn submit(
     let submission = Submission::validate(action, action.sandbox_max_results(), &body)
         .map_err(|errors| bad_request("invalid_request", describe_errors(&errors)))?;
 
-    let submitted = engine::submit(
+    let mut run = engine::submit(
         &state,
         &principal.workspace_id,
         &key,
         submission,
         &body.to_string(),
     )?;
-    let mut run = submitted.run().clone();
     if mode == Mode::Live && !run.status.is_terminal() {
         let lease = state.config().live_lease;
         if let Some(latest) = engine::wait_for_terminal(&state, &run.id, lease).await {
