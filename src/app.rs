@@ -1,13 +1,13 @@
 //! The router and the layout every page shares: header, navigation and main area.
 
 use leptos::prelude::*;
-use leptos_router::components::{A, Outlet, ParentRoute, Redirect, Route, Router, Routes};
+use leptos_router::components::{A, Redirect, Router};
 use leptos_router::hooks::{use_location, use_navigate};
-use leptos_router::path;
 
 use crate::components::ThemeToggle;
 use crate::format::group_thousands;
 use crate::pages::{ActionsPage, NotFoundPage, SignInPage, WorkspacePage};
+use crate::routes::Route;
 use crate::session::{Session, sign_in_path, use_session};
 use crate::shared_state::{SharedState, use_shared_state};
 
@@ -19,34 +19,37 @@ pub fn App() -> impl IntoView {
         <Router>
             <AppHeader />
             <main id="main" class="main">
-                <Routes fallback=NotFoundPage>
-                    <Route path=path!("/sign-in") view=SignInPage />
-                    <ParentRoute path=path!("") view=RequireSession>
-                        <Route path=path!("") view=|| view! { <Redirect path="/workspace" /> } />
-                        <Route path=path!("workspace") view=WorkspacePage />
-                        <Route path=path!("actions") view=ActionsPage />
-                    </ParentRoute>
-                </Routes>
+                <Pages />
             </main>
         </Router>
     }
 }
 
-/// Renders its child routes only when signed in; otherwise goes to sign-in, keeping the way back.
+/// The page for the current path. Pages behind the session guard go to sign-in when signed out,
+/// keeping the way back. A page is rebuilt when its route changes, not when only the query does.
 #[component]
-fn RequireSession() -> impl IntoView {
+fn Pages() -> impl IntoView {
     let session = use_session();
     let location = use_location();
+    let route = Memo::new(move |_| Route::parse(&location.pathname.get()));
     move || {
-        if session.is_signed_in() {
-            view! { <Outlet /> }.into_any()
-        } else {
+        let route = route.get();
+        if route.needs_session() && !session.is_signed_in() {
             let here = format!(
                 "{}{}",
                 location.pathname.get_untracked(),
                 location.search.get_untracked()
             );
-            view! { <Redirect path=sign_in_path(&here) /> }.into_any()
+            return view! { <Redirect path=sign_in_path(&here) /> }.into_any();
+        }
+        match route {
+            Route::SignIn => view! { <SignInPage /> }.into_any(),
+            Route::Home => view! { <Redirect path="/workspace" /> }.into_any(),
+            Route::Workspace => view! { <WorkspacePage /> }.into_any(),
+            Route::Actions => view! { <ActionsPage /> }.into_any(),
+            Route::ActionForm(_) => view! { <NotFoundPage /> }.into_any(),
+            Route::RunDetail(_) => view! { <NotFoundPage /> }.into_any(),
+            Route::Runs | Route::Keys | Route::NotFound => view! { <NotFoundPage /> }.into_any(),
         }
     }
 }

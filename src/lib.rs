@@ -12,6 +12,7 @@ pub mod format;
 pub mod loading;
 pub mod pages;
 pub mod polling;
+pub mod routes;
 pub mod session;
 pub mod shared_state;
 pub mod transport;

@@ -3,7 +3,7 @@
 
 use api_contract::ActionId;
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::browser::{copy_text, focus_id, now_ms, random_bytes, sleep_ms};
 use crate::components::ApiErrorPanel;
@@ -18,9 +18,9 @@ use crate::shared_state::{Draft, use_shared_state};
 use crate::transport::ApiError;
 
 #[component]
-pub fn ActionFormPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+pub fn ActionFormPage(id: String) -> impl IntoView {
+    let id = StoredValue::new(id);
+    let id = move || id.get_value();
     let registry = load_api(|client| async move { client.actions().await });
     view! {
         <section class="page">

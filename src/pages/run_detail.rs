@@ -2,7 +2,6 @@
 
 use api_contract::{Run, RunStatus};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 use crate::browser::copy_text;
 use crate::components::{ApiErrorPanel, RunStatusBadge};
@@ -13,13 +12,9 @@ use crate::shared_state::use_shared_state;
 use crate::transport::ApiError;
 
 #[component]
-pub fn RunDetailPage() -> impl IntoView {
-    let params = use_params_map();
-    // A new id (a link from one run to another) starts a new watch.
-    move || {
-        let id = params.read().get("id").unwrap_or_default();
-        view! { <RunDetail id /> }
-    }
+pub fn RunDetailPage(id: String) -> impl IntoView {
+    // The router rebuilds this page for a new id (a link from one run to another): a new watch.
+    view! { <RunDetail id /> }
 }
 
 #[component]
