@@ -47,12 +47,11 @@ struct Claims {
 pub fn classify(bearer: &str) -> CredentialKind {
     let parts: Vec<&str> = bearer.split('.').collect();
     if let [header, payload, _signature] = parts.as_slice() {
-        let header_ok = base64url_decode(header)
-            .and_then(|h| serde_json::from_slice::<serde_json::Value>(&h).ok())
-            .is_some_and(|h| h.get("alg").is_some());
+        // `from_str`, not `from_slice`: the transport parses strings, and one reader keeps one
+        // copy of serde_json's parser in the bundle.
+        let header_ok = decode_json::<Header>(header).is_some();
         if header_ok {
-            let claims =
-                base64url_decode(payload).and_then(|p| serde_json::from_slice::<Claims>(&p).ok());
+            let claims = decode_json::<Claims>(payload);
             return CredentialKind::Session {
                 subject: claims.as_ref().and_then(|c| c.sub.clone()),
                 expires_at: claims.and_then(|c| c.exp),
@@ -62,6 +61,19 @@ pub fn classify(bearer: &str) -> CredentialKind {
     CredentialKind::ApiKey {
         prefix: bearer.chars().take(12).collect(),
     }
+}
+
+/// A JWT header: only its `alg` is required to call a value a JWT.
+#[derive(Deserialize)]
+struct Header {
+    #[allow(dead_code)]
+    alg: String,
+}
+
+/// Decodes one base64url JSON part of a JWT.
+fn decode_json<T: serde::de::DeserializeOwned>(part: &str) -> Option<T> {
+    let bytes = base64url_decode(part)?;
+    serde_json::from_str(std::str::from_utf8(&bytes).ok()?).ok()
 }
 
 /// Decodes unpadded (or padded) base64url; `None` on any invalid character.

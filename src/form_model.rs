@@ -164,7 +164,8 @@ pub fn estimate_cost(credits_per_record: u64, max_results: u64, max_credits: Opt
     max_credits.map_or(full, |cap| full.min(cap))
 }
 
-/// The submission body, as sent.
+/// The submission body, as sent and as previewed: indented, so the preview needs no second
+/// serializer (each serde_json formatter is its own code in the bundle).
 pub fn request_body(
     input: Map<String, Value>,
     max_results: Option<u64>,
@@ -178,7 +179,7 @@ pub fn request_body(
     if let Some(n) = max_credits {
         body.insert("max_credits".into(), n.into());
     }
-    Value::Object(body).to_string()
+    serde_json::to_string_pretty(&Value::Object(body)).unwrap_or_default()
 }
 
 /// The same request as a curl command, with the bearer left as `$API_KEY`.
@@ -360,7 +361,10 @@ mod tests {
         let mut input = Map::new();
         input.insert("keywords".into(), "it's".into());
         let body = request_body(input, Some(5), None);
-        assert_eq!(body, r#"{"input":{"keywords":"it's"},"max_results":5}"#);
+        assert_eq!(
+            body,
+            "{\n  \"input\": {\n    \"keywords\": \"it's\"\n  },\n  \"max_results\": 5\n}"
+        );
         let curl = curl_command(
             "http://127.0.0.1:8787",
             "premium-search-people",
@@ -371,7 +375,7 @@ mod tests {
         assert!(curl.contains("Bearer $API_KEY"));
         assert!(curl.contains("/v1/actions/premium-search-people/run/async"));
         assert!(
-            curl.contains(r#"-d '{"input":{"keywords":"it'\''s"},"max_results":5}'"#),
+            curl.contains(r#""keywords": "it'\''s""#) && curl.ends_with("5\n}'"),
             "{curl}"
         );
     }

@@ -19,10 +19,26 @@ pub fn local_time(ms: f64) -> String {
     String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
 }
 
-/// Seconds from one RFC 3339 time to another, if both parse.
-pub fn seconds_between(from: &str, to: &str) -> Option<f64> {
+/// Milliseconds from one RFC 3339 time to another, if both parse.
+pub fn millis_between(from: &str, to: &str) -> Option<f64> {
     let (a, b) = (js_sys::Date::parse(from), js_sys::Date::parse(to));
-    (!a.is_nan() && !b.is_nan()).then(|| (b - a) / 1000.0)
+    (!a.is_nan() && !b.is_nan()).then_some(b - a)
+}
+
+/// A duration for people: `850 ms`, `12.3 s`, `4 min 05 s`, `2 h 03 min`. Integer arithmetic
+/// only: formatting an `f64` would pull core's float printer (about 4 KB) into the bundle.
+pub fn duration(ms: f64) -> String {
+    let ms = if ms.is_finite() && ms > 0.0 {
+        ms as u64
+    } else {
+        0
+    };
+    match ms {
+        0..1_000 => format!("{ms} ms"),
+        1_000..60_000 => format!("{}.{} s", ms / 1000, ms % 1000 / 100),
+        60_000..3_600_000 => format!("{} min {:02} s", ms / 60_000, ms % 60_000 / 1000),
+        _ => format!("{} h {:02} min", ms / 3_600_000, ms % 3_600_000 / 60_000),
+    }
 }
 
 #[cfg(test)]
@@ -36,5 +52,16 @@ mod tests {
         assert_eq!(group_thousands(1000), "1,000");
         assert_eq!(group_thousands(25_000), "25,000");
         assert_eq!(group_thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(duration(-5.0), "0 ms");
+        assert_eq!(duration(f64::NAN), "0 ms");
+        assert_eq!(duration(850.4), "850 ms");
+        assert_eq!(duration(1_000.0), "1.0 s");
+        assert_eq!(duration(12_345.0), "12.3 s");
+        assert_eq!(duration(245_000.0), "4 min 05 s");
+        assert_eq!(duration(7_380_000.0), "2 h 03 min");
     }
 }

@@ -11,7 +11,7 @@ use crate::form_model::{
     FormField, FormModel, MAX_CREDITS, Values, curl_command, estimate_cost, idempotency_key,
     parse_limit, request_body, split_server_errors,
 };
-use crate::format::group_thousands;
+use crate::format::{duration, group_thousands};
 use crate::loading::load_api;
 use crate::session::use_session;
 use crate::shared_state::{Draft, use_shared_state};
@@ -372,7 +372,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 {move || (pending.get() && countdown.get().is_none()).then(|| view! {
                     <span class="waiting" role="status">
                         {move || if live.get() { "Waiting for the run… " } else { "Queuing… " }}
-                        {move || format!("{:.0} s", ((now.get() - started.get()) / 1000.0).max(0.0))}
+                        {move || duration(now.get() - started.get())}
                     </span>
                 })}
             </div>
@@ -380,7 +380,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         <details class="preview">
             <summary>"Request preview"</summary>
             <p class="help">"The body as it will be sent, and the same request as curl. The credential is never shown: set API_KEY yourself."</p>
-            <pre class="code" data-field="body-preview">{move || serde_json::from_str::<serde_json::Value>(&body()).ok().and_then(|v| serde_json::to_string_pretty(&v).ok())}</pre>
+            <pre class="code" data-field="body-preview">{body}</pre>
             {
                 let action = action.clone();
                 let curl = move || curl_command(&base_url, &action, live.get(), &key_for.get_value().map(|(_, k)| k).unwrap_or_else(|| "<new key on submit>".to_owned()), &body());

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::browser::copy_text;
 use crate::components::{ApiErrorPanel, RunStatusBadge};
-use crate::format::{group_thousands, local_time, seconds_between};
+use crate::format::{group_thousands, local_time, millis_between};
 use crate::polling::{RunWatch, watch_run};
 use crate::session::use_session;
 use crate::shared_state::use_shared_state;
@@ -90,7 +90,7 @@ fn RunView(run: Run, watch: RunWatch, cancel: CancelState) -> impl IntoView {
     let duration = run
         .completed_at
         .as_deref()
-        .and_then(|done| seconds_between(&run.created_at, done));
+        .and_then(|done| millis_between(&run.created_at, done));
     let id_for_copy = run.id.clone();
     let output_json = serde_json::to_string_pretty(&run.output).unwrap_or_default();
     let count = run.output.len();
@@ -105,7 +105,7 @@ fn RunView(run: Run, watch: RunWatch, cancel: CancelState) -> impl IntoView {
                 " " <button type="button" class="button link" on:click=move |_| copy_text(&id_for_copy)>"Copy"</button></dd>
             <dt>"Created"</dt><dd>{local_time_iso(&run.created_at)}</dd>
             <dt>"Completed"</dt><dd>{run.completed_at.as_deref().map_or_else(|| "—".to_owned(), local_time_iso)}</dd>
-            <dt>"Duration"</dt><dd>{duration.map_or_else(|| "—".to_owned(), |s| format!("{s:.1} s"))}</dd>
+            <dt>"Duration"</dt><dd>{duration.map_or_else(|| "—".to_owned(), crate::format::duration)}</dd>
             <dt>"Credits used"</dt><dd data-field="credits_used">{group_thousands(run.credits_used)}</dd>
             <dt>"Credits reserved"</dt><dd data-field="credits_reserved">{group_thousands(run.credits_reserved)}</dd>
             <dt>"Records"</dt><dd data-field="records">{count}</dd>
