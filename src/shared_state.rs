@@ -2,11 +2,9 @@
 //! input) and the one workspace loader that every view of the credits reads, so the header and
 //! the workspace page never fetch it twice.
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 
-use api_contract::Workspace;
+use api_contract::{ActionList, Workspace};
 
 use crate::form_model::Values;
 use crate::loading::{Loaded, load_api};
@@ -14,18 +12,22 @@ use crate::loading::{Loaded, load_api};
 /// What a person had typed into an action's form.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Draft {
+    /// Input fields and the limits, by name.
     pub values: Values,
-    pub max_results: String,
-    pub max_credits: String,
     pub live: bool,
 }
 
 #[derive(Clone, Copy)]
 pub struct SharedState {
-    drafts: StoredValue<HashMap<String, Draft>>,
+    /// By action id; a few entries at most, so a list (no hasher in the bundle).
+    drafts: StoredValue<Vec<(String, Draft)>>,
     workspace_tick: RwSignal<u32>,
     workspace: Loaded<Workspace>,
     workspace_in_flight: StoredValue<bool>,
+    /// The action registry, loaded on first use and kept for the session.
+    actions: StoredValue<Option<Loaded<ActionList>>>,
+    /// The app's owner, so a loader started from a page outlives the page.
+    owner: StoredValue<Owner>,
 }
 
 impl SharedState {
@@ -43,25 +45,45 @@ impl SharedState {
             }
         });
         SharedState {
-            drafts: StoredValue::new(HashMap::new()),
+            drafts: StoredValue::new(Vec::new()),
             workspace_tick,
             workspace,
             workspace_in_flight,
+            actions: StoredValue::new(None),
+            owner: StoredValue::new(
+                Owner::current().expect("SharedState is created under the app"),
+            ),
         }
     }
 
+    /// The action registry (`GET /v1/actions`), fetched once per session on first use: the
+    /// catalog and every form read the same answer.
+    pub fn actions(&self) -> Loaded<ActionList> {
+        if let Some(loaded) = self.actions.get_value() {
+            return loaded;
+        }
+        let loaded = self.owner.with_value(|owner| {
+            owner.with(|| load_api(|client| async move { client.actions().await }))
+        });
+        self.actions.set_value(Some(loaded));
+        loaded
+    }
+
     pub fn draft(&self, action: &str) -> Option<Draft> {
-        self.drafts.with_value(|d| d.get(action).cloned())
+        self.drafts
+            .with_value(|d| d.iter().find(|(a, _)| a == action).map(|(_, v)| v.clone()))
     }
 
     pub fn save_draft(&self, action: &str, draft: Draft) {
-        self.drafts.update_value(|d| {
-            d.insert(action.to_owned(), draft);
-        });
+        self.drafts
+            .update_value(|d| match d.iter_mut().find(|(a, _)| a == action) {
+                Some((_, kept)) => *kept = draft,
+                None => d.push((action.to_owned(), draft)),
+            });
     }
 
     pub fn forget_drafts(&self) {
-        self.drafts.update_value(HashMap::clear);
+        self.drafts.update_value(Vec::clear);
     }
 
     /// The latest workspace answer, shared by every view that shows credits.

@@ -4,11 +4,11 @@ use api_contract::{ActionEntry, ActionGroup, ActionId};
 use leptos::prelude::*;
 
 use crate::components::ApiErrorPanel;
-use crate::loading::load_api;
+use crate::shared_state::use_shared_state;
 
 #[component]
 pub fn ActionsPage() -> impl IntoView {
-    let actions = load_api(|client| async move { client.actions().await });
+    let actions = use_shared_state().actions();
 
     view! {
         <section class="page">
