@@ -1,11 +1,10 @@
 //! The router and the layout every page shares: header, navigation and main area.
 
 use leptos::prelude::*;
-use leptos_router::components::{Redirect, Router};
-use leptos_router::hooks::{use_location, use_navigate};
 
 use crate::components::ThemeToggle;
 use crate::format::group_thousands;
+use crate::navigation::{Navigation, use_navigation};
 use crate::pages::{
     ActionFormPage, ActionsPage, NotFoundPage, RunDetailPage, SignInPage, WorkspacePage,
 };
@@ -17,13 +16,12 @@ use crate::shared_state::{SharedState, use_shared_state};
 pub fn App() -> impl IntoView {
     provide_context(Session::restored());
     provide_context(SharedState::for_session());
+    Navigation::start();
     view! {
-        <Router>
-            <AppHeader />
-            <main id="main" class="main">
-                <Pages />
-            </main>
-        </Router>
+        <AppHeader />
+        <main id="main" class="main">
+            <Pages />
+        </main>
     }
 }
 
@@ -32,21 +30,17 @@ pub fn App() -> impl IntoView {
 #[component]
 fn Pages() -> impl IntoView {
     let session = use_session();
-    let location = use_location();
-    let route = Memo::new(move |_| Route::parse(&location.pathname.get()));
+    let nav = use_navigation();
+    let route = Memo::new(move |_| Route::parse(&nav.path()));
     move || {
         let route = route.get();
         if route.needs_session() && !session.is_signed_in() {
-            let here = format!(
-                "{}{}",
-                location.pathname.get_untracked(),
-                location.search.get_untracked()
-            );
-            return view! { <Redirect path=sign_in_path(&here) /> }.into_any();
+            let here = format!("{}{}", nav.path_untracked(), nav.search_untracked());
+            return view! { <Redirect to=sign_in_path(&here) /> }.into_any();
         }
         match route {
             Route::SignIn => view! { <SignInPage /> }.into_any(),
-            Route::Home => view! { <Redirect path="/workspace" /> }.into_any(),
+            Route::Home => view! { <Redirect to="/workspace".to_owned() /> }.into_any(),
             Route::Workspace => view! { <WorkspacePage /> }.into_any(),
             Route::Actions => view! { <ActionsPage /> }.into_any(),
             Route::ActionForm(id) => view! { <ActionFormPage id /> }.into_any(),
@@ -56,10 +50,17 @@ fn Pages() -> impl IntoView {
     }
 }
 
+/// Replaces the current history entry with `to` once rendered (Back skips the redirect).
+#[component]
+fn Redirect(to: String) -> impl IntoView {
+    let nav = use_navigation();
+    Effect::new(move |_| nav.redirect(&to));
+}
+
 #[component]
 fn AppHeader() -> impl IntoView {
     let session = use_session();
-    let navigate = use_navigate();
+    let nav = use_navigation();
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
         <header class="app-header">
@@ -79,13 +80,10 @@ fn AppHeader() -> impl IntoView {
                     <span class="credential" title=move || session.base_url().unwrap_or_default()>
                         {move || session.kind().map(|k| k.label())}
                     </span>
-                    <button type="button" class="button secondary" on:click={
-                        let navigate = navigate.clone();
+                    <button type="button" class="button secondary" on:click=move |_| {
+                        session.sign_out();
                         // Pages outside the session guard (not-found) would otherwise stay put.
-                        move |_| {
-                            session.sign_out();
-                            navigate("/sign-in", Default::default());
-                        }
+                        nav.navigate("/sign-in");
                     }>
                         "Sign out"
                     </button>
@@ -101,15 +99,14 @@ fn AppHeader() -> impl IntoView {
 /// less of the bundle than `leptos_router`'s `<A>`.
 #[component]
 fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
-    let location = use_location();
+    let nav = use_navigation();
     let current = move || {
-        location.pathname.with(|path| {
-            (path == href
-                || path
-                    .strip_prefix(href)
-                    .is_some_and(|rest| rest.starts_with('/')))
-            .then_some("page")
-        })
+        let path = nav.path();
+        (path == href
+            || path
+                .strip_prefix(href)
+                .is_some_and(|rest| rest.starts_with('/')))
+        .then_some("page")
     };
     view! { <a href=href aria-current=current>{label}</a> }
 }

@@ -10,6 +10,7 @@ pub mod credential;
 pub mod form_model;
 pub mod format;
 pub mod loading;
+pub mod navigation;
 pub mod pages;
 pub mod polling;
 pub mod routes;

@@ -3,7 +3,6 @@
 
 use api_contract::ActionId;
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::browser::{copy_text, focus_id, now_ms, random_bytes, sleep_ms};
 use crate::components::ApiErrorPanel;
@@ -12,6 +11,7 @@ use crate::form_model::{
     request_body, split_server_errors,
 };
 use crate::format::{duration, group_thousands};
+use crate::navigation::use_navigation;
 use crate::routes::Route;
 use crate::session::use_session;
 use crate::shared_state::{Draft, use_shared_state};
@@ -133,8 +133,7 @@ impl FormState {
 fn ActionForm(model: FormModel) -> impl IntoView {
     let session = use_session();
     let shared = use_shared_state();
-    let navigate = use_navigate();
-    let query = use_query_map();
+    let nav = use_navigation();
     let action = model.action.clone();
     let ceiling = model.max_results_ceiling;
     let cpr = model.credits_per_record;
@@ -143,14 +142,13 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     let fields = model.fields.clone();
 
     // Start from the URL's prefill if it has any, else the draft kept across sign-in.
-    let q = query.get_untracked();
     let mut prefill = Values::new();
     for name in fields
         .iter()
         .map(|f| f.name.as_str())
         .chain([MAX_RESULTS, MAX_CREDITS_FIELD])
     {
-        if let Some(v) = q.get(name) {
+        if let Some(v) = nav.query_untracked(name) {
             prefill.insert(name.to_owned(), v);
         }
     }
@@ -172,7 +170,10 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         show_all_errors: RwSignal::new(false),
         server_errors: RwSignal::new(Vec::new()),
     };
-    let live = RwSignal::new(q.get("mode").map_or(draft.live, |m| m != "async"));
+    let live = RwSignal::new(
+        nav.query_untracked("mode")
+            .map_or(draft.live, |m| m != "async"),
+    );
     let failure = RwSignal::new(None::<Failure>);
     let pending = RwSignal::new(false);
     // Seconds waited so far, and seconds left before a rate-limited retry (0: none).
@@ -211,7 +212,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             let Some((body, key)) = key_for.get_value() else {
                 return;
             };
-            let (action, navigate) = (action.clone(), navigate.clone());
+            let action = action.clone();
             pending.set(true);
             failure.set(None);
             leptos::task::spawn_local(async move {
@@ -224,7 +225,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                             key_for.set_value(None);
                             shared.workspace_changed();
                             pending.set(false);
-                            navigate(&Route::RunDetail(run.id).path(), Default::default());
+                            nav.navigate(&Route::RunDetail(run.id).path());
                         }
                         Err(error) if error.status() == Some(429) => {
                             // Wait as told, then retry with the same key.

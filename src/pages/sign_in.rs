@@ -1,12 +1,12 @@
 //! Sign in: an API base URL and a bearer credential, checked against `GET /v1/workspace`.
 
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::browser::now_ms;
 use crate::components::ApiErrorPanel;
 use crate::credential::{CredentialKind, classify};
 use crate::format::local_time;
+use crate::navigation::use_navigation;
 use crate::session::{SignedIn, normalize_base_url, safe_next, use_session};
 use crate::transport::{ApiClient, ApiError};
 
@@ -17,8 +17,7 @@ fn page_origin() -> String {
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let session = use_session();
-    let navigate = use_navigate();
-    let query = use_query_map();
+    let nav = use_navigation();
     let origin = page_origin();
 
     let base_url = RwSignal::new(String::new());
@@ -34,15 +33,14 @@ pub fn SignInPage() -> impl IntoView {
     let check = move |base: String, token: String| {
         let client = ApiClient::new(base.clone(), token.clone());
         let signed_in = SignedIn::new(base, token);
-        let navigate = navigate.clone();
         pending.set(true);
         refused.set(None);
         leptos::task::spawn_local(async move {
             match client.workspace().await {
                 Ok(_) => {
                     session.sign_in(signed_in, keep_in_tab.get_untracked());
-                    let next = safe_next(query.get_untracked().get("next").as_deref());
-                    navigate(&next, Default::default());
+                    let next = safe_next(nav.query_untracked("next").as_deref());
+                    nav.navigate(&next);
                 }
                 Err(error) => refused.set(Some(error)),
             }
