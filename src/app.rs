@@ -6,7 +6,7 @@ use crate::components::ThemeToggle;
 use crate::format::group_thousands;
 use crate::navigation::{Navigation, use_navigation};
 use crate::pages::{
-    ActionFormPage, ActionsPage, NotFoundPage, RunDetailPage, SignInPage, WorkspacePage,
+    ActionFormPage, ActionsPage, NotFoundPage, RunDetailPage, RunsPage, SignInPage, WorkspacePage,
 };
 use crate::routes::Route;
 use crate::session::{Session, sign_in_path, use_session};
@@ -45,7 +45,8 @@ fn Pages() -> impl IntoView {
             Route::Actions => view! { <ActionsPage /> }.into_any(),
             Route::ActionForm(id) => view! { <ActionFormPage id /> }.into_any(),
             Route::RunDetail(id) => view! { <RunDetailPage id /> }.into_any(),
-            Route::Runs | Route::Keys | Route::NotFound => view! { <NotFoundPage /> }.into_any(),
+            Route::Runs => view! { <RunsPage /> }.into_any(),
+            Route::Keys | Route::NotFound => view! { <NotFoundPage /> }.into_any(),
         }
     }
 }
@@ -72,6 +73,7 @@ fn AppHeader() -> impl IntoView {
                 <nav class="app-nav" aria-label="Main">
                     <NavLink href="/workspace" label="Workspace" />
                     <NavLink href="/actions" label="Actions" />
+                    <NavLink href="/runs" label="Runs" />
                 </nav>
                 <HeaderCredits />
             </Show>

@@ -50,3 +50,30 @@ pub fn page_hidden() -> bool {
         .and_then(|w| w.document())
         .is_some_and(|d| d.visibility_state() == web_sys::VisibilityState::Hidden)
 }
+
+/// Saves `text` as a file named `name`, through a temporary object URL.
+pub fn download(name: &str, mime: &str, text: &str) {
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    if let Some(anchor) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        anchor.set_href(&url);
+        anchor.set_download(name);
+        anchor.click();
+    }
+    // Some browsers read the URL after the click returns; free it a while later.
+    wasm_bindgen_futures::spawn_local(async move {
+        sleep_ms(60_000).await;
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+}

@@ -19,6 +19,33 @@ pub fn local_time(ms: f64) -> String {
     String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
 }
 
+/// An RFC 3339 time in the browser's local time zone; the text itself if it does not parse.
+pub fn local_time_iso(iso: &str) -> String {
+    let ms = js_sys::Date::parse(iso);
+    if ms.is_nan() {
+        iso.to_owned()
+    } else {
+        local_time(ms)
+    }
+}
+
+/// How long ago `then` was, both in ms since the epoch: `just now`, `42 s ago`, `5 min ago`,
+/// `3 h ago`, `2 d ago`.
+pub fn age(now: f64, then: f64) -> String {
+    let s = if now.is_finite() && then.is_finite() && now > then {
+        ((now - then) / 1000.0) as u64
+    } else {
+        0
+    };
+    match s {
+        0..5 => "just now".to_owned(),
+        5..60 => format!("{s} s ago"),
+        60..3600 => format!("{} min ago", s / 60),
+        3600..86_400 => format!("{} h ago", s / 3600),
+        _ => format!("{} d ago", s / 86_400),
+    }
+}
+
 /// Milliseconds from one RFC 3339 time to another, if both parse.
 pub fn millis_between(from: &str, to: &str) -> Option<f64> {
     let (a, b) = (js_sys::Date::parse(from), js_sys::Date::parse(to));
@@ -52,6 +79,21 @@ mod tests {
         assert_eq!(group_thousands(1000), "1,000");
         assert_eq!(group_thousands(25_000), "25,000");
         assert_eq!(group_thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn ages_read_naturally() {
+        assert_eq!(
+            age(10_000.0, 20_000.0),
+            "just now",
+            "clock skew is not negative age"
+        );
+        assert_eq!(age(4_000.0, 0.0), "just now");
+        assert_eq!(age(42_500.0, 0.0), "42 s ago");
+        assert_eq!(age(300_000.0, 0.0), "5 min ago");
+        assert_eq!(age(3.0 * 3_600_000.0, 0.0), "3 h ago");
+        assert_eq!(age(2.5 * 86_400_000.0, 0.0), "2 d ago");
+        assert_eq!(age(f64::NAN, 0.0), "just now");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod form_model;
 pub mod format;
 pub mod loading;
 pub mod navigation;
+pub mod output;
 pub mod pages;
 pub mod polling;
 pub mod routes;

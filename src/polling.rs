@@ -5,6 +5,10 @@
 //! at a terminal state and when the page is left, and rides out transient errors (network, 5xx,
 //! 429 with its `retry_after`), keeping the last good run on screen.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+
 use api_contract::Run;
 use leptos::prelude::*;
 
@@ -39,101 +43,148 @@ pub fn is_transient(error: &ApiError) -> bool {
     matches!(error.status(), None | Some(429) | Some(500..=599))
 }
 
-/// What the page shows while watching a run.
-#[derive(Clone, Copy)]
-pub struct RunWatch {
-    pub run: RwSignal<Option<Run>>,
+/// One request of a poll: the value and the response's request id, or the error.
+pub type Fetch<T> =
+    Rc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<(T, Option<String>), ApiError>>>>>;
+
+/// What a page shows while polling: the latest good value, and how polling is going.
+pub struct Polled<T: Send + Sync + 'static> {
+    pub value: RwSignal<Option<T>>,
+    /// The request id of the response that brought `value`, for support tickets.
+    pub request_id: RwSignal<Option<String>>,
     /// A final error (404, 401, …): polling stopped.
     pub fatal: RwSignal<Option<ApiError>>,
     /// A transient error; polling goes on.
     pub transient: RwSignal<Option<ApiError>>,
     /// When the last good answer arrived (ms since the epoch).
     pub last_update: RwSignal<Option<f64>>,
-    /// Requests sent so far, for people and tests.
-    pub requests: RwSignal<u32>,
-    alive: StoredValue<bool>,
+    /// Whether a poll loop is running (the value is not final yet).
+    pub active: RwSignal<bool>,
+    /// Bumped to end a loop: each loop polls only while the generation is its own.
+    generation: StoredValue<u32>,
+    fetch: StoredValue<Fetch<T>, LocalStorage>,
+    done: fn(&T) -> bool,
 }
 
-impl RunWatch {
-    /// Replaces the run shown (e.g. after a cancel) without waiting for the next poll.
-    pub fn set_run(&self, run: Run) {
-        self.run.set(Some(run));
-        self.last_update.set(Some(now_ms()));
+impl<T: Send + Sync + 'static> Clone for Polled<T> {
+    fn clone(&self) -> Self {
+        *self
     }
 }
 
-/// Sleeps `ms`, but also waits while the page is hidden; returns false once the watch ended.
-async fn wait(alive: StoredValue<bool>, ms: u32) -> bool {
+impl<T: Send + Sync + 'static> Copy for Polled<T> {}
+
+impl<T: Clone + Send + Sync + 'static> Polled<T> {
+    /// Replaces the value shown (e.g. a run after a cancel) without waiting for the next poll;
+    /// a final value ends polling.
+    pub fn set(&self, value: T) {
+        if (self.done)(&value) {
+            self.stop();
+        }
+        self.value.set(Some(value));
+        self.last_update.set(Some(now_ms()));
+    }
+
+    /// Ends the current loop, if any.
+    pub fn stop(&self) {
+        self.generation.update_value(|g| *g += 1);
+        self.active.set(false);
+    }
+
+    /// Polls again from the start: now, then backing off.
+    pub fn restart(&self) {
+        self.stop();
+        let mine = self.generation.get_value();
+        let this = *self;
+        let alive = move || this.generation.try_get_value() == Some(mine);
+        self.active.set(true);
+        leptos::task::spawn_local(async move {
+            let mut polls = 0;
+            let mut delay = 0;
+            loop {
+                if !wait(alive, delay).await {
+                    return;
+                }
+                let Some(fetch) = this.fetch.try_with_value(Rc::clone) else {
+                    return;
+                };
+                let result = fetch().await;
+                if !alive() {
+                    return;
+                }
+                polls += 1;
+                let backoff = backoff_ms(polls - 1);
+                match result {
+                    Ok((value, request_id)) => {
+                        this.transient.set(None);
+                        this.request_id.set(request_id);
+                        this.set(value);
+                        delay = backoff;
+                    }
+                    Err(error) if is_transient(&error) => {
+                        delay = delay_after_error(&error, backoff);
+                        this.transient.set(Some(error));
+                    }
+                    Err(error) => {
+                        this.fatal.set(Some(error));
+                        this.stop();
+                    }
+                }
+                if !alive() {
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// Sleeps `ms`, but also waits while the page is hidden; false once the loop should end.
+async fn wait(alive: impl Fn() -> bool, ms: u32) -> bool {
     let mut left = ms as i64;
     loop {
-        if !alive.try_get_value().unwrap_or(false) {
+        if !alive() {
             return false;
         }
         if left <= 0 && !page_hidden() {
             return true;
         }
-        sleep_ms(200).await;
-        left -= 200;
+        sleep_ms(100).await;
+        left -= 100;
     }
 }
 
-/// Starts watching run `id` with the session's client; stops when the calling component unmounts.
-pub fn watch_run(session: Session, id: String) -> RunWatch {
-    let watch = RunWatch {
-        run: RwSignal::new(None),
+/// Polls `fetch` by the console's rules until `done` says the value is final, the page that
+/// called it is left, or a non-transient error arrives.
+pub fn poll<T: Clone + Send + Sync + 'static>(fetch: Fetch<T>, done: fn(&T) -> bool) -> Polled<T> {
+    let polled = Polled {
+        value: RwSignal::new(None),
+        request_id: RwSignal::new(None),
         fatal: RwSignal::new(None),
         transient: RwSignal::new(None),
         last_update: RwSignal::new(None),
-        requests: RwSignal::new(0),
-        alive: StoredValue::new(true),
+        active: RwSignal::new(false),
+        generation: StoredValue::new(0),
+        fetch: StoredValue::new_local(fetch),
+        done,
     };
-    Owner::on_cleanup(move || watch.alive.set_value(false));
-    let Some(client) = session.client_untracked() else {
-        return watch;
-    };
-    leptos::task::spawn_local(async move {
-        let mut polls = 0;
-        let mut delay = 0;
-        loop {
-            if !wait(watch.alive, delay).await {
-                return;
-            }
-            watch.requests.update(|n| *n += 1);
-            let result = client.run(&id).await;
-            if !watch.alive.try_get_value().unwrap_or(false) {
-                return;
-            }
-            polls += 1;
-            let backoff = backoff_ms(polls - 1);
-            match result {
-                Ok(run) => {
-                    let terminal = run.status.is_terminal();
-                    watch.transient.set(None);
-                    watch.set_run(run);
-                    if terminal {
-                        return;
-                    }
-                    delay = backoff;
+    polled.restart();
+    polled
+}
+
+/// Watches run `id` until it is terminal.
+pub fn watch_run(session: Session, id: String) -> Polled<Run> {
+    poll(
+        Rc::new(move || {
+            let (client, id) = (session.client_untracked(), id.clone());
+            Box::pin(async move {
+                match client {
+                    Some(client) => client.run(&id).await,
+                    None => Err(ApiError::Network("not signed in".into())),
                 }
-                Err(error) if is_transient(&error) => {
-                    delay = delay_after_error(&error, backoff);
-                    watch.transient.set(Some(error));
-                }
-                Err(error) => {
-                    watch.fatal.set(Some(error));
-                    return;
-                }
-            }
-            // A run set from outside (cancel) may already be terminal.
-            if watch
-                .run
-                .with_untracked(|r| r.as_ref().is_some_and(|r| r.status.is_terminal()))
-            {
-                return;
-            }
-        }
-    });
-    watch
+            })
+        }),
+        |run| run.status.is_terminal(),
+    )
 }
 
 #[cfg(test)]

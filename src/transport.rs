@@ -6,6 +6,7 @@ use api_contract::{
 };
 use serde::de::DeserializeOwned;
 
+use crate::routes::percent_encode;
 use crate::session::Session;
 
 /// Everything that can go wrong between the console and the API.
@@ -251,19 +252,24 @@ impl ApiClient {
         Ok(exchange)
     }
 
-    async fn get_json<T: DeserializeOwned>(&self, path: &str) -> Result<T, ApiError> {
+    /// A GET and its decoded answer, with the response's request id.
+    async fn get_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> Result<(T, Option<String>), ApiError> {
         let ex = self.send(Request::get(path)).await?;
-        interpret_response(ex.status, ex.request_id, &ex.body)
+        let request_id = ex.request_id.clone();
+        interpret_response(ex.status, ex.request_id, &ex.body).map(|value| (value, request_id))
     }
 
     /// `GET /v1/workspace`.
     pub async fn workspace(&self) -> Result<Workspace, ApiError> {
-        self.get_json("/v1/workspace").await
+        self.get_json("/v1/workspace").await.map(|(w, _)| w)
     }
 
     /// `GET /v1/actions`.
     pub async fn actions(&self) -> Result<ActionList, ApiError> {
-        self.get_json("/v1/actions").await
+        self.get_json("/v1/actions").await.map(|(a, _)| a)
     }
 
     /// `POST /v1/actions/{action}/run/{live|async}`: the HTTP status (200 terminal, 202 not yet)
@@ -291,20 +297,20 @@ impl ApiClient {
         interpret_response(status, ex.request_id, &ex.body).map(|run| (status, run))
     }
 
-    /// `GET /v1/runs/{id}`.
-    pub async fn run(&self, id: &str) -> Result<Run, ApiError> {
-        self.get_json(&format!("/v1/runs/{}", path_segment(id)))
+    /// `GET /v1/runs/{id}`, with the response's request id.
+    pub async fn run(&self, id: &str) -> Result<(Run, Option<String>), ApiError> {
+        self.get_json(&format!("/v1/runs/{}", percent_encode(id)))
             .await
     }
 
-    /// `GET /v1/runs`.
-    pub async fn runs(&self) -> Result<RunList, ApiError> {
+    /// `GET /v1/runs`: the latest 100, with the response's request id.
+    pub async fn runs(&self) -> Result<(RunList, Option<String>), ApiError> {
         self.get_json("/v1/runs").await
     }
 
     /// `POST /v1/runs/{id}/cancel`.
     pub async fn cancel(&self, id: &str) -> Result<Run, ApiError> {
-        let path = format!("/v1/runs/{}/cancel", path_segment(id));
+        let path = format!("/v1/runs/{}/cancel", percent_encode(id));
         let ex = self
             .send(Request {
                 method: Method::Post,
@@ -315,20 +321,6 @@ impl ApiClient {
             .await?;
         interpret_response(ex.status, ex.request_id, &ex.body)
     }
-}
-
-/// Percent-encodes an id for use as one path segment, so an id from a URL cannot reach
-/// another endpoint.
-pub fn path_segment(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -452,9 +444,9 @@ mod tests {
 
     #[test]
     fn ids_cannot_escape_their_path_segment() {
-        assert_eq!(path_segment("0b7c8a4e-2f59"), "0b7c8a4e-2f59");
-        assert_eq!(path_segment("../keys"), "..%2Fkeys");
-        assert_eq!(path_segment("a b?c#d"), "a%20b%3Fc%23d");
+        assert_eq!(percent_encode("0b7c8a4e-2f59"), "0b7c8a4e-2f59");
+        assert_eq!(percent_encode("../keys"), "..%2Fkeys");
+        assert_eq!(percent_encode("a b?c#d"), "a%20b%3Fc%23d");
     }
 
     #[test]

@@ -1,67 +1,84 @@
-//! `/runs/{id}`: one run, watched until it is terminal, with cancel, its error and its output.
+//! `/runs/{id}`: one run, watched until it is terminal, with cancel, its error for a support
+//! ticket, and its output as a table or JSON, exportable, with the actions it chains into.
 
-use api_contract::{Run, RunStatus};
+use api_contract::{ActionId, Run, RunStatus};
 use leptos::prelude::*;
+use serde_json::Value;
 
-use crate::browser::copy_text;
+use crate::browser::{copy_text, download};
 use crate::components::{ApiErrorPanel, RunStatusBadge};
-use crate::format::{group_thousands, local_time, millis_between};
-use crate::polling::{RunWatch, watch_run};
+use crate::format::{duration, group_thousands, local_time, local_time_iso, millis_between};
+use crate::output::{
+    cell, chain_links, columns, plain, pretty, safe_link, shorten, summary, to_csv,
+};
+use crate::polling::{Polled, watch_run};
 use crate::session::use_session;
 use crate::shared_state::use_shared_state;
 use crate::transport::ApiError;
 
-#[component]
-pub fn RunDetailPage(id: String) -> impl IntoView {
-    // The router rebuilds this page for a new id (a link from one run to another): a new watch.
-    view! { <RunDetail id /> }
+/// State that outlives one poll's re-render of the run.
+#[derive(Clone, Copy)]
+struct PageState {
+    watch: Polled<Run>,
+    confirming: RwSignal<bool>,
+    cancel_error: RwSignal<Option<ApiError>>,
+    show_json: RwSignal<bool>,
+    /// What the last copy or export did, for the status line.
+    notice: RwSignal<&'static str>,
 }
 
 #[component]
-fn RunDetail(id: String) -> impl IntoView {
+pub fn RunDetailPage(id: String) -> impl IntoView {
     let session = use_session();
-    let watch = watch_run(session, id.clone());
-    // Owned here, not by RunView, so a poll's re-render keeps an open confirmation.
-    let cancel = CancelState {
+    let shared = use_shared_state();
+    let state = PageState {
+        watch: watch_run(session, id.clone()),
         confirming: RwSignal::new(false),
-        error: RwSignal::new(None),
+        cancel_error: RwSignal::new(None),
+        show_json: RwSignal::new(false),
+        notice: RwSignal::new(""),
     };
+    let watch = state.watch;
+    // A run that finishes while watched has changed the workspace's credits.
+    Effect::new(move |was_active: Option<bool>| {
+        let active = watch.active.get();
+        if was_active == Some(true) && !active {
+            shared.workspace_changed();
+        }
+        active
+    });
     view! {
         <section class="page run-detail">
             <p class="breadcrumb"><a href="/runs">"Runs"</a> " / " <code>{id.clone()}</code></p>
-            {move || match (watch.run.get(), watch.fatal.get()) {
+            {move || match (watch.value.get(), watch.fatal.get()) {
                 (_, Some(error)) if error.status() == Some(404) => view! {
                     <h1>"Run not found"</h1>
-                    <p>"No run with id " <code>{id.clone()}</code> " exists in this workspace."</p>
+                    <p>"No run with id " <code>{id.clone()}</code> " exists in this workspace. "
+                        <a href="/runs">"See the latest runs"</a> "."</p>
                 }.into_any(),
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the run" /> }.into_any(),
-                (Some(run), None) => view! { <RunView run watch cancel /> }.into_any(),
+                (Some(run), None) => view! { <RunView run state /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the run…"</p> }.into_any(),
             }}
-            {move || watch.transient.get().map(|error| view! {
-                <p class="notice subtle" role="status">
-                    "Could not refresh (" {error.message()} "); retrying. "
-                    {watch.last_update.get().map(|t| format!("Last update {}.", local_time(t)))}
-                </p>
-            })}
+            <p class="notice subtle" role="status" hidden=move || watch.transient.with(Option::is_none)>
+                {move || watch.transient.get().map(|e| format!("Could not refresh ({}); retrying. ", e.message()))}
+                {move || watch.last_update.get().map(|t| format!("Last update {}.", local_time(t)))}
+            </p>
+            <p class="sr-only" role="status">{move || state.notice.get()}</p>
         </section>
     }
 }
 
-#[derive(Clone, Copy)]
-struct CancelState {
-    confirming: RwSignal<bool>,
-    error: RwSignal<Option<ApiError>>,
-}
-
 #[component]
-fn RunView(run: Run, watch: RunWatch, cancel: CancelState) -> impl IntoView {
+fn RunView(run: Run, state: PageState) -> impl IntoView {
     let session = use_session();
     let shared = use_shared_state();
-    let CancelState {
+    let PageState {
+        watch,
         confirming,
-        error: cancel_error,
-    } = cancel;
+        cancel_error,
+        ..
+    } = state;
     let cancellable = matches!(run.status, RunStatus::Queued | RunStatus::Processing);
     let run_id = run.id.clone();
     let cancel = move |_| {
@@ -74,86 +91,233 @@ fn RunView(run: Run, watch: RunWatch, cancel: CancelState) -> impl IntoView {
             match client.cancel(&id).await {
                 Ok(run) => {
                     cancel_error.set(None);
-                    watch.set_run(run);
+                    watch.set(run);
                     shared.workspace_changed();
                 }
                 Err(error) => {
                     // 409: it finished meanwhile; show why and the run as it now is.
-                    if let Ok(run) = client.run(&id).await {
-                        watch.set_run(run);
+                    if let Ok((run, _)) = client.run(&id).await {
+                        watch.set(run);
                     }
                     cancel_error.set(Some(error));
                 }
             }
         });
     };
-    let duration = run
+    let took = run
         .completed_at
         .as_deref()
         .and_then(|done| millis_between(&run.created_at, done));
     let id_for_copy = run.id.clone();
-    let output_json = serde_json::to_string_pretty(&run.output).unwrap_or_default();
-    let count = run.output.len();
+    let purpose = ActionId::parse(&run.action).map_or("Run", ActionId::purpose);
+    let failure = run.error.clone().map(|e| {
+        let request_id = watch.request_id.get_untracked().unwrap_or_default();
+        let ticket = format!(
+            "Run ID: {}\nAction: {}\nError code: {}\nMessage: {}\nRequest ID: {request_id}",
+            run.id, run.action, e.code, e.message
+        );
+        view! {
+            <div class="error-panel" role="alert" data-field="run-error">
+                <p class="error-title">"The run failed"</p>
+                <p class="error-message">{e.message}</p>
+                <dl class="error-facts">
+                    <dt>"Error code"</dt><dd><code data-field="error-code">{e.code}</code></dd>
+                    <dt>"Request ID"</dt><dd><code class="request-id" data-field="request-id">{request_id}</code></dd>
+                </dl>
+                <button type="button" class="button secondary" on:click=move |_| {
+                    copy_text(&ticket);
+                    state.notice.set("Copied the run's details for a support ticket.");
+                }>"Copy for a support ticket"</button>
+            </div>
+        }
+    });
     view! {
         <div class="run-head">
-            <h1><code>{run.action.clone()}</code></h1>
+            <h1>{purpose}</h1>
             <RunStatusBadge status=run.status />
+            <span class="muted" hidden=!watch.active.get_untracked()>"watching, refreshes by itself"</span>
         </div>
         <dl class="facts">
             <dt>"Run ID"</dt>
             <dd><code data-field="run-id">{run.id.clone()}</code>
-                " " <button type="button" class="button link" on:click=move |_| copy_text(&id_for_copy)>"Copy"</button></dd>
+                " " <button type="button" class="button link" on:click=move |_| {
+                    copy_text(&id_for_copy);
+                    state.notice.set("Copied the run ID.");
+                }>"Copy"</button></dd>
+            <dt>"Action"</dt><dd><a href=format!("/actions/{}", run.action)><code>{run.action.clone()}</code></a></dd>
             <dt>"Created"</dt><dd>{local_time_iso(&run.created_at)}</dd>
             <dt>"Completed"</dt><dd>{run.completed_at.as_deref().map_or_else(|| "—".to_owned(), local_time_iso)}</dd>
-            <dt>"Duration"</dt><dd>{duration.map_or_else(|| "—".to_owned(), crate::format::duration)}</dd>
+            <dt>"Duration"</dt><dd>{took.map_or_else(|| "—".to_owned(), duration)}</dd>
             <dt>"Credits used"</dt><dd data-field="credits_used">{group_thousands(run.credits_used)}</dd>
             <dt>"Credits reserved"</dt><dd data-field="credits_reserved">{group_thousands(run.credits_reserved)}</dd>
-            <dt>"Records"</dt><dd data-field="records">{count}</dd>
-            <dt>"More available"</dt>
-            <dd>{if run.completeness.has_more { "yes" } else { "no" }} " (" {run.completeness.scope.clone()} ")"
-                <span class="help block">"has_more is a signal from the data provider that more records exist. It is not a page cursor: repeating the request returns the same page."</span></dd>
+            <dt>"Records"</dt><dd data-field="records">{run.output.len()}</dd>
+            <dt>"Completeness"</dt>
+            <dd><span data-field="has_more">{if run.completeness.has_more { "More records exist" } else { "All records returned" }}</span>
+                " (scope " <code>{run.completeness.scope.clone()}</code> ")"
+                <span class="help block">"has_more is a signal from the data provider that more records exist, not a page cursor: repeating the request returns the same single page."</span></dd>
         </dl>
-        {cancellable.then(|| view! {
-            <div class="actions-row">
-                {move || if confirming.get() {
-                    view! {
-                        <span role="alert">"Cancel this run? Its reservation is released."</span>
-                        <button type="button" class="button danger" on:click=cancel.clone()>"Yes, cancel the run"</button>
-                        <button type="button" class="button secondary" on:click=move |_| confirming.set(false)>"Keep it"</button>
-                    }.into_any()
-                } else {
-                    view! { <button type="button" class="button secondary" on:click=move |_| confirming.set(true)>"Cancel run…"</button> }.into_any()
-                }}
-            </div>
+        <div class="actions-row" hidden=!cancellable>
+            <button type="button" class="button secondary" hidden=move || confirming.get()
+                on:click=move |_| confirming.set(true)>"Cancel run…"</button>
+            <span role="alert" hidden=move || !confirming.get()>"Cancel this run? Its reservation is released."</span>
+            <button type="button" class="button danger" hidden=move || !confirming.get() on:click=cancel>"Yes, cancel the run"</button>
+            <button type="button" class="button secondary" hidden=move || !confirming.get()
+                on:click=move |_| confirming.set(false)>"Keep it"</button>
+        </div>
+        {move || cancel_error.get().map(|error| view! {
+            <p class="notice" role="status" hidden={error.status() != Some(409)}>
+                "The run had already finished, so it could not be cancelled. It is shown as it is now."
+            </p>
+            <ApiErrorPanel error context="Cancelling" />
         })}
-        {move || cancel_error.get().map(|error| {
-            let finished = error.status() == Some(409);
-            view! {
-                {finished.then(|| view! { <p class="notice" role="status">"The run had already finished, so it could not be cancelled. It is shown as it is now."</p> })}
-                <ApiErrorPanel error context="Cancelling" />
-            }
-        })}
-        {run.error.clone().map(|e| view! {
-            <div class="error-panel" role="alert" data-field="run-error">
-                <p class="error-title">"The run failed"</p>
-                <p class="error-message">{e.message}</p>
-                <dl class="error-facts"><dt>"Error code"</dt><dd><code>{e.code}</code></dd></dl>
-            </div>
-        })}
+        {failure}
         <h2 class="section-title">"Output"</h2>
-        {if count == 0 {
-            view! { <p class="muted">{if run.status.is_terminal() { "No records." } else { "Records appear when the run completes." }}</p> }.into_any()
+        {if run.output.is_empty() {
+            let why = if run.status.is_terminal() { "No records." } else { "Records appear when the run completes." };
+            view! { <p class="muted" data-field="no-output">{why}</p> }.into_any()
         } else {
-            view! { <pre class="code output-json" data-field="output-json">{output_json}</pre> }.into_any()
+            view! { <OutputViewer run_id=run.id action=run.action records=run.output state /> }.into_any()
         }}
     }
 }
 
-fn local_time_iso(iso: &str) -> String {
-    let ms = js_sys::Date::parse(iso);
-    if ms.is_nan() {
-        iso.to_owned()
-    } else {
-        local_time(ms)
+/// The records as a table (columns from their keys) or as JSON, with copy and export.
+#[component]
+fn OutputViewer(
+    run_id: String,
+    action: String,
+    records: Vec<Value>,
+    state: PageState,
+) -> impl IntoView {
+    let records = StoredValue::new(records);
+    let count = records.with_value(Vec::len);
+    let show_json = state.show_json;
+    let export_json = {
+        let name = format!("run-{run_id}.json");
+        move |_| {
+            let text = records.with_value(|r| pretty(&Value::Array(r.clone())));
+            download(&name, "application/json", &text);
+            state.notice.set("Exported the records as JSON.");
+        }
+    };
+    let export_csv = {
+        let name = format!("run-{run_id}.csv");
+        move |_| {
+            // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
+            let text = records.with_value(|r| format!("\u{feff}{}", to_csv(r)));
+            download(&name, "text/csv", &text);
+            state.notice.set("Exported the records as CSV.");
+        }
+    };
+    view! {
+        <div class="output-toolbar">
+            <div class="segmented" role="group" aria-label="Output view">
+                <button type="button" aria-pressed=move || (!show_json.get()).to_string()
+                    on:click=move |_| show_json.set(false)>"Table"</button>
+                <button type="button" aria-pressed=move || show_json.get().to_string()
+                    on:click=move |_| show_json.set(true)>"JSON"</button>
+            </div>
+            <span class="muted">{count} {if count == 1 { " record" } else { " records" }}</span>
+            <button type="button" class="button secondary" on:click=export_json>"Export JSON"</button>
+            <button type="button" class="button secondary" on:click=export_csv>"Export CSV"</button>
+        </div>
+        {move || if show_json.get() {
+            let text = records.with_value(|r| pretty(&Value::Array(r.clone())));
+            view! {
+                <details class="json-view" open>
+                    <summary>"All records as JSON"</summary>
+                    <pre class="code" data-field="output-json">{text}</pre>
+                </details>
+            }.into_any()
+        } else {
+            records.with_value(|r| output_table(&action, r, state))
+        }}
+    }
+}
+
+/// The table: one row per record, one column per key, and per row a copy button and the
+/// actions the record chains into. Every value is inserted as text.
+fn output_table(action: &str, records: &[Value], state: PageState) -> AnyView {
+    let columns = columns(records);
+    let head = columns
+        .iter()
+        .map(|c| view! { <th scope="col">{c.clone()}</th> })
+        .collect_view();
+    let rows = records
+        .iter()
+        .enumerate()
+        .map(|(i, record)| {
+            let cells = columns
+                .iter()
+                .map(|c| view! { <td>{cell(record, c).map(value_view)}</td> })
+                .collect_view();
+            let json = pretty(record);
+            let chains = chain_links(action, record)
+                .into_iter()
+                .map(|(label, href)| view! { <a class="button secondary small" href=href>{label}</a> })
+                .collect_view();
+            view! {
+                <tr>
+                    <th scope="row" class="num">{i + 1}</th>
+                    {cells}
+                    <td class="row-actions">
+                        <button type="button" class="button link" on:click=move |_| {
+                            copy_text(&json);
+                            state.notice.set("Copied the record as JSON.");
+                        }>"Copy"</button>
+                        {chains}
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-wrap">
+            <table class="output-table" data-field="output-table">
+                <thead><tr><th scope="col">"#"</th>{head}<th scope="col">"Actions"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+/// One value, inert: a clean `https:` URL becomes a link, long text is shortened with the
+/// whole text a click away, nested values show a summary and expand to indented JSON.
+fn value_view(value: &Value) -> AnyView {
+    match value {
+        Value::String(text) => match safe_link(text) {
+            Some(url) => {
+                let (short, cut) = shorten(url);
+                view! {
+                    <a href=url.to_owned() rel="noopener noreferrer" target="_blank">
+                        {short.to_owned()} {cut.then_some("…")}
+                    </a>
+                }
+                .into_any()
+            }
+            None => long_text(text),
+        },
+        Value::Object(_) | Value::Array(_) => view! {
+            <details class="nested">
+                <summary>{summary(value)}</summary>
+                <pre class="code">{pretty(value)}</pre>
+            </details>
+        }
+        .into_any(),
+        scalar => plain(scalar).into_any(),
+    }
+}
+
+fn long_text(text: &str) -> AnyView {
+    match shorten(text) {
+        (_, false) => text.to_owned().into_any(),
+        (short, true) => view! {
+            <details class="long">
+                <summary>{short.to_owned()} "… (" {text.chars().count()} " characters)"</summary>
+                <span class="full-text">{text.to_owned()}</span>
+            </details>
+        }
+        .into_any(),
     }
 }

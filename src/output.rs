@@ -1,0 +1,305 @@
+//! A run's output as data for people: table columns, safe links, truncation, CSV export with
+//! formula neutralising, and the chained actions a record leads to.
+//!
+//! Pure functions, tested natively; `pages/run_detail.rs` renders them. Nothing here produces
+//! HTML: the page inserts every value as text, and only [`safe_link`] URLs become links.
+
+use api_contract::ActionId;
+use serde_json::Value;
+
+use crate::routes::{Route, percent_encode};
+
+/// Strings longer than this are shown shortened, with a way to see them whole.
+pub const SHORT_TEXT: usize = 160;
+
+/// The table's columns: every key of the object records, in the order first seen. Records that
+/// are not objects are shown under `value`.
+pub fn columns(records: &[Value]) -> Vec<String> {
+    let mut columns: Vec<String> = Vec::new();
+    for record in records {
+        match record {
+            Value::Object(map) => {
+                for key in map.keys() {
+                    if !columns.contains(key) {
+                        columns.push(key.clone());
+                    }
+                }
+            }
+            _ => {
+                if !columns.iter().any(|c| c == "value") {
+                    columns.push("value".to_owned());
+                }
+            }
+        }
+    }
+    columns
+}
+
+/// A record's value in a column (`None` when the record has no such key).
+pub fn cell<'a>(record: &'a Value, column: &str) -> Option<&'a Value> {
+    match record {
+        Value::Object(map) => map.get(column),
+        other if column == "value" => Some(other),
+        _ => None,
+    }
+}
+
+/// The URL, if this text is an absolute `https:` URL that is safe to make a link: nothing
+/// before the scheme, a host, no spaces, control characters or bidirectional overrides. Everything else stays text.
+pub fn safe_link(text: &str) -> Option<&str> {
+    let rest = text
+        .get(..8)
+        .filter(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        .map(|_| &text[8..])?;
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let clean = !text.chars().any(|c| {
+        // Bidirectional overrides would make the link read as something else.
+        c.is_whitespace() || c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    });
+    (host_end > 0 && !rest.starts_with('@') && clean).then_some(text)
+}
+
+/// The first `SHORT_TEXT` characters and whether anything was cut.
+pub fn shorten(text: &str) -> (&str, bool) {
+    match text.char_indices().nth(SHORT_TEXT) {
+        Some((end, _)) => (&text[..end], true),
+        None => (text, false),
+    }
+}
+
+/// A one-line summary of a nested value: `{3 fields}` or `[2 items]`.
+pub fn summary(value: &Value) -> String {
+    match value {
+        Value::Object(map) => match map.len() {
+            1 => "{1 field}".to_owned(),
+            n => format!("{{{n} fields}}"),
+        },
+        Value::Array(items) => match items.len() {
+            1 => "[1 item]".to_owned(),
+            n => format!("[{n} items]"),
+        },
+        other => plain(other),
+    }
+}
+
+/// A scalar as text (strings without quotes), a nested value as indented JSON.
+pub fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        nested => pretty(nested),
+    }
+}
+
+/// Indented JSON: the one formatter the console ships.
+pub fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// A CSV field: formula triggers (`=`, `+`, `-`, `@`, tab, carriage return) at the start are
+/// neutralised with a leading `'` so a spreadsheet shows the text instead of running it; the
+/// field is quoted when it holds a separator, a quote or a line break.
+pub fn csv_field(text: &str) -> String {
+    let neutral = match text.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{text}"),
+        _ => text.to_owned(),
+    };
+    if neutral.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", neutral.replace('"', "\"\""))
+    } else {
+        neutral
+    }
+}
+
+/// The records as CSV (RFC 4180, CRLF line ends): a header of the columns, one line per
+/// record; nested values as indented JSON text.
+pub fn to_csv(records: &[Value]) -> String {
+    let columns = columns(records);
+    let mut out = String::new();
+    let line = |out: &mut String, fields: Vec<String>| {
+        out.push_str(&fields.join(","));
+        out.push_str("\r\n");
+    };
+    line(&mut out, columns.iter().map(|c| csv_field(c)).collect());
+    for record in records {
+        line(
+            &mut out,
+            columns
+                .iter()
+                .map(|c| cell(record, c).map_or_else(String::new, |v| csv_field(&plain(v))))
+                .collect(),
+        );
+    }
+    out
+}
+
+/// The actions a record chains into, as the contract describes them: an enriched profile's
+/// `network_profile_identifier` into profile posts, a post's `social_id` into its comments and
+/// reactions. Each is a label and the prefilled form's URL; the ids are passed exactly as
+/// returned.
+pub fn chain_links(action: &str, record: &Value) -> Vec<(&'static str, String)> {
+    let text = |key: &str| {
+        record
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let form = |target: ActionId, key: &str, value: &str| {
+        format!(
+            "{}?{key}={}",
+            Route::ActionForm(target.as_str().to_owned()).path(),
+            percent_encode(value)
+        )
+    };
+    let mut links = Vec::new();
+    match ActionId::parse(action) {
+        Some(ActionId::NetworkExtractPeople) => {
+            if let Some(id) = text("network_profile_identifier") {
+                links.push((
+                    "Get profile posts",
+                    form(ActionId::NetworkExtractPeoplePostActivity, "identifier", id),
+                ));
+            }
+        }
+        Some(ActionId::NetworkExtractPeoplePostActivity | ActionId::NetworkSearchContent) => {
+            if let Some(id) = text("social_id") {
+                links.push((
+                    "Get comments",
+                    form(ActionId::NetworkExtractPostCommenters, "social_id", id),
+                ));
+                links.push((
+                    "Get reactions",
+                    form(ActionId::NetworkExtractPostLikers, "social_id", id),
+                ));
+            }
+        }
+        _ => {}
+    }
+    links
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn columns_are_every_key_in_first_seen_order() {
+        let records = vec![json!({"b": 1, "a": 2}), json!({"c": 3, "a": 4}), json!(5)];
+        // serde_json's map keeps keys sorted; first-seen order is across records.
+        assert_eq!(columns(&records), ["a", "b", "c", "value"]);
+        assert_eq!(cell(&records[2], "value"), Some(&json!(5)));
+        assert_eq!(cell(&records[1], "b"), None);
+    }
+
+    #[test]
+    fn only_clean_https_urls_become_links() {
+        assert_eq!(
+            safe_link("https://www.network.com/in/x"),
+            Some("https://www.network.com/in/x")
+        );
+        assert_eq!(
+            safe_link("HTTPS://example.com"),
+            Some("HTTPS://example.com")
+        );
+        for unsafe_text in [
+            "javascript:alert(1)",
+            "  javascript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "http://insecure.example/in/x",
+            " https://example.com",
+            "https://",
+            "https:///path",
+            "https://@evil",
+            "https://exa mple.com",
+            "https://example.com/\u{202e}x",
+            "https://example.com/\nx",
+            "<a href=\"https://x\">",
+        ] {
+            assert_eq!(safe_link(unsafe_text), None, "{unsafe_text:?}");
+        }
+    }
+
+    #[test]
+    fn long_text_is_shortened_on_a_character_boundary() {
+        let long = "é".repeat(SHORT_TEXT + 5);
+        let (short, cut) = shorten(&long);
+        assert!(cut);
+        assert_eq!(short.chars().count(), SHORT_TEXT);
+        assert_eq!(shorten("short"), ("short", false));
+    }
+
+    #[test]
+    fn csv_neutralises_formulas_and_quotes_separators() {
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(csv_field("+cmd"), "'+cmd");
+        assert_eq!(csv_field("-2+3"), "'-2+3");
+        assert_eq!(csv_field("@SUM(1+1)"), "'@SUM(1+1)");
+        assert_eq!(csv_field("\tx"), "'\tx");
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("line\nbreak"), "\"line\nbreak\"");
+        assert_eq!(csv_field(""), "");
+    }
+
+    #[test]
+    fn csv_has_a_header_and_one_line_per_record() {
+        let records = vec![
+            json!({"name": "=1+1", "n": 2}),
+            json!({"name": "Ann", "tags": ["x"]}),
+        ];
+        let csv = to_csv(&records);
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(lines[0], "n,name,tags");
+        assert_eq!(lines[1], "2,'=1+1,");
+        assert_eq!(lines[2], ",Ann,\"[\n  \"\"x\"\"\n]\"");
+        assert_eq!(lines[3], "");
+        // No field of any line starts with a formula trigger.
+        for field in csv.split([',', '\n']) {
+            assert!(!field.starts_with(['=', '+', '-', '@']), "{field:?}");
+        }
+    }
+
+    #[test]
+    fn summaries_are_compact() {
+        assert_eq!(summary(&json!({"a": 1, "b": 2})), "{2 fields}");
+        assert_eq!(summary(&json!({"a": 1})), "{1 field}");
+        assert_eq!(summary(&json!([1])), "[1 item]");
+        assert_eq!(summary(&json!("x")), "x");
+        assert_eq!(plain(&json!(null)), "null");
+        assert_eq!(plain(&json!(1.5)), "1.5");
+    }
+
+    #[test]
+    fn chains_follow_the_contract() {
+        let profile = json!({"network_profile_identifier": "ACoAA x/y", "name": "A"});
+        assert_eq!(
+            chain_links("network-extract-people", &profile),
+            [(
+                "Get profile posts",
+                "/actions/network-extract-people-post-activity?identifier=ACoAA%20x%2Fy".to_owned()
+            )]
+        );
+        let post = json!({"social_id": "urn:network:activity:123"});
+        for action in [
+            "network-extract-people-post-activity",
+            "network-search-content",
+        ] {
+            let links = chain_links(action, &post);
+            assert_eq!(links.len(), 2);
+            assert_eq!(
+                links[0].1,
+                "/actions/network-extract-post-commenters?social_id=urn%3Anetwork%3Aactivity%3A123"
+            );
+            assert_eq!(
+                links[1].1,
+                "/actions/network-extract-post-likers?social_id=urn%3Anetwork%3Aactivity%3A123"
+            );
+        }
+        assert!(chain_links("premium-search-people", &post).is_empty());
+        assert!(chain_links("network-extract-people", &json!({"name": "no id"})).is_empty());
+        assert!(chain_links("network-search-content", &json!({"social_id": ""})).is_empty());
+    }
+}
