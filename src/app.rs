@@ -69,16 +69,16 @@ fn AppHeader() -> impl IntoView {
                 <span class="brand-mark" aria-hidden="true">"▦"</span>
                 " Extraction Console"
             </a>
-            <Show when=move || session.is_signed_in()>
+            {move || session.is_signed_in().then(|| view! {
                 <nav class="app-nav" aria-label="Main">
                     <NavLink href="/workspace" label="Workspace" />
                     <NavLink href="/actions" label="Actions" />
                     <NavLink href="/runs" label="Runs" />
                 </nav>
                 <HeaderCredits />
-            </Show>
+            })}
             <div class="header-end">
-                <Show when=move || session.is_signed_in()>
+                {move || session.is_signed_in().then(|| view! {
                     <span class="credential" title=move || session.base_url().unwrap_or_default()>
                         {move || session.kind().map(|k| k.label())}
                     </span>
@@ -89,7 +89,7 @@ fn AppHeader() -> impl IntoView {
                     }>
                         "Sign out"
                     </button>
-                </Show>
+                })}
                 <ThemeToggle />
             </div>
         </header>

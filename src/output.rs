@@ -59,6 +59,33 @@ pub fn safe_link(text: &str) -> Option<&str> {
     (host_end > 0 && !rest.starts_with('@') && clean).then_some(text)
 }
 
+/// Text with its invisible direction controls shown by name (`[RLO]`…), so a value like
+/// `"\u{202e}gnp.exe"` cannot pass for `exe.png`. Copy and export keep the text as it is.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let name = match c {
+            '\u{200e}' => "[LRM]",
+            '\u{200f}' => "[RLM]",
+            '\u{202a}' => "[LRE]",
+            '\u{202b}' => "[RLE]",
+            '\u{202c}' => "[PDF]",
+            '\u{202d}' => "[LRO]",
+            '\u{202e}' => "[RLO]",
+            '\u{2066}' => "[LRI]",
+            '\u{2067}' => "[RLI]",
+            '\u{2068}' => "[FSI]",
+            '\u{2069}' => "[PDI]",
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        out.push_str(name);
+    }
+    out
+}
+
 /// The first `SHORT_TEXT` characters and whether anything was cut.
 pub fn shorten(text: &str) -> (&str, bool) {
     match text.char_indices().nth(SHORT_TEXT) {
@@ -220,6 +247,12 @@ mod tests {
         ] {
             assert_eq!(safe_link(unsafe_text), None, "{unsafe_text:?}");
         }
+    }
+
+    #[test]
+    fn direction_controls_are_shown_by_name() {
+        assert_eq!(visible("\u{202e}gnp.exe"), "[RLO]gnp.exe");
+        assert_eq!(visible("مرحبا — שלום ✓"), "مرحبا — שלום ✓");
     }
 
     #[test]

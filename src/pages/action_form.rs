@@ -220,6 +220,11 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                     let result = client
                         .submit(&action, live.get_untracked(), &key, &body)
                         .await;
+                    // The person left the form while waiting: the answer has nowhere to go (a
+                    // run, if one was made, is on the runs page).
+                    if pending.try_get_untracked().is_none() {
+                        return;
+                    }
                     match result {
                         Ok((_, run)) => {
                             key_for.set_value(None);
@@ -235,11 +240,15 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                             };
                             let mut left = wait.ceil().clamp(1.0, 600.0) as u32;
                             while left > 0 {
-                                countdown.set(left);
+                                if countdown.try_set(left).is_some() {
+                                    return; // the form was left
+                                }
                                 sleep_ms(1000).await;
                                 left -= 1;
                             }
-                            countdown.set(0);
+                            if countdown.try_set(0).is_some() {
+                                return;
+                            }
                             continue;
                         }
                         Err(error) if error.status() == Some(400) => {
@@ -313,8 +322,9 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         if pending.get() {
             let started = now_ms();
             leptos::task::spawn_local(async move {
-                while pending.get_untracked() {
-                    waited_ms.set((now_ms() - started) as u32);
+                // `try_`: the page may be left while waiting; its signals are gone then.
+                while pending.try_get_untracked() == Some(true) {
+                    waited_ms.try_set((now_ms() - started) as u32);
                     sleep_ms(250).await;
                 }
             });
@@ -355,7 +365,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 }).flatten()
             }}</p>
             {fields.into_iter().map(|f| {
-                let bound = f.max_len().map(|m| format!(" · up to {m} characters")).unwrap_or_default();
+                let bound = f.max_len().map(|m| format!(" Up to {m} characters.")).unwrap_or_default();
                 view! {
                     <Field state name=f.name label=f.label required=f.required
                         help=format!("{}{bound}", f.help) numeric=false placeholder=String::new() />

@@ -9,7 +9,7 @@ use crate::browser::{copy_text, download};
 use crate::components::{ApiErrorPanel, RunStatusBadge};
 use crate::format::{duration, group_thousands, local_time, local_time_iso, millis_between};
 use crate::output::{
-    cell, chain_links, columns, plain, pretty, safe_link, shorten, summary, to_csv,
+    cell, chain_links, columns, plain, pretty, safe_link, shorten, summary, to_csv, visible,
 };
 use crate::polling::{Polled, watch_run};
 use crate::session::use_session;
@@ -88,7 +88,11 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
         let id = run_id.clone();
         confirming.set(false);
         leptos::task::spawn_local(async move {
-            match client.cancel(&id).await {
+            let answer = client.cancel(&id).await;
+            if cancel_error.try_get_untracked().is_none() {
+                return; // the page was left meanwhile
+            }
+            match answer {
                 Ok(run) => {
                     cancel_error.set(None);
                     watch.set(run);
@@ -96,10 +100,12 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
                 }
                 Err(error) => {
                     // 409: it finished meanwhile; show why and the run as it now is.
-                    if let Ok((run, _)) = client.run(&id).await {
+                    if let Ok((run, _)) = client.run(&id).await
+                        && cancel_error.try_get_untracked().is_some()
+                    {
                         watch.set(run);
                     }
-                    cancel_error.set(Some(error));
+                    cancel_error.try_set(Some(error));
                 }
             }
         });
@@ -152,7 +158,11 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
             <dt>"Credits reserved"</dt><dd data-field="credits_reserved">{group_thousands(run.credits_reserved)}</dd>
             <dt>"Records"</dt><dd data-field="records">{run.output.len()}</dd>
             <dt>"Completeness"</dt>
-            <dd><span data-field="has_more">{if run.completeness.has_more { "More records exist" } else { "All records returned" }}</span>
+            <dd><span data-field="has_more">{match (run.status.is_terminal(), run.completeness.has_more) {
+                    (false, _) => "Known when the run completes",
+                    (true, true) => "More records exist",
+                    (true, false) => "All records returned",
+                }}</span>
                 " (scope " <code>{run.completeness.scope.clone()}</code> ")"
                 <span class="help block">"has_more is a signal from the data provider that more records exist, not a page cursor: repeating the request returns the same single page."</span></dd>
         </dl>
@@ -311,11 +321,11 @@ fn value_view(value: &Value) -> AnyView {
 
 fn long_text(text: &str) -> AnyView {
     match shorten(text) {
-        (_, false) => text.to_owned().into_any(),
+        (_, false) => visible(text).into_any(),
         (short, true) => view! {
             <details class="long">
-                <summary>{short.to_owned()} "… (" {text.chars().count()} " characters)"</summary>
-                <span class="full-text">{text.to_owned()}</span>
+                <summary>{visible(short)} "… (" {text.chars().count()} " characters)"</summary>
+                <span class="full-text">{visible(text)}</span>
             </details>
         }
         .into_any(),

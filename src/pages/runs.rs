@@ -88,7 +88,8 @@ pub fn RunsPage() -> impl IntoView {
         // Poll only while a listed run can still change.
         |list: &RunList| list.runs.iter().all(|r| r.status.is_terminal()),
     );
-    let view_of_url = Memo::new(move |_| View::from_url(nav));
+    // Parsed on each read: cheap, and no memo type in the bundle.
+    let view_of_url = move || View::from_url(nav);
     let find = RwSignal::new(String::new());
     let find_error = RwSignal::new(false);
     let on_find = move |ev: leptos::ev::SubmitEvent| {
@@ -112,9 +113,9 @@ pub fn RunsPage() -> impl IntoView {
             <div class="toolbar">
                 <label>"Status "
                     <select on:change=move |ev| set_param(nav, "status", &event_target_value(&ev))>
-                        <option value="" selected=move || view_of_url.with(|v| v.status.is_none())>"All"</option>
+                        <option value="" selected=move || view_of_url().status.is_none()>"All"</option>
                         {RunStatus::ALL.into_iter().map(|s| view! {
-                            <option value=s.as_str() selected=move || view_of_url.with(|v| v.status == Some(s))>{s.as_str()}</option>
+                            <option value=s.as_str() selected=move || view_of_url().status == Some(s)>{s.as_str()}</option>
                         }).collect_view()}
                     </select>
                 </label>
@@ -122,7 +123,7 @@ pub fn RunsPage() -> impl IntoView {
                     <select on:change=move |ev| set_param(nav, "action", &event_target_value(&ev))>
                         <option value="">"All"</option>
                         {move || {
-                            let current = view_of_url.with(|v| v.action.clone());
+                            let current = view_of_url().action;
                             let mut actions: Vec<String> = list.value.with(|l| {
                                 l.iter().flat_map(|l| l.runs.iter().map(|r| r.action.clone())).collect()
                             });
@@ -145,7 +146,7 @@ pub fn RunsPage() -> impl IntoView {
                         set_param(nav, "order", if oldest { "oldest" } else { "" });
                     }>
                         <option value="newest">"Newest first"</option>
-                        <option value="oldest" selected=move || view_of_url.with(|v| v.oldest_first)>"Oldest first"</option>
+                        <option value="oldest" selected=move || view_of_url().oldest_first>"Oldest first"</option>
                     </select>
                 </label>
                 <form class="find" on:submit=on_find>
@@ -167,7 +168,7 @@ pub fn RunsPage() -> impl IntoView {
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the runs…"</p> }.into_any(),
-                (Some(list), None) => runs_table(&list.runs, &view_of_url.get()),
+                (Some(list), None) => runs_table(&list.runs, &view_of_url()),
             }}
         </section>
     }

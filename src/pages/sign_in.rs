@@ -36,7 +36,12 @@ pub fn SignInPage() -> impl IntoView {
         pending.set(true);
         refused.set(None);
         leptos::task::spawn_local(async move {
-            match client.workspace().await {
+            let answer = client.workspace().await;
+            // Left the page while checking: the check has nowhere to report to.
+            if pending.try_set(false).is_some() {
+                return;
+            }
+            match answer {
                 Ok(_) => {
                     session.sign_in(signed_in, keep_in_tab.get_untracked());
                     let next = safe_next(nav.query_untracked("next").as_deref());
@@ -44,7 +49,6 @@ pub fn SignInPage() -> impl IntoView {
                 }
                 Err(error) => refused.set(Some(error)),
             }
-            pending.set(false);
         });
     };
 
@@ -104,18 +108,18 @@ pub fn SignInPage() -> impl IntoView {
                 <div class="field">
                     <label for="base-url">"API base URL"</label>
                     <input id="base-url" name="base-url" type="url" inputmode="url"
-                        placeholder=placeholder autocomplete="url" bind:value=base_url />
+                        placeholder=placeholder autocomplete="url" prop:value=move || base_url.get() on:input=move |ev| base_url.set(event_target_value(&ev)) />
                     <p class="help">"Leave empty to use this console's own origin. Without the /v1 suffix."</p>
                 </div>
                 <div class="field">
                     <label for="credential">"API key or session token"</label>
                     <input id="credential" name="credential" type="password" autocomplete="off"
-                        spellcheck="false" required bind:value=bearer />
+                        spellcheck="false" required prop:value=move || bearer.get() on:input=move |ev| bearer.set(event_target_value(&ev)) />
                     <p class="help" aria-live="polite">{kind_hint}</p>
                 </div>
                 <div class="field checkbox">
                     <label>
-                        <input type="checkbox" name="keep-in-tab" bind:checked=keep_in_tab />
+                        <input type="checkbox" name="keep-in-tab" prop:checked=move || keep_in_tab.get() on:change=move |ev| keep_in_tab.set(event_target_checked(&ev)) />
                         " Keep me signed in in this tab"
                     </label>
                     <p class="help">"Off: a reload asks again. On: kept in this tab's session storage until you sign out or close the tab."</p>
