@@ -4,6 +4,7 @@ use api_contract::{ActionEntry, ActionGroup, ActionId};
 use leptos::prelude::*;
 
 use crate::components::ApiErrorPanel;
+use crate::routes::Route;
 use crate::shared_state::use_shared_state;
 
 #[component]
@@ -23,80 +24,121 @@ pub fn ActionsPage() -> impl IntoView {
     }
 }
 
-/// The registry split into groups; an action this console does not know goes under "Other".
+/// The registry split into groups (an action this console does not know goes under "Other"),
+/// with a filter that narrows the cards as the person types. Cards are built once; the filter
+/// only hides them.
 #[component]
 fn ActionGroups(entries: Vec<ActionEntry>) -> impl IntoView {
     let count = entries.len();
-    let group_of = |e: &ActionEntry| ActionId::parse(&e.id).map(ActionId::group);
-    let groups = ActionGroup::ALL
+    let filter = RwSignal::new(String::new());
+    let cards: Vec<(&'static str, Card)> = entries
         .into_iter()
-        .map(|group| {
-            let members: Vec<ActionEntry> = entries
-                .iter()
-                .filter(|e| group_of(e) == Some(group))
-                .cloned()
-                .collect();
-            (group.label(), members)
+        .map(|entry| {
+            let card = Card::new(entry);
+            (card.known.map_or("Other", |a| a.group().label()), card)
         })
-        .chain(std::iter::once((
-            "Other",
-            entries
+        .collect();
+    let labels = ActionGroup::ALL.map(ActionGroup::label);
+    let all_text: Vec<String> = cards.iter().map(|(_, c)| c.text.clone()).collect();
+    let groups = labels
+        .into_iter()
+        .chain(["Other"])
+        .map(|label| {
+            let members: Vec<Card> = cards
                 .iter()
-                .filter(|e| group_of(e).is_none())
-                .cloned()
-                .collect(),
-        )))
-        .filter(|(_, members)| !members.is_empty())
-        .map(|(label, members)| {
-            view! {
-                <section class="action-group" data-group=label>
+                .filter(|(l, _)| *l == label)
+                .map(|(_, c)| c.clone())
+                .collect();
+            let texts: Vec<String> = members.iter().map(|c| c.text.clone()).collect();
+            (!members.is_empty()).then(|| view! {
+                <section class="action-group" data-group=label
+                    hidden=move || filter.with(|q| !texts.iter().any(|t| t.contains(q.as_str())))>
                     <h2 class="group-title">{label}</h2>
                     <ul class="action-list">
-                        {members.into_iter().map(|entry| view! { <ActionCard entry /> }).collect_view()}
+                        {members.into_iter().map(|card| card.view(filter)).collect_view()}
                     </ul>
                 </section>
-            }
+            })
         })
         .collect_view();
     view! {
+        <input class="filter" type="search" aria-label="Filter actions" autocomplete="off"
+            placeholder="Filter by id, purpose or input field"
+            on:input=move |ev| filter.set(event_target_value(&ev).trim().to_ascii_lowercase()) />
         <p class="muted" data-field="action-count">{count} " actions"</p>
         {groups}
+        <p class="muted" hidden=move || filter.with(|q| all_text.iter().any(|t| t.contains(q.as_str())))>
+            "No action matches the filter."
+        </p>
     }
 }
 
-#[component]
-fn ActionCard(entry: ActionEntry) -> impl IntoView {
-    let known = ActionId::parse(&entry.id);
-    let purpose = known.map_or(
-        "Not known to this version of the console",
-        ActionId::purpose,
-    );
-    let inputs = match (known, &entry.input_keys) {
-        (Some(action), _) => action
-            .input_shapes()
-            .iter()
-            .map(|shape| describe_shape(shape.fields()))
-            .collect::<Vec<_>>()
-            .join(" or "),
-        (None, Some(keys)) => keys.join(", "),
-        (None, None) => String::new(),
-    };
-    let cost = known.map_or_else(
-        || format!("{} credits per record", entry.credits_per_record),
-        |a| a.cost_rule().to_owned(),
-    );
-    view! {
-        <li class="action-card" data-action=entry.id.clone()>
-            <div class="action-head">
-                <code class="action-id">{entry.id.clone()}</code>
-                <span class="action-purpose">{purpose}</span>
-            </div>
-            <dl class="action-facts">
-                <dt>"Cost"</dt><dd>{cost}</dd>
-                <dt>"Max results"</dt><dd>{entry.max_results}</dd>
-                <dt>"Input"</dt><dd>{inputs}</dd>
-            </dl>
-        </li>
+/// One action's card: what it does, what it costs, what it takes, and a link to its form.
+#[derive(Clone)]
+struct Card {
+    entry: ActionEntry,
+    known: Option<ActionId>,
+    inputs: String,
+    /// Everything the filter matches, lower-cased.
+    text: String,
+}
+
+impl Card {
+    fn new(entry: ActionEntry) -> Card {
+        let known = ActionId::parse(&entry.id);
+        let inputs = match (known, &entry.input_keys) {
+            (Some(action), _) => action
+                .input_shapes()
+                .iter()
+                .map(|shape| describe_shape(shape.fields()))
+                .collect::<Vec<_>>()
+                .join(" or "),
+            (None, Some(keys)) => keys.join(", "),
+            (None, None) => String::new(),
+        };
+        let text = format!(
+            "{} {} {inputs}",
+            entry.id,
+            known.map_or("", ActionId::purpose)
+        )
+        .to_ascii_lowercase();
+        Card {
+            entry,
+            known,
+            inputs,
+            text,
+        }
+    }
+
+    fn view(self, filter: RwSignal<String>) -> impl IntoView {
+        let Card {
+            entry,
+            known,
+            inputs,
+            text,
+        } = self;
+        let purpose = known.map_or(
+            "Not known to this version of the console",
+            ActionId::purpose,
+        );
+        let cost = known.map_or_else(
+            || format!("{} credits per record", entry.credits_per_record),
+            |a| a.cost_rule().to_owned(),
+        );
+        view! {
+            <li class="action-card" data-action=entry.id.clone()
+                hidden=move || filter.with(|q| !text.contains(q.as_str()))>
+                <div class="action-head">
+                    <a class="action-id" href=Route::ActionForm(entry.id.clone()).path()><code>{entry.id.clone()}</code></a>
+                    <span class="action-purpose">{purpose}</span>
+                </div>
+                <dl class="action-facts">
+                    <dt>"Cost"</dt><dd>{cost}</dd>
+                    <dt>"Max results"</dt><dd>{entry.max_results}</dd>
+                    <dt>"Input"</dt><dd>{inputs}</dd>
+                </dl>
+            </li>
+        }
     }
 }
 
