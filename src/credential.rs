@@ -3,7 +3,7 @@
 //! Nothing here verifies a signature: the API decides what a credential may do; the console
 //! only shows people which credential they are holding.
 
-use serde::Deserialize;
+use crate::decode::{Claims, FromJson, JwtHeader, decode};
 
 /// What kind of bearer credential a person signed in with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,22 +36,14 @@ impl CredentialKind {
     }
 }
 
-#[derive(Deserialize)]
-struct Claims {
-    sub: Option<String>,
-    exp: Option<i64>,
-}
-
 /// Classifies a bearer value. A value with three dot-separated parts whose first part decodes
 /// to a JSON header with `alg` is a JWT; anything else is treated as an API key.
 pub fn classify(bearer: &str) -> CredentialKind {
     let parts: Vec<&str> = bearer.split('.').collect();
     if let [header, payload, _signature] = parts.as_slice() {
-        // `from_str`, not `from_slice`: the transport parses strings, and one reader keeps one
-        // copy of serde_json's parser in the bundle.
-        let header_ok = decode_json::<Header>(header).is_some();
+        let header_ok = decode_part::<JwtHeader>(header).is_some();
         if header_ok {
-            let claims = decode_json::<Claims>(payload);
+            let claims = decode_part::<Claims>(payload);
             return CredentialKind::Session {
                 subject: claims.as_ref().and_then(|c| c.sub.clone()),
                 expires_at: claims.and_then(|c| c.exp),
@@ -63,17 +55,10 @@ pub fn classify(bearer: &str) -> CredentialKind {
     }
 }
 
-/// A JWT header: only its `alg` is required to call a value a JWT.
-#[derive(Deserialize)]
-struct Header {
-    #[allow(dead_code)]
-    alg: String,
-}
-
 /// Decodes one base64url JSON part of a JWT.
-fn decode_json<T: serde::de::DeserializeOwned>(part: &str) -> Option<T> {
+fn decode_part<T: FromJson>(part: &str) -> Option<T> {
     let bytes = base64url_decode(part)?;
-    serde_json::from_str(std::str::from_utf8(&bytes).ok()?).ok()
+    decode(std::str::from_utf8(&bytes).ok()?).ok()
 }
 
 /// Decodes unpadded (or padded) base64url; `None` on any invalid character.

@@ -7,6 +7,7 @@ pub mod app;
 pub mod browser;
 pub mod components;
 pub mod credential;
+pub mod decode;
 pub mod form_model;
 pub mod format;
 pub mod loading;

@@ -4,8 +4,8 @@
 use api_contract::{
     ActionList, ErrorBody, ErrorDetail, REQUEST_ID_HEADER, Run, RunList, Workspace,
 };
-use serde::de::DeserializeOwned;
 
+use crate::decode::{FromJson, decode};
 use crate::routes::percent_encode;
 use crate::session::Session;
 
@@ -112,7 +112,7 @@ impl std::error::Error for ApiError {}
 
 /// Turns an HTTP answer into the typed value or the typed error. Pure, so it is tested natively.
 /// Only the decoding of a success is generic; everything else is shared by every endpoint.
-pub fn interpret_response<T: DeserializeOwned>(
+pub fn interpret_response<T: FromJson>(
     status: u16,
     request_id_header: Option<String>,
     body: &str,
@@ -120,16 +120,16 @@ pub fn interpret_response<T: DeserializeOwned>(
     if !(200..300).contains(&status) {
         return Err(interpret_error(status, request_id_header, body));
     }
-    serde_json::from_str(body).map_err(|e| ApiError::Decode {
+    decode(body).map_err(|detail| ApiError::Decode {
         status,
         request_id: request_id_header,
-        detail: e.to_string(),
+        detail,
     })
 }
 
 /// The typed error for a non-success answer: the contract's error body, or a foreign page.
 pub fn interpret_error(status: u16, request_id_header: Option<String>, body: &str) -> ApiError {
-    match serde_json::from_str::<ErrorBody>(body) {
+    match decode::<ErrorBody>(body) {
         Ok(ErrorBody { mut error }) => {
             if error.request_id.is_none() {
                 error.request_id = request_id_header;
@@ -253,10 +253,7 @@ impl ApiClient {
     }
 
     /// A GET and its decoded answer, with the response's request id.
-    async fn get_json<T: DeserializeOwned>(
-        &self,
-        path: &str,
-    ) -> Result<(T, Option<String>), ApiError> {
+    async fn get_json<T: FromJson>(&self, path: &str) -> Result<(T, Option<String>), ApiError> {
         let ex = self.send(Request::get(path)).await?;
         let request_id = ex.request_id.clone();
         interpret_response(ex.status, ex.request_id, &ex.body).map(|value| (value, request_id))
