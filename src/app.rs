@@ -79,8 +79,8 @@ fn AppHeader() -> impl IntoView {
             })}
             <div class="header-end">
                 {move || session.is_signed_in().then(|| view! {
-                    <span class="credential" title=move || session.base_url().unwrap_or_default()>
-                        {move || session.kind().map(|k| k.label())}
+                    <span class="credential" title=session.base_url().unwrap_or_default()>
+                        {move || session.kind().map(|k| k.label()).unwrap_or_default()}
                     </span>
                     <button type="button" class="button secondary" on:click=move |_| {
                         session.sign_out();
@@ -104,11 +104,12 @@ fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
     let nav = use_navigation();
     let current = move || {
         let path = nav.path();
-        (path == href
+        let here = path == href
             || path
                 .strip_prefix(href)
-                .is_some_and(|rest| rest.starts_with('/')))
-        .then_some("page")
+                .is_some_and(|rest| rest.starts_with('/'));
+        // "false" rather than no attribute: one attribute type less in the bundle.
+        if here { "page" } else { "false" }
     };
     view! { <a href=href aria-current=current>{label}</a> }
 }

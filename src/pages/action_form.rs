@@ -362,7 +362,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             <p class="field-error" role="alert">{move || {
                 state.show_all_errors.get().then(|| {
                     state.errors().into_iter().find(|(f, _)| f.is_empty()).map(|(_, m)| format!("Input {m}"))
-                }).flatten()
+                }).flatten().unwrap_or_default()
             }}</p>
             {fields.into_iter().map(|f| {
                 let bound = f.max_len().map(|m| format!(" Up to {m} characters.")).unwrap_or_default();
@@ -419,7 +419,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             })}
             <p class="notice" role="status" hidden=move || countdown.get() == 0>
                 "Rate limited by the API. Retrying with the same key in "
-                <span data-field="countdown">{move || countdown.get()}</span> " s…"
+                <span data-field="countdown">{move || countdown.get().to_string()}</span> " s…"
             </p>
             <div class="actions-row">
                 <button type="submit" class="button primary" disabled=move || pending.get()>
@@ -481,7 +481,7 @@ fn Field(
                     if !t.contains(n) { t.push(n.clone()) }
                 })) />
             <p class="help" id=help_id>{help}</p>
-            <p class="field-error" id=error_id role="alert">{move || error().map(|e| format!("{label_for_error} {e}"))}</p>
+            <p class="field-error" id=error_id role="alert">{move || error().map(|e| format!("{label_for_error} {e}")).unwrap_or_default()}</p>
         </div>
     }
 }

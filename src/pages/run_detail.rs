@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::browser::{copy_text, download};
-use crate::components::{ApiErrorPanel, RunStatusBadge};
-use crate::format::{duration, group_thousands, local_time, local_time_iso, millis_between};
+use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
+use crate::format::{duration, group_thousands, local_time_iso, millis_between};
 use crate::output::{
     cell, chain_links, columns, plain, pretty, safe_link, shorten, summary, to_csv, visible,
 };
@@ -60,10 +60,7 @@ pub fn RunDetailPage(id: String) -> impl IntoView {
                 (Some(run), None) => view! { <RunView run state /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the run…"</p> }.into_any(),
             }}
-            <p class="notice subtle" role="status" hidden=move || watch.transient.with(Option::is_none)>
-                {move || watch.transient.get().map(|e| format!("Could not refresh ({}); retrying. ", e.message()))}
-                {move || watch.last_update.get().map(|t| format!("Last update {}.", local_time(t)))}
-            </p>
+            <PollNotice transient=watch.transient last_update=watch.last_update />
             <p class="sr-only" role="status">{move || state.notice.get()}</p>
         </section>
     }
@@ -222,9 +219,9 @@ fn OutputViewer(
     view! {
         <div class="output-toolbar">
             <div class="segmented" role="group" aria-label="Output view">
-                <button type="button" aria-pressed=move || (!show_json.get()).to_string()
+                <button type="button" aria-pressed=move || if show_json.get() { "false" } else { "true" }
                     on:click=move |_| show_json.set(false)>"Table"</button>
-                <button type="button" aria-pressed=move || show_json.get().to_string()
+                <button type="button" aria-pressed=move || if show_json.get() { "true" } else { "false" }
                     on:click=move |_| show_json.set(true)>"JSON"</button>
             </div>
             <span class="muted">{count} {if count == 1 { " record" } else { " records" }}</span>

@@ -7,8 +7,8 @@ use api_contract::{Run, RunList, RunStatus};
 use leptos::prelude::*;
 
 use crate::browser::now_ms;
-use crate::components::{ApiErrorPanel, RunStatusBadge};
-use crate::format::{age, duration, group_thousands, local_time, local_time_iso, millis_between};
+use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
+use crate::format::{age, duration, group_thousands, local_time_iso, millis_between};
 use crate::navigation::{Navigation, use_navigation};
 use crate::polling::poll;
 use crate::routes::Route;
@@ -157,14 +157,11 @@ pub fn RunsPage() -> impl IntoView {
                         on:input=move |ev| { find.set(event_target_value(&ev)); find_error.set(false); } />
                     <button type="submit" class="button secondary">"Open"</button>
                     <span id="find-run-error" class="field-error" role="alert">
-                        {move || find_error.get().then_some("Paste a run id first.")}
+                        {move || if find_error.get() { "Paste a run id first." } else { "" }}
                     </span>
                 </form>
             </div>
-            <p class="notice subtle" role="status" hidden=move || list.transient.with(Option::is_none)>
-                {move || list.transient.get().map(|e| format!("Could not refresh ({}); retrying. ", e.message()))}
-                {move || list.last_update.get().map(|t| format!("Last update {}.", local_time(t)))}
-            </p>
+            <PollNotice transient=list.transient last_update=list.last_update />
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the runs…"</p> }.into_any(),
