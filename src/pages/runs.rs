@@ -45,9 +45,13 @@ impl View {
             let t = js_sys::Date::parse(&r.created_at);
             if t.is_nan() { 0.0 } else { t }
         };
-        shown.sort_by(|a, b| time(a).total_cmp(&time(b)));
-        if !self.oldest_first {
+        // Stable sorts: runs created in the same millisecond keep the API's order (newest
+        // first), reversed for oldest first.
+        if self.oldest_first {
             shown.reverse();
+            shown.sort_by(|a, b| time(a).total_cmp(&time(b)));
+        } else {
+            shown.sort_by(|a, b| time(b).total_cmp(&time(a)));
         }
         shown
     }
@@ -111,16 +115,15 @@ pub fn RunsPage() -> impl IntoView {
                 {move || if list.active.get() { "Refreshing by itself while runs are queued or processing." } else { "" }}
             </p>
             <div class="toolbar">
-                <label>"Status "
-                    <select on:change=move |ev| set_param(nav, "status", &event_target_value(&ev))>
+                <div class="control"><label for="filter-status">"Status"</label>
+                    <select id="filter-status" on:change=move |ev| set_param(nav, "status", &event_target_value(&ev))>
                         <option value="" selected=move || view_of_url().status.is_none()>"All"</option>
                         {RunStatus::ALL.into_iter().map(|s| view! {
                             <option value=s.as_str() selected=move || view_of_url().status == Some(s)>{s.as_str()}</option>
                         }).collect_view()}
-                    </select>
-                </label>
-                <label>"Action "
-                    <select on:change=move |ev| set_param(nav, "action", &event_target_value(&ev))>
+                    </select></div>
+                <div class="control"><label for="filter-action">"Action"</label>
+                    <select id="filter-action" on:change=move |ev| set_param(nav, "action", &event_target_value(&ev))>
                         <option value="">"All"</option>
                         {move || {
                             let current = view_of_url().action;
@@ -138,17 +141,15 @@ pub fn RunsPage() -> impl IntoView {
                                 view! { <option value=a selected=selected>{label}</option> }
                             }).collect_view()
                         }}
-                    </select>
-                </label>
-                <label>"Order "
-                    <select on:change=move |ev| {
+                    </select></div>
+                <div class="control"><label for="filter-order">"Order"</label>
+                    <select id="filter-order" on:change=move |ev| {
                         let oldest = event_target_value(&ev) == "oldest";
                         set_param(nav, "order", if oldest { "oldest" } else { "" });
                     }>
                         <option value="newest">"Newest first"</option>
                         <option value="oldest" selected=move || view_of_url().oldest_first>"Oldest first"</option>
-                    </select>
-                </label>
+                    </select></div>
                 <form class="find" on:submit=on_find>
                     <label for="find-run">"Run ID "</label>
                     <input id="find-run" type="text" autocomplete="off" spellcheck="false"

@@ -76,3 +76,65 @@ export async function signIn(page, credential) {
   await page.getByLabel("API key or session token").fill(credential);
   await page.getByRole("button", { name: "Sign in" }).click();
 }
+
+/** Navigates inside the app without reloading it, so the in-memory session stays. */
+export async function go(page, path) {
+  await page.evaluate((p) => { history.pushState({}, "", p); dispatchEvent(new PopStateEvent("popstate")); }, path);
+}
+
+/**
+ * Watches the page's requests whose path matches `pattern`: how many were sent, the most in
+ * flight at once, and when each was sent and answered.
+ */
+export function trackRequests(page, pattern) {
+  const log = { sent: 0, inFlight: 0, maxInFlight: 0, times: [], answered: [] };
+  const mine = (r) => pattern.test(new URL(r.url()).pathname) && r.method() === "GET";
+  page.on("request", (r) => {
+    if (!mine(r)) return;
+    log.sent++;
+    log.inFlight++;
+    log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
+    log.times.push(Date.now());
+  });
+  const done = (r) => {
+    if (!mine(r)) return;
+    log.inFlight--;
+    log.answered.push(Date.now());
+  };
+  page.on("requestfinished", done);
+  page.on("requestfailed", done);
+  return log;
+}
+
+/**
+ * Lets a test hide and show the page through the Page Visibility API (`document.hidden`,
+ * `visibilityState` and the `visibilitychange` event), as a switch to another tab would.
+ * Must be called before the page loads.
+ */
+export async function controlVisibility(page) {
+  await page.addInitScript(() => {
+    let hidden = false;
+    Object.defineProperty(document, "hidden", { get: () => hidden });
+    Object.defineProperty(document, "visibilityState", { get: () => (hidden ? "hidden" : "visible") });
+    window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange")); };
+  });
+  return (hidden) => page.evaluate((h) => window.__setHidden(h), hidden);
+}
+
+/** Calls the API directly, as another client of the workspace would. */
+export async function api(sandbox, method, path, { body, key, bearer = sandbox.api_key } = {}) {
+  const headers = { authorization: `Bearer ${bearer}` };
+  if (body) headers["content-type"] = "application/json";
+  if (key) headers["idempotency-key"] = key;
+  const res = await fetch(`${sandbox.url}${path}`, { method, headers, body: body && JSON.stringify(body) });
+  return { status: res.status, headers: res.headers, json: await res.json().catch(() => null) };
+}
+
+/**
+ * The problems left once the browser's own log lines for answers a test provoked on purpose
+ * (e.g. the 409 of a late cancel) are set aside. Everything else still counts.
+ */
+export function besides(problems, ...statuses) {
+  const expected = statuses.map((s) => `console error: Failed to load resource: the server responded with a status of ${s} `);
+  return problems.filter((p) => !expected.some((e) => p.startsWith(e)));
+}
