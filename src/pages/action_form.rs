@@ -477,9 +477,13 @@ fn Field(
                         state.server_errors.update(|s| s.retain(|(f, _)| f != n));
                     });
                 }
-                on:blur=move |_| name.with_value(|n| state.touched.update(|t| {
-                    if !t.contains(n) { t.push(n.clone()) }
-                })) />
+                on:blur=move |_| {
+                    // `try_`: removing a focused field (leaving the page) blurs it after its
+                    // signals are gone.
+                    name.try_with_value(|n| state.touched.try_update(|t| {
+                        if !t.contains(n) { t.push(n.clone()) }
+                    }));
+                } />
             <p class="help" id=help_id>{help}</p>
             <p class="field-error" id=error_id role="alert">{move || error().map(|e| format!("{label_for_error} {e}")).unwrap_or_default()}</p>
         </div>

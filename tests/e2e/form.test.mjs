@@ -1,0 +1,178 @@
+// Submit forms end to end: every input shape in both modes, validation that sends nothing,
+// never charged twice across a 500 and Retry or a 429 countdown, and a curl preview without
+// the credential. Headless Chromium against the sandbox.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides } from "./harness.mjs";
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox({ args: ["--queue-ms", "150", "--process-ms", "350"] });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+/** Every POST the page sends to a submit endpoint, with its idempotency key. */
+function trackSubmissions(page) {
+  const sent = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && /^\/v1\/actions\/[^/]+\/run\/(live|async)$/.test(new URL(r.url()).pathname)) {
+      sent.push({ path: new URL(r.url()).pathname, key: r.headers()["idempotency-key"], body: r.postDataJSON() });
+    }
+  });
+  return sent;
+}
+
+async function signedInAt(path) {
+  const opened = await openPage(browser);
+  await opened.page.goto(`${sandbox.url}/sign-in`);
+  await signIn(opened.page, sandbox.api_key);
+  await opened.page.waitForURL(/\/workspace$/);
+  await go(opened.page, path);
+  return opened;
+}
+
+/** A field by its label; optional fields' labels end in "(optional)". */
+const field = (page, label) => page.getByLabel(new RegExp(`^${label}( \\(optional\\))?$`));
+
+const fill = async (page, fields) => {
+  for (const [label, value] of Object.entries(fields)) await field(page, label).fill(value);
+};
+
+const runIdOf = (page) => decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+
+test("one action of each input shape, live and async, reaches its run page", async () => {
+  // A social id exactly as a post search returns it.
+  const posts = await api(sandbox, "POST", "/v1/actions/network-search-content/run/live", {
+    body: { input: { keywords: "shapes" }, max_results: 1 }, key: `shapes-${Date.now()}`,
+  });
+  const socialId = posts.json.output[0].social_id;
+  const shapes = [
+    ["premium-search-person", { "First name": "Ada", "Last name": "Lovelace", Company: "Analytical Engines" }],
+    ["premium-search-people", { Keywords: "data engineer" }],
+    ["premium-search-company-employees", { Company: "Initech" }],
+    ["premium-search-company-metrics", { Keywords: "rust" }],
+    ["network-search-schools", { Query: "technical university" }],
+    ["network-extract-school-alumnis", { School: "ETH Zurich" }],
+    ["network-extract-group-members", { "Group ID": "3994388" }],
+    ["network-extract-people", { Identifier: "ada-lovelace" }],
+    ["network-extract-post-commenters", { "Social ID": socialId }],
+  ];
+  const { context, page, problems } = await signedInAt("/actions");
+  const sent = trackSubmissions(page);
+  for (const [action, fields] of shapes) {
+    for (const live of [true, false]) {
+      await go(page, `/actions/${action}`);
+      await fill(page, fields);
+      await page.getByLabel(live ? "Live: wait for the result" : "Async: queue it and watch the run").check();
+      await page.getByRole("button", { name: live ? "Run live" : "Queue run" }).click();
+      await page.waitForURL(/\/runs\/[^/]+$/);
+      const run = (await api(sandbox, "GET", `/v1/runs/${runIdOf(page)}`)).json;
+      assert.equal(run.action, action);
+      await page.locator(".run-head [data-status]").waitFor();
+      assert.equal(sent.at(-1).path, `/v1/actions/${action}/run/${live ? "live" : "async"}`);
+    }
+  }
+  assert.equal(sent.length, shapes.length * 2, "one request per submission");
+  assert.equal(new Set(sent.map((s) => s.key)).size, sent.length, "a new key for each logical submission");
+  for (const { key } of sent) assert.match(key, /^[a-zA-Z0-9_:-]{8,128}$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("invalid input shows errors by the fields and sends nothing", async () => {
+  const { context, page, problems } = await signedInAt("/actions/premium-search-person");
+  const sent = trackSubmissions(page);
+  await page.getByRole("button", { name: "Run live" }).click();
+  // Every required field says so, and the first one has the focus.
+  await assert.doesNotReject(page.getByText("First name is required").waitFor());
+  await assert.doesNotReject(page.getByText("Company is required").waitFor());
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "field-first_name");
+  assert.equal(await field(page, "First name").getAttribute("aria-invalid"), "true");
+  await screenshot(page, "form-errors");
+  // As the person types: too long, then fixed.
+  await field(page, "Last name").fill("L".repeat(101));
+  await assert.doesNotReject(page.locator("#field-last_name-error").getByText(/1 to 100 characters \(it has 101\)/).waitFor());
+  await field(page, "Max results").fill("0");
+  await assert.doesNotReject(page.getByText("Max results must be a whole number from 1 to").waitFor());
+  await page.keyboard.press("Control+Enter");
+  await field(page, "Profile URL").fill("javascript:alert(1)");
+  await page.getByRole("button", { name: "Run live" }).click();
+  assert.equal(sent.length, 0, "nothing was sent while the input was invalid");
+  // The cost estimate follows the limits: 20 per enriched profile, capped by max credits.
+  await go(page, "/actions/network-extract-people");
+  await field(page, "Max results").fill("1");
+  assert.equal(await page.locator('[data-field="estimate"]').textContent(), "20");
+  assert.equal(sent.length, 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a 500 keeps the input; Retry reuses the key: one run, one charge", async () => {
+  const { context, page, problems } = await signedInAt("/actions/premium-search-people");
+  const sent = trackSubmissions(page);
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
+  await fill(page, { Keywords: "sandbox:500 retry once" });
+  await field(page, "Max results").fill("4");
+  await page.getByRole("button", { name: "Run live" }).click();
+  const retry = page.getByRole("button", { name: "Retry" });
+  await retry.waitFor();
+  assert.equal(await field(page, "Keywords").inputValue(), "sandbox:500 retry once");
+  await screenshot(page, "form-retry");
+  await retry.dblclick();
+  await page.waitForURL(/\/runs\//);
+  await page.locator('.run-head [data-status="completed"]').waitFor();
+  assert.equal(sent.length, 2, "the failed attempt and one retry, even on a double click");
+  assert.equal(sent[0].key, sent[1].key);
+  assert.deepEqual(sent[0].body, sent[1].body);
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.output.length === 4 && r.action === "premium-search-people");
+  const run = (await api(sandbox, "GET", `/v1/runs/${runIdOf(page)}`)).json;
+  assert.ok(runs.some((r) => r.id === run.id));
+  const after = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
+  assert.equal(before - after, run.credits_used, "charged once");
+  // The header's credits follow the submission.
+  await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), after);
+  assert.deepEqual(besides(problems, 500), []);
+  await context.close();
+});
+
+test("a 429 counts down its retry_after, then retries by itself with the same key", async () => {
+  const { context, page, problems } = await signedInAt("/actions/network-search-groups");
+  const sent = trackSubmissions(page);
+  await fill(page, { Query: "sandbox:429 patience" });
+  await page.getByRole("button", { name: "Run live" }).click();
+  const countdown = page.locator('[data-field="countdown"]');
+  await countdown.waitFor();
+  const first = Number(await countdown.textContent());
+  assert.ok(first >= 2 && first <= 3, `countdown starts at retry_after (${first})`);
+  await screenshot(page, "form-429-countdown");
+  await page.waitForURL(/\/runs\//, { timeout: 10_000 });
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0].key, sent[1].key);
+  assert.deepEqual(besides(problems, 429), []);
+  await context.close();
+});
+
+test("the request preview and copy-as-curl never carry the credential", async () => {
+  const { context, page, problems } = await signedInAt("/actions/premium-search-people?keywords=from%20the%20url&mode=async");
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  assert.equal(await field(page, "Keywords").inputValue(), "from the url");
+  await page.locator("details.preview summary").click();
+  const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
+  assert.deepEqual(body, { input: { keywords: "from the url" } });
+  const curl = await page.locator('[data-field="curl-preview"]').textContent();
+  assert.match(curl, /Bearer \$API_KEY/);
+  assert.match(curl, /\/run\/async'/);
+  await page.getByRole("button", { name: "Copy as curl" }).click();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, curl);
+  for (const text of [curl, copied, await page.content()]) {
+    assert.ok(!text.includes(sandbox.api_key), "the API key never appears");
+  }
+  await screenshot(page, "form-preview");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
