@@ -435,8 +435,8 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         <details class="preview">
             <summary>"Request preview"</summary>
             <p class="help">"The body as it will be sent, and the same request as curl. The credential is never shown: set API_KEY yourself."</p>
-            <pre class="code" data-field="body-preview">{move || state.body()}</pre>
-            <pre class="code" data-field="curl-preview">{curl}</pre>
+            <pre class="code" tabindex="0" data-field="body-preview">{move || state.body()}</pre>
+            <pre class="code" tabindex="0" data-field="curl-preview">{curl}</pre>
             <button type="button" class="button secondary" on:click=move |_| copy_text(&curl_for_copy())>"Copy as curl"</button>
         </details>
     }

@@ -233,7 +233,7 @@ fn OutputViewer(
             view! {
                 <details class="json-view" open>
                     <summary>"All records as JSON"</summary>
-                    <pre class="code" data-field="output-json">{text}</pre>
+                    <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
                 </details>
             }.into_any()
         } else {
@@ -308,7 +308,7 @@ fn value_view(value: &Value) -> AnyView {
         Value::Object(_) | Value::Array(_) => view! {
             <details class="nested">
                 <summary>{summary(value)}</summary>
-                <pre class="code">{pretty(value)}</pre>
+                <pre class="code" tabindex="0">{pretty(value)}</pre>
             </details>
         }
         .into_any(),

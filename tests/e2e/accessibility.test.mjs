@@ -7,10 +7,21 @@ import { createRequire } from "node:module";
 import { startSandbox, launchBrowser, openPage, screenshot, signIn } from "./harness.mjs";
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-let sandbox, browser;
+let sandbox, browser, runId, failedId;
 before(async () => {
   sandbox = await startSandbox();
   browser = await launchBrowser();
+  // A completed run with nested output, and a failed one, for the run pages.
+  const submit = async (keywords) => {
+    const res = await fetch(`${sandbox.url}/v1/actions/network-search-content/run/live`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sandbox.api_key}`, "content-type": "application/json", "idempotency-key": `a11y-${keywords.length}-${Date.now()}` },
+      body: JSON.stringify({ input: { keywords }, max_results: 10 }),
+    });
+    return (await res.json()).id;
+  };
+  runId = await submit("hostile");
+  failedId = await submit("sandbox:fail=upstream_timeout");
 });
 after(async () => {
   await browser?.close();
@@ -30,6 +41,11 @@ const pages = [
   { name: "sign-in", path: "/sign-in", ready: (p) => p.getByLabel("API key or session token").waitFor(), signedIn: false },
   { name: "workspace", path: "/workspace", ready: (p) => p.locator('[data-field="credits_balance"]').waitFor(), signedIn: true },
   { name: "actions", path: "/actions", ready: (p) => p.locator("[data-action]").nth(15).waitFor(), signedIn: true },
+  { name: "runs", path: "/runs", ready: (p) => p.locator("tr[data-run]").nth(1).waitFor(), signedIn: true },
+  { name: "run", path: () => `/runs/${runId}`, ready: (p) => p.locator('[data-field="output-table"]').waitFor(), signedIn: true },
+  { name: "run-json", path: () => `/runs/${runId}`, ready: async (p) => { await p.getByRole("button", { name: "JSON", exact: true }).click(); await p.locator('[data-field="output-json"]').waitFor(); }, signedIn: true },
+  { name: "run-failed", path: () => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
+  { name: "form", path: "/actions/premium-search-person", ready: async (p) => { await p.getByRole("button", { name: "Run live" }).click(); await p.getByText("Company is required").waitFor(); }, signedIn: true },
   { name: "not-found", path: "/nowhere", ready: (p) => p.getByRole("heading", { name: "Page not found" }).waitFor(), signedIn: true },
 ];
 
@@ -44,7 +60,7 @@ for (const colorScheme of ["light", "dark"]) {
           await signIn(page, sandbox.api_key);
         } else {
           // Client-side navigation keeps the in-memory session.
-          await page.evaluate((path) => { history.pushState({}, "", path); dispatchEvent(new PopStateEvent("popstate")); }, p.path);
+          await page.evaluate((path) => { history.pushState({}, "", path); dispatchEvent(new PopStateEvent("popstate")); }, typeof p.path === "function" ? p.path() : p.path);
         }
         await p.ready(page);
         found.push(...(await seriousViolations(page)).map((v) => `${p.name}: ${v}`));
