@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$CONSOLE_RELEASE_RUSTFLAGS" \
   trunk build --release "$@"
-node scripts/minify-glue.mjs dist
+node scripts/finish-dist.mjs dist
