@@ -22,7 +22,9 @@ const gz = (b) => gzipSync(b, { level: constants.Z_BEST_COMPRESSION }).length;
 
 async function startSandbox() {
   const bin = join(root, "target/release/sandbox");
-  const child = spawn(bin, ["--addr", "127.0.0.1:0", "--dist", join(root, "dist")], { stdio: ["ignore", "pipe", "ignore"] });
+  // Runs take ~5.5 s (queued 1.5 s, processing 4 s), so a watched run spans several polls.
+  const child = spawn(bin, ["--addr", "127.0.0.1:0", "--dist", join(root, "dist"), "--queue-ms", "1500", "--process-ms", "4000"],
+    { stdio: ["ignore", "pipe", "ignore"] });
   const line = await new Promise((resolve, reject) => {
     child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
     createInterface({ input: child.stdout }).once("line", resolve);
@@ -97,10 +99,94 @@ function swaggerSizes() {
   return { raw, gzip: zipped };
 }
 
+async function api(sandbox, method, path, body) {
+  const headers = { authorization: `Bearer ${sandbox.api_key}`, "content-type": "application/json", "idempotency-key": `bench-${Date.now()}-${Math.random().toString(36).slice(2)}` };
+  const res = await fetch(`${sandbox.url}${path}`, { method, headers, body: body && JSON.stringify(body) });
+  return res.json();
+}
+
+/** A completed run with exactly 100 records: search people until a single page is full. */
+async function runWith100Records(sandbox) {
+  for (const word of ["engineer", "designer", "sales", "data", "rust", "product", "finance", "ops", "legal", "growth"]) {
+    const run = await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", { input: { keywords: word }, max_results: 100 });
+    if (run.output?.length === 100) return run.id;
+  }
+  throw new Error("no search returned 100 records");
+}
+
+/** Signs in on a fresh page and waits for the workspace, so later navigation is in-app. */
+async function signedIn(browser, sandbox, { visibility = false } = {}) {
+  const p = await freshPage(browser);
+  if (visibility) {
+    await p.page.addInitScript(() => {
+      let hidden = false;
+      Object.defineProperty(document, "hidden", { get: () => hidden });
+      Object.defineProperty(document, "visibilityState", { get: () => (hidden ? "hidden" : "visible") });
+      window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange")); };
+    });
+  }
+  await signInAndWait(p.page, sandbox, "/workspace", '[data-field="credits_balance"] .stat-value', 1);
+  return p;
+}
+
+/** In-app navigation to a run with 100 records: ms to the table, of which after the answer. */
+async function measureRunPage(browser, sandbox, runId) {
+  const p = await signedIn(browser, sandbox);
+  const timing = await p.page.evaluate(async (id) => {
+    const start = performance.now();
+    history.pushState({}, "", `/runs/${id}`);
+    dispatchEvent(new PopStateEvent("popstate"));
+    const rows = () => document.querySelectorAll('[data-field="output-table"] tbody tr').length;
+    while (rows() < 100) await new Promise(requestAnimationFrame);
+    const rendered = performance.now();
+    const answer = performance.getEntriesByType("resource").filter((e) => e.name.endsWith(`/v1/runs/${id}`)).at(-1);
+    const button = [...document.querySelectorAll(".segmented button")].find((b) => b.textContent === "JSON");
+    const jsonStart = performance.now();
+    button.click();
+    while (!document.querySelector('[data-field="output-json"]')) await new Promise(requestAnimationFrame);
+    const jsonShown = performance.now();
+    return { toTable: rendered - start, afterAnswer: rendered - answer.responseEnd, toJson: jsonShown - jsonStart };
+  }, runId);
+  await p.context.close();
+  return timing;
+}
+
+/** Watches one async run from its page: requests, in flight, after the end, while hidden. */
+async function measureWatch(browser, sandbox) {
+  const p = await signedIn(browser, sandbox, { visibility: true });
+  const run = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", { input: { query: "bench watch" }, max_results: 5 });
+  const log = { sent: 0, inFlight: 0, maxInFlight: 0, afterEnd: 0, whileHidden: 0 };
+  let hidden = false, ended = false;
+  const mine = (r) => new URL(r.url()).pathname === `/v1/runs/${run.id}`;
+  p.page.on("request", (r) => {
+    if (!mine(r)) return;
+    log.sent++; log.inFlight++; log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
+    if (ended) log.afterEnd++;
+    if (hidden) log.whileHidden++;
+  });
+  const done = (r) => { if (mine(r)) log.inFlight--; };
+  p.page.on("requestfinished", done);
+  p.page.on("requestfailed", done);
+  await p.page.evaluate((id) => { history.pushState({}, "", `/runs/${id}`); dispatchEvent(new PopStateEvent("popstate")); }, run.id);
+  await p.page.locator(".run-head [data-status]").waitFor();
+  await new Promise((r) => setTimeout(r, 1000));
+  hidden = true;
+  await p.page.evaluate(() => window.__setHidden(true));
+  await new Promise((r) => setTimeout(r, 2500));
+  await p.page.evaluate(() => window.__setHidden(false));
+  hidden = false;
+  await p.page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 30_000 });
+  ended = true;
+  await new Promise((r) => setTimeout(r, 3000));
+  await p.context.close();
+  return log;
+}
+
 const sandbox = await startSandbox();
 const swagger = await startSwagger(sandbox.url);
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS });
-const samples = { workspace: [], catalog: [], swagger: [], consoleWire: [], swaggerWire: [] };
+const samples = { workspace: [], catalog: [], swagger: [], consoleWire: [], swaggerWire: [], runPage: [], runRender: [], toJson: [], watches: [] };
+const hundred = await runWith100Records(sandbox);
 try {
   for (let i = 0; i < SAMPLES; i++) {
     let p = await freshPage(browser);
@@ -111,6 +197,12 @@ try {
     p = await freshPage(browser);
     samples.catalog.push(await signInAndWait(p.page, sandbox, "/actions", "[data-action]", 16));
     await p.context.close();
+
+    const run = await measureRunPage(browser, sandbox, hundred);
+    samples.runPage.push(run.toTable);
+    samples.runRender.push(run.afterAnswer);
+    samples.toJson.push(run.toJson);
+    samples.watches.push(await measureWatch(browser, sandbox));
 
     p = await freshPage(browser);
     await p.page.goto(swagger.url);
@@ -137,9 +229,17 @@ const result = {
     bytes_on_wire_to_workspace: Math.round(median(samples.consoleWire)),
     navigation_to_workspace_numbers: stat(samples.workspace),
     navigation_to_catalog_rendered: stat(samples.catalog),
-    run_with_100_records_rendered: null,
-    async_run_watch: null,
-    not_measured: "The run page is not routed yet (issue 4 is blocked on the size budget), so items 4 and 5 cannot be measured.",
+    run_with_100_records: {
+      navigation_to_table_rendered: stat(samples.runPage),
+      render_after_answer: stat(samples.runRender),
+      switch_to_json_view: stat(samples.toJson),
+    },
+    async_run_watch: {
+      requests: samples.watches.map((w) => w.sent),
+      max_in_flight: Math.max(...samples.watches.map((w) => w.maxInFlight)),
+      requests_after_terminal_state: samples.watches.reduce((a, w) => a + w.afterEnd, 0),
+      requests_while_hidden: samples.watches.reduce((a, w) => a + w.whileHidden, 0),
+    },
   },
   swagger_ui: {
     version: JSON.parse(readFileSync(join(root, "node_modules/swagger-ui-dist/package.json"))).version,
@@ -165,4 +265,10 @@ console.log(`| bytes on the wire to first useful content | ${kb(result.console.b
 console.log(`| navigation → first useful content (console: workspace numbers, signed in; Swagger UI: operations list) | ${ms(result.console.navigation_to_workspace_numbers)} | ${ms(result.swagger_ui.navigation_to_operations_rendered)} | ${result.ratios.first_useful_content} |`);
 console.log(`| navigation → actions catalog rendered (signed in) | ${ms(result.console.navigation_to_catalog_rendered)} | | |`);
 console.log(`| wasm / js / css, gzip | ${kb(sizes.wasm.gzip)} / ${kb(sizes.js.gzip)} / ${kb(sizes.css.gzip)} | | |`);
-console.log(`\n${result.console.not_measured}`);
+const r100 = result.console.run_with_100_records;
+console.log(`| run with 100 records: in-app navigation → table rendered | ${ms(r100.navigation_to_table_rendered)} | | |`);
+console.log(`| … of which rendering, after the answer arrived | ${ms(r100.render_after_answer)} | | |`);
+console.log(`| … switching to the JSON view | ${ms(r100.switch_to_json_view)} | | |`);
+const w = result.console.async_run_watch;
+console.log(`| async run watched to the end (runs ~5.5 s, page hidden 2.5 s of it): requests per run | ${w.requests.join(", ")} | | |`);
+console.log(`| … most requests in flight / after the terminal state / while hidden | ${w.max_in_flight} / ${w.requests_after_terminal_state} / ${w.requests_while_hidden} | | |`);

@@ -13,6 +13,7 @@ pub mod format;
 pub mod loading;
 pub mod navigation;
 pub mod output;
+pub mod output_dom;
 pub mod pages;
 pub mod polling;
 pub mod routes;

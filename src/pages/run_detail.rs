@@ -4,13 +4,13 @@
 use api_contract::{ActionId, Run, RunStatus};
 use leptos::prelude::*;
 use serde_json::Value;
+use wasm_bindgen::JsCast;
 
 use crate::browser::{copy_text, download};
 use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
 use crate::format::{duration, group_thousands, local_time_iso, millis_between};
-use crate::output::{
-    cell, chain_links, columns, plain, pretty, safe_link, shorten, summary, to_csv, visible,
-};
+use crate::output::{pretty, to_csv};
+use crate::output_dom::build_table;
 use crate::polling::{Polled, watch_run};
 use crate::session::use_session;
 use crate::shared_state::use_shared_state;
@@ -237,94 +237,36 @@ fn OutputViewer(
                 </details>
             }.into_any()
         } else {
-            records.with_value(|r| output_table(&action, r, state))
+            output_table(&action, records, state)
         }}
     }
 }
 
-/// The table: one row per record, one column per key, and per row a copy button and the
-/// actions the record chains into. Every value is inserted as text.
-fn output_table(action: &str, records: &[Value], state: PageState) -> AnyView {
-    let columns = columns(records);
-    let head = columns
-        .iter()
-        .map(|c| view! { <th scope="col">{c.clone()}</th> })
-        .collect_view();
-    let rows = records
-        .iter()
-        .enumerate()
-        .map(|(i, record)| {
-            let cells = columns
-                .iter()
-                .map(|c| view! { <td>{cell(record, c).map(value_view)}</td> })
-                .collect_view();
-            let json = pretty(record);
-            let chains = chain_links(action, record)
-                .into_iter()
-                .map(|(label, href)| view! { <a class="button secondary small" href=href>{label}</a> })
-                .collect_view();
-            view! {
-                <tr>
-                    <th scope="row" class="num">{i + 1}</th>
-                    {cells}
-                    <td class="row-actions">
-                        <button type="button" class="button link" on:click=move |_| {
-                            copy_text(&json);
-                            state.notice.set("Copied the record as JSON.");
-                        }>"Copy"</button>
-                        {chains}
-                    </td>
-                </tr>
-            }
-        })
-        .collect_view();
-    view! {
-        <div class="table-wrap">
-            <table class="output-table" data-field="output-table">
-                <thead><tr><th scope="col">"#"</th>{head}<th scope="col">"Actions"</th></tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-    }
-    .into_any()
-}
-
-/// One value, inert: a clean `https:` URL becomes a link, long text is shortened with the
-/// whole text a click away, nested values show a summary and expand to indented JSON.
-fn value_view(value: &Value) -> AnyView {
-    match value {
-        Value::String(text) => match safe_link(text) {
-            Some(url) => {
-                let (short, cut) = shorten(url);
-                view! {
-                    <a href=url.to_owned() rel="noopener noreferrer" target="_blank">
-                        {short.to_owned()} {cut.then_some("…")}
-                    </a>
-                }
-                .into_any()
-            }
-            None => long_text(text),
-        },
-        Value::Object(_) | Value::Array(_) => view! {
-            <details class="nested">
-                <summary>{summary(value)}</summary>
-                <pre class="code" tabindex="0">{pretty(value)}</pre>
-            </details>
+/// The table, built by [`build_table`] into its wrapper once the wrapper is in the page, with one
+/// click listener for every row's Copy button (the record is serialised on demand).
+fn output_table(action: &str, stored: StoredValue<Vec<Value>>, state: PageState) -> AnyView {
+    let wrap = NodeRef::<leptos::html::Div>::new();
+    let action = action.to_owned();
+    Effect::new(move |_| {
+        let (Some(div), Some(document)) =
+            (wrap.get(), web_sys::window().and_then(|w| w.document()))
+        else {
+            return;
+        };
+        if let Some(table) = stored.with_value(|r| build_table(&document, &action, r)) {
+            div.replace_children_with_node_1(&table);
         }
-        .into_any(),
-        scalar => plain(scalar).into_any(),
-    }
-}
-
-fn long_text(text: &str) -> AnyView {
-    match shorten(text) {
-        (_, false) => visible(text).into_any(),
-        (short, true) => view! {
-            <details class="long">
-                <summary>{visible(short)} "… (" {text.chars().count()} " characters)"</summary>
-                <span class="full-text">{visible(text)}</span>
-            </details>
+    });
+    let on_copy = move |ev: leptos::ev::MouseEvent| {
+        let index = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.get_attribute("data-copy"))
+            .and_then(|i| i.parse::<usize>().ok());
+        if let Some(text) = index.and_then(|i| stored.with_value(|r| r.get(i).map(pretty))) {
+            copy_text(&text);
+            state.notice.set("Copied the record as JSON.");
         }
-        .into_any(),
-    }
+    };
+    view! { <div class="table-wrap" node_ref=wrap on:click=on_copy></div> }.into_any()
 }
