@@ -17,11 +17,11 @@ pub fn PollNotice(
 ) -> impl IntoView {
     view! {
         <p class="notice subtle" role="status" hidden=move || transient.with(Option::is_none)>
-            {move || {
-                let why = transient.get().map(|e| format!("Could not refresh ({}); retrying.", e.message()));
+            // Formatted only when shown: the first date formatting in a page is not free.
+            {move || transient.get().map(|e| {
                 let when = last_update.get().map(|t| format!(" Last update {}.", local_time(t)));
-                format!("{}{}", why.unwrap_or_default(), when.unwrap_or_default())
-            }}
+                format!("Could not refresh ({}); retrying.{}", e.message(), when.unwrap_or_default())
+            }).unwrap_or_default()}
         </p>
     }
 }
