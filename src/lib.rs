@@ -1,7 +1,8 @@
 //! The admin console: a Leptos client-side app for the data-extraction API (`/v1`).
 //!
-//! `app` holds the router and layout, `transport` every HTTP request, `session` who is
-//! signed in; pages live one per file under `pages/`, shared widgets under `components/`.
+//! `app` holds the layout and picks the page for the current `routes::Route` (`navigation`
+//! follows the URL), `transport` makes every HTTP request, `session` knows who is signed in;
+//! pages live one per file under `pages/`, shared widgets under `components/`.
 
 pub mod app;
 pub mod browser;
