@@ -176,3 +176,19 @@ test("the request preview and copy-as-curl never carry the credential", async ()
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a live submission shows that it is waiting, with the time elapsed, then opens the run", async () => {
+  const { context, page, problems } = await signedInAt("/actions/network-search-groups");
+  const sent = trackSubmissions(page);
+  await fill(page, { Query: "sandbox:slow waiting" });
+  await page.getByRole("button", { name: "Run live" }).dblclick();
+  const waiting = page.locator(".waiting");
+  await waiting.getByText(/Waiting for the run… \d/).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Submitting…" }).isDisabled(), true);
+  await page.waitForFunction(() => /Waiting for the run… [1-9]\.\d s/.test(document.querySelector(".waiting")?.textContent ?? ""));
+  await screenshot(page, "form-waiting");
+  await page.waitForURL(/\/runs\//, { timeout: 20_000 });
+  assert.equal(sent.length, 1, "a double click submits once");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
