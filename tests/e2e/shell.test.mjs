@@ -76,6 +76,18 @@ test("the actions page lists all 16 actions, grouped, in the published order", a
   await assert.doesNotReject(enrich.getByText("20 credits per enriched profile").waitFor());
   await assert.doesNotReject(enrich.getByText("Enrich a profile").waitFor());
   await screenshot(page, "actions");
+  // The filter narrows the cards as you type; each card links to its form.
+  const visible = () => page.locator("[data-action]:visible").evaluateAll((els) => els.map((e) => e.dataset.action));
+  await page.getByLabel("Filter actions").fill("Social_ID");
+  assert.deepEqual(await visible(), ["network-extract-post-commenters", "network-extract-post-likers"]);
+  assert.equal(await page.locator('[data-group="Premium search"]').isVisible(), false, "an empty group hides");
+  await page.getByLabel("Filter actions").fill("nothing matches this");
+  assert.deepEqual(await visible(), []);
+  await assert.doesNotReject(page.getByText("No action matches the filter.").waitFor());
+  await page.getByLabel("Filter actions").fill("enrich a profile");
+  await page.getByRole("link", { name: "network-extract-people", exact: true }).click();
+  await page.waitForURL(/\/actions\/network-extract-people$/);
+  await assert.doesNotReject(page.getByRole("heading", { name: "Enrich a profile" }).waitFor());
   assert.deepEqual(problems, []);
   await context.close();
 });
