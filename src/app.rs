@@ -61,6 +61,7 @@ fn Redirect(to: String) -> impl IntoView {
 #[component]
 fn AppHeader() -> impl IntoView {
     let session = use_session();
+    let shared = use_shared_state();
     let nav = use_navigation();
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
@@ -84,6 +85,9 @@ fn AppHeader() -> impl IntoView {
                     </span>
                     <button type="button" class="button secondary" on:click=move |_| {
                         session.sign_out();
+                        // Drafts survive an expired session (to finish after signing in again),
+                        // not a sign-out.
+                        shared.forget_drafts();
                         // Pages outside the session guard (not-found) would otherwise stay put.
                         nav.navigate("/sign-in");
                     }>

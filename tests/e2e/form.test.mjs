@@ -192,3 +192,31 @@ test("a live submission shows that it is waiting, with the time elapsed, then op
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a 401 on submit leads to sign-in and back to the form with the input kept", async () => {
+  const session = { authorization: `Bearer ${sandbox.session_token}`, "content-type": "application/json" };
+  const created = await (await fetch(`${sandbox.url}/v1/keys`, { method: "POST", headers: session, body: JSON.stringify({ name: "e2e form 401" }) })).json();
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in?next=/actions/premium-search-company-employees`);
+  await signIn(page, created.api_key);
+  await fill(page, { Company: "Initech", Keywords: "kept across sign-in" });
+  await field(page, "Max results").fill("7");
+  assert.equal((await fetch(`${sandbox.url}/v1/keys/${created.id}`, { method: "DELETE", headers: session })).status, 204);
+  await page.getByRole("button", { name: "Run live" }).click();
+  await page.waitForURL(/\/sign-in\?next=%2Factions%2Fpremium-search-company-employees|\/sign-in\?next=\/actions\/premium-search-company-employees/);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/actions\/premium-search-company-employees$/);
+  assert.equal(await field(page, "Company").inputValue(), "Initech");
+  assert.equal(await field(page, "Keywords").inputValue(), "kept across sign-in");
+  assert.equal(await field(page, "Max results").inputValue(), "7");
+  // Signing out, by contrast, forgets what was typed.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(/\/sign-in$/);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await go(page, "/actions/premium-search-company-employees");
+  await field(page, "Company").waitFor();
+  assert.equal(await field(page, "Company").inputValue(), "");
+  assert.deepEqual(besides(problems, 401), []);
+  await context.close();
+});
