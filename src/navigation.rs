@@ -125,11 +125,6 @@ impl Navigation {
         self.path.get_untracked()
     }
 
-    /// The current query with its `?`, tracked.
-    pub fn search(&self) -> String {
-        self.search.get()
-    }
-
     pub fn search_untracked(&self) -> String {
         self.search.get_untracked()
     }

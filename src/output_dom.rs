@@ -16,18 +16,8 @@ use crate::output::{
 /// `<table class="output-table">` with a header of the records' keys, one row per record, and
 /// per row a Copy button (`data-copy` = the record's index) and the record's chained actions.
 pub fn build_table(document: &Document, action: &str, records: &[Value]) -> Option<Element> {
-    let el = |tag: &str, class: &str| -> Option<Element> {
-        let e = document.create_element(tag).ok()?;
-        if !class.is_empty() {
-            e.set_class_name(class);
-        }
-        Some(e)
-    };
-    let text_el = |tag: &str, class: &str, text: &str| -> Option<Element> {
-        let e = el(tag, class)?;
-        e.set_text_content(Some(text));
-        Some(e)
-    };
+    let el = |tag: &str, class: &str| element(document, tag, class, "");
+    let text_el = |tag: &str, class: &str, text: &str| element(document, tag, class, text);
     let columns = columns(records);
     let table = el("table", "output-table")?;
     table.set_attribute("data-field", "output-table").ok()?;
@@ -76,14 +66,7 @@ pub fn build_table(document: &Document, action: &str, records: &[Value]) -> Opti
 /// One value into a cell: a clean `https:` URL as a link, long text shortened with the whole
 /// text a click away, a nested value as a summary that expands to indented JSON, else text.
 fn append_value(document: &Document, cell: &Element, value: &Value) -> Option<()> {
-    let el = |tag: &str, class: &str, text: &str| -> Option<Element> {
-        let e = document.create_element(tag).ok()?;
-        if !class.is_empty() {
-            e.set_class_name(class);
-        }
-        e.set_text_content(Some(text));
-        Some(e)
-    };
+    let el = |tag: &str, class: &str, text: &str| element(document, tag, class, text);
     let expandable = |summary_text: &str, class: &str, full: Element| -> Option<()> {
         let details = el("details", class, "")?;
         details
@@ -129,4 +112,16 @@ fn append_value(document: &Document, cell: &Element, value: &Value) -> Option<()
         scalar => cell.set_text_content(Some(&plain(scalar))),
     }
     Some(())
+}
+
+/// A new element with a class (if any) and its text (if any), set as text.
+fn element(document: &Document, tag: &str, class: &str, text: &str) -> Option<Element> {
+    let e = document.create_element(tag).ok()?;
+    if !class.is_empty() {
+        e.set_class_name(class);
+    }
+    if !text.is_empty() {
+        e.set_text_content(Some(text));
+    }
+    Some(e)
 }

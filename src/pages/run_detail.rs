@@ -39,13 +39,17 @@ pub fn RunDetailPage(id: String) -> impl IntoView {
         notice: RwSignal::new(""),
     };
     let watch = state.watch;
-    // A run that finishes while watched has changed the workspace's credits.
-    Effect::new(move |was_active: Option<bool>| {
-        let active = watch.active.get();
-        if was_active == Some(true) && !active {
+    // A run seen unfinished and then finished (by itself or cancelled) has changed the
+    // workspace's credits: refresh them once. A run already final when opened has not, and
+    // the submission that made it refreshed them already.
+    Effect::new(move |was_final: Option<Option<bool>>| {
+        let is_final = watch
+            .value
+            .with(|r| r.as_ref().map(|r| r.status.is_terminal()));
+        if was_final.flatten() == Some(false) && is_final == Some(true) {
             shared.workspace_changed();
         }
-        active
+        is_final
     });
     view! {
         <section class="page run-detail">
@@ -69,7 +73,6 @@ pub fn RunDetailPage(id: String) -> impl IntoView {
 #[component]
 fn RunView(run: Run, state: PageState) -> impl IntoView {
     let session = use_session();
-    let shared = use_shared_state();
     let PageState {
         watch,
         confirming,
@@ -93,7 +96,6 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
                 Ok(run) => {
                     cancel_error.set(None);
                     watch.set(run);
-                    shared.workspace_changed();
                 }
                 Err(error) => {
                     // 409: it finished meanwhile; show why and the run as it now is.

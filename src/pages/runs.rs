@@ -36,24 +36,24 @@ impl View {
 
     /// The runs to show, in order.
     fn apply<'a>(&self, runs: &'a [Run]) -> Vec<&'a Run> {
-        let mut shown: Vec<&Run> = runs
+        // Each time parsed once, then stable sorts: runs created in the same millisecond keep
+        // the API's order (newest first), reversed for oldest first.
+        let mut shown: Vec<(f64, &Run)> = runs
             .iter()
             .filter(|r| self.status.is_none_or(|s| r.status == s))
             .filter(|r| self.action.is_empty() || r.action == self.action)
+            .map(|r| {
+                let t = js_sys::Date::parse(&r.created_at);
+                (if t.is_nan() { 0.0 } else { t }, r)
+            })
             .collect();
-        let time = |r: &Run| {
-            let t = js_sys::Date::parse(&r.created_at);
-            if t.is_nan() { 0.0 } else { t }
-        };
-        // Stable sorts: runs created in the same millisecond keep the API's order (newest
-        // first), reversed for oldest first.
         if self.oldest_first {
             shown.reverse();
-            shown.sort_by(|a, b| time(a).total_cmp(&time(b)));
+            shown.sort_by(|a, b| a.0.total_cmp(&b.0));
         } else {
-            shown.sort_by(|a, b| time(b).total_cmp(&time(a)));
+            shown.sort_by(|a, b| b.0.total_cmp(&a.0));
         }
-        shown
+        shown.into_iter().map(|(_, r)| r).collect()
     }
 }
 

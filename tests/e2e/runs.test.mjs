@@ -111,8 +111,11 @@ test("cancel asks first, then cancels; a cancel after the run finished explains 
   await page.getByRole("button", { name: "Keep it" }).click();
   assert.notEqual((await api(sandbox, "GET", `/v1/runs/${run.id}`)).json.status, "cancelled");
   await page.getByRole("button", { name: "Cancel run…" }).click();
+  const workspaceReads = trackRequests(page, /^\/v1\/workspace$/);
   await page.getByRole("button", { name: "Yes, cancel the run" }).click();
   await page.locator('.run-head [data-status="cancelled"]').waitFor();
+  await sleep(1_500);
+  assert.equal(workspaceReads.sent, 1, "the credits refresh once after a cancel");
   assert.equal(await page.locator('[data-field="credits_reserved"]').textContent(), "0");
   assert.equal((await api(sandbox, "GET", `/v1/runs/${run.id}`)).json.status, "cancelled");
 
