@@ -11,6 +11,9 @@ trap 'kill "$sandbox_pid" 2>/dev/null || true' EXIT
 read -r line <&"${SANDBOX[0]}"
 url=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["url"])' "$line")
 token=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["session_token"])' "$line")
-target/venv/bin/schemathesis run "$url/openapi.json" --url "$url" \
+# schemathesis keeps a cache (.schemathesis/) in its working directory: keep it under target/.
+mkdir -p target/schemathesis
+cd target/schemathesis
+../venv/bin/schemathesis run "$url/openapi.json" --url "$url" \
   -H "Authorization: Bearer $token" --checks all --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" \
   --seed 20261120 --no-color
