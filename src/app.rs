@@ -1,70 +1,69 @@
-//! The router and the layout every page shares: header, navigation and main area.
+//! The root: shared state as context, the router with every page's route, and the layout every
+//! page shares (header, navigation, main area).
 
 use leptos::prelude::*;
+use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
+use leptos_router::hooks::use_navigate;
+use leptos_router::{NavigateOptions, path};
 
-use crate::components::ThemeToggle;
-use crate::format::group_thousands;
-use crate::navigation::{Navigation, use_navigation};
+use crate::components::{RequireSession, ThemeToggle};
+use crate::model::format::group_thousands;
 use crate::pages::{
     ActionFormPage, ActionsPage, NotFoundPage, RunDetailPage, RunsPage, SignInPage, WorkspacePage,
 };
-use crate::routes::Route;
-use crate::session::{Session, sign_in_path, use_session};
-use crate::shared_state::{SharedState, use_shared_state};
+use crate::state::drafts::{Drafts, use_drafts};
+use crate::state::registry::Registry;
+use crate::state::session::{Session, use_session};
+use crate::state::workspace::{SharedWorkspace, use_workspace};
 
 #[component]
 pub fn App() -> impl IntoView {
-    provide_context(Session::restored());
-    provide_context(SharedState::for_session());
-    Navigation::start();
+    let session = Session::provide();
+    SharedWorkspace::provide(session);
+    Registry::provide(session);
+    Drafts::provide();
     view! {
-        <AppHeader />
-        <main id="main" class="main">
-            <Pages />
-        </main>
+        <Router>
+            <AppHeader />
+            <main id="main" class="main" tabindex="-1">
+                <FlatRoutes fallback=NotFoundPage>
+                    <Route path=path!("/sign-in") view=SignInPage />
+                    <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
+                    <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
+                    <Route path=path!("/actions") view=|| view! { <RequireSession><ActionsPage /></RequireSession> } />
+                    <Route path=path!("/actions/:id") view=|| view! { <RequireSession><ActionFormPage /></RequireSession> } />
+                    <Route path=path!("/runs") view=|| view! { <RequireSession><RunsPage /></RequireSession> } />
+                    <Route path=path!("/runs/:id") view=|| view! { <RequireSession><RunDetailPage /></RequireSession> } />
+                </FlatRoutes>
+            </main>
+        </Router>
     }
 }
 
-/// The page for the current path. Pages behind the session guard go to sign-in when signed out,
-/// keeping the way back. A page is rebuilt when its route changes, not when only the query does.
-#[component]
-fn Pages() -> impl IntoView {
-    let session = use_session();
-    let nav = use_navigation();
-    let route = Memo::new(move |_| Route::parse(&nav.path()));
-    move || {
-        let route = route.get();
-        if route.needs_session() && !session.is_signed_in() {
-            let here = format!("{}{}", nav.path_untracked(), nav.search_untracked());
-            return view! { <Redirect to=sign_in_path(&here) /> }.into_any();
-        }
-        match route {
-            Route::SignIn => view! { <SignInPage /> }.into_any(),
-            Route::Home => view! { <Redirect to="/workspace".to_owned() /> }.into_any(),
-            Route::Workspace => view! { <WorkspacePage /> }.into_any(),
-            Route::Actions => view! { <ActionsPage /> }.into_any(),
-            Route::ActionForm(id) => view! { <ActionFormPage id /> }.into_any(),
-            Route::RunDetail(id) => view! { <RunDetailPage id /> }.into_any(),
-            Route::Runs => view! { <RunsPage /> }.into_any(),
-            Route::Keys | Route::NotFound => view! { <NotFoundPage /> }.into_any(),
-        }
+/// Navigation that replaces the current history entry, so Back skips it (redirects, filters).
+pub fn replace() -> NavigateOptions {
+    NavigateOptions {
+        replace: true,
+        ..NavigateOptions::default()
     }
-}
-
-/// Replaces the current history entry with `to` once rendered (Back skips the redirect).
-#[component]
-fn Redirect(to: String) -> impl IntoView {
-    let nav = use_navigation();
-    Effect::new(move |_| nav.redirect(&to));
 }
 
 #[component]
 fn AppHeader() -> impl IntoView {
     let session = use_session();
-    let shared = use_shared_state();
-    let nav = use_navigation();
+    let drafts = use_drafts();
+    let navigate = use_navigate();
+    let sign_out = move |_| {
+        session.sign_out();
+        // Drafts survive an expired session (to finish after signing in again), not a sign-out.
+        drafts.forget_all();
+        // Pages outside the guard (not-found) would otherwise stay on screen.
+        navigate("/sign-in", Default::default());
+    };
+    let credential = move || session.kind().map(|k| k.label()).unwrap_or_default();
     view! {
-        <a class="skip-link" href="#main">"Skip to content"</a>
+        // `rel="external"`: the router leaves it alone, so the browser moves focus to main.
+        <a class="skip-link" href="#main" rel="external">"Skip to content"</a>
         <header class="app-header">
             <a class="brand" href="/workspace">
                 <span class="brand-mark" aria-hidden="true">"▦"</span>
@@ -72,25 +71,18 @@ fn AppHeader() -> impl IntoView {
             </a>
             {move || session.is_signed_in().then(|| view! {
                 <nav class="app-nav" aria-label="Main">
-                    <NavLink href="/workspace" label="Workspace" />
-                    <NavLink href="/actions" label="Actions" />
-                    <NavLink href="/runs" label="Runs" />
+                    <A href="/workspace">"Workspace"</A>
+                    <A href="/actions">"Actions"</A>
+                    <A href="/runs">"Runs"</A>
                 </nav>
                 <HeaderCredits />
             })}
             <div class="header-end">
                 {move || session.is_signed_in().then(|| view! {
-                    <span class="credential" title=session.base_url().unwrap_or_default()>
-                        {move || session.kind().map(|k| k.label()).unwrap_or_default()}
+                    <span class="credential" title=move || session.base_url().unwrap_or_default()>
+                        {credential}
                     </span>
-                    <button type="button" class="button secondary" on:click=move |_| {
-                        session.sign_out();
-                        // Drafts survive an expired session (to finish after signing in again),
-                        // not a sign-out.
-                        shared.forget_drafts();
-                        // Pages outside the session guard (not-found) would otherwise stay put.
-                        nav.navigate("/sign-in");
-                    }>
+                    <button type="button" class="button secondary" on:click=sign_out.clone()>
                         "Sign out"
                     </button>
                 })}
@@ -100,28 +92,11 @@ fn AppHeader() -> impl IntoView {
     }
 }
 
-/// A link of the main navigation, marked as the current page under its path. A plain anchor:
-/// `<Router>` turns clicks on any same-origin link into client-side navigation, and this costs
-/// less of the bundle than `leptos_router`'s `<A>`.
-#[component]
-fn NavLink(href: &'static str, label: &'static str) -> impl IntoView {
-    let nav = use_navigation();
-    let current = move || {
-        let path = nav.path();
-        let here = path == href
-            || path
-                .strip_prefix(href)
-                .is_some_and(|rest| rest.starts_with('/'));
-        // "false" rather than no attribute: one attribute type less in the bundle.
-        if here { "page" } else { "false" }
-    };
-    view! { <a href=href aria-current=current>{label}</a> }
-}
-
-/// The workspace in one line: its name and the credits a new run can still reserve.
+/// The workspace in one line: its name and the credits a new run can still reserve. Shows the
+/// last answer while a newer one loads, and nothing until the first.
 #[component]
 fn HeaderCredits() -> impl IntoView {
-    let workspace = use_shared_state().workspace();
+    let workspace = use_workspace().resource;
     move || {
         workspace.get().and_then(Result::ok).map(|ws| {
             view! {

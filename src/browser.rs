@@ -1,70 +1,72 @@
-//! The few browser facilities the console uses directly: timers, randomness, clipboard, focus.
+//! The few browser facilities the console uses directly: waiting (a timer, or the tab being
+//! shown), the clipboard, focus and file downloads.
 
-use wasm_bindgen::JsCast;
+use std::time::Duration;
 
-/// Resolves after `ms` milliseconds.
-pub async fn sleep_ms(ms: u32) {
+use leptos::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// Resolves after `delay` (a `setTimeout`). Code that awaits it from a page runs in a task
+/// spawned with `spawn_local_scoped_with_cancellation`, so leaving the page drops the wait.
+pub async fn sleep(delay: Duration) {
+    let ms = i32::try_from(delay.as_millis()).unwrap_or(i32::MAX);
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = web_sys::window()
-            .expect("a window")
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
     });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    let _ = JsFuture::from(promise).await;
 }
 
-/// 16 bytes from the browser's cryptographic random source.
-pub fn random_bytes() -> [u8; 16] {
-    let mut bytes = [0u8; 16];
-    if let Some(crypto) = web_sys::window().and_then(|w| w.crypto().ok()) {
-        let _ = crypto.get_random_values_with_u8_array(&mut bytes);
+/// Whether the tab is hidden (another tab in front, or minimised).
+pub fn page_hidden() -> bool {
+    document().visibility_state() == web_sys::VisibilityState::Hidden
+}
+
+/// Resolves at once if the tab is visible, else when a `visibilitychange` event shows it.
+pub async fn until_visible() {
+    while page_hidden() {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            let options = web_sys::AddEventListenerOptions::new();
+            options.set_once(true);
+            let _ = document().add_event_listener_with_callback_and_add_event_listener_options(
+                "visibilitychange",
+                &resolve,
+                &options,
+            );
+        });
+        let _ = JsFuture::from(promise).await;
     }
-    bytes
 }
 
 /// Copies text to the clipboard; the browser may refuse outside a user gesture.
 pub fn copy_text(text: &str) {
-    if let Some(window) = web_sys::window() {
-        let _ = window.navigator().clipboard().write_text(text);
-    }
+    let _ = window().navigator().clipboard().write_text(text);
 }
 
 /// Moves keyboard focus to the element with `id`, if there is one.
 pub fn focus_id(id: &str) {
-    if let Some(element) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
+    if let Some(element) = document()
+        .get_element_by_id(id)
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
         let _ = element.focus();
     }
 }
 
-/// Milliseconds since the page loaded, for elapsed-time displays.
-pub fn now_ms() -> f64 {
-    js_sys::Date::now()
-}
-
-/// Whether the tab is hidden (another tab in front, or minimised).
-pub fn page_hidden() -> bool {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .is_some_and(|d| d.visibility_state() == web_sys::VisibilityState::Hidden)
-}
-
 /// Saves `text` as a file named `name`, through a temporary object URL.
 pub fn download(name: &str, mime: &str, text: &str) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
         return;
     };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
         return;
     };
-    if let Some(anchor) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.create_element("a").ok())
+    if let Some(anchor) = document()
+        .create_element("a")
+        .ok()
         .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
     {
         anchor.set_href(&url);
@@ -72,8 +74,10 @@ pub fn download(name: &str, mime: &str, text: &str) {
         anchor.click();
     }
     // Some browsers read the URL after the click returns; free it a while later.
-    wasm_bindgen_futures::spawn_local(async move {
-        sleep_ms(60_000).await;
-        let _ = web_sys::Url::revoke_object_url(&url);
-    });
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        Duration::from_secs(60),
+    );
 }

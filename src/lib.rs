@@ -1,25 +1,16 @@
 //! The admin console: a Leptos client-side app for the data-extraction API (`/v1`).
 //!
-//! `app` holds the layout and picks the page for the current `routes::Route` (`navigation`
-//! follows the URL), `transport` makes every HTTP request, `session` knows who is signed in;
-//! pages live one per file under `pages/`, shared widgets under `components/`.
+//! Layers, from the outside in: `app` (the router and the layout), `pages/` (one per route),
+//! `components/` (shared widgets), `state/` (session, shared loaders, polling), `api/` (the only
+//! code that talks HTTP), and `model/` (pure rules, tested natively). `browser` wraps the few
+//! browser facilities used directly.
 
+pub mod api;
 pub mod app;
 pub mod browser;
 pub mod components;
-pub mod credential;
-pub mod decode;
-pub mod form_model;
-pub mod format;
-pub mod loading;
-pub mod navigation;
-pub mod output;
-pub mod output_dom;
+pub mod model;
 pub mod pages;
-pub mod polling;
-pub mod routes;
-pub mod session;
-pub mod shared_state;
-pub mod transport;
+pub mod state;
 
 pub use app::App;

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::transport::ApiError;
+use crate::api::ApiError;
 
 /// An error box for a failed request. Text only: nothing from the server is parsed as HTML.
 #[component]

@@ -1,11 +1,15 @@
-//! Widgets shared by several pages.
+//! Widgets used by several pages, and the route guard.
 
 mod api_error_panel;
+mod output_table;
 mod poll_notice;
+mod require_session;
 mod run_status_badge;
 mod theme_toggle;
 
 pub use api_error_panel::ApiErrorPanel;
+pub use output_table::OutputTable;
 pub use poll_notice::PollNotice;
+pub use require_session::RequireSession;
 pub use run_status_badge::RunStatusBadge;
 pub use theme_toggle::{Theme, ThemeToggle};

@@ -1,25 +1,28 @@
-//! The action registry from `GET /v1/actions`, grouped the way people think of the actions.
+//! `/actions`: the action registry from `GET /v1/actions`, grouped the way people think of the
+//! actions, with a filter and a link to each action's form.
 
 use api_contract::{ActionEntry, ActionGroup, ActionId};
 use leptos::prelude::*;
 
 use crate::components::ApiErrorPanel;
-use crate::routes::Route;
-use crate::shared_state::use_shared_state;
+use crate::model::urls::action_form_path;
+use crate::state::registry::use_registry;
 
 #[component]
 pub fn ActionsPage() -> impl IntoView {
-    let actions = use_shared_state().actions();
-
+    let registry = use_registry();
     view! {
         <section class="page">
             <h1>"Actions"</h1>
             <p class="lead">"Every action the API offers, in its published order."</p>
-            {move || match actions.get() {
-                None => view! { <p class="loading">"Loading the actions…"</p> }.into_any(),
-                Some(Ok(list)) => view! { <ActionGroups entries=list.actions /> }.into_any(),
-                Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
-            }}
+            <Transition fallback=|| view! { <p class="loading">"Loading the actions…"</p> }>
+                {move || Suspend::new(async move {
+                    match registry.await {
+                        Ok(list) => view! { <ActionGroups entries=list.actions /> }.into_any(),
+                        Err(error) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
+                    }
+                })}
+            </Transition>
         </section>
     }
 }
@@ -30,7 +33,9 @@ pub fn ActionsPage() -> impl IntoView {
 #[component]
 fn ActionGroups(entries: Vec<ActionEntry>) -> impl IntoView {
     let count = entries.len();
-    let filter = RwSignal::new(String::new());
+    let typed = RwSignal::new(String::new());
+    // Case folded to ASCII only: action ids, purposes and field names are ASCII.
+    let filter = Memo::new(move |_| typed.with(|t| t.trim().to_ascii_lowercase()));
     let cards: Vec<(&'static str, Card)> = entries
         .into_iter()
         .map(|entry| {
@@ -63,8 +68,7 @@ fn ActionGroups(entries: Vec<ActionEntry>) -> impl IntoView {
         .collect_view();
     view! {
         <input class="filter" type="search" aria-label="Filter actions" autocomplete="off"
-            placeholder="Filter by id, purpose or input field"
-            on:input=move |ev| filter.set(event_target_value(&ev).trim().to_ascii_lowercase()) />
+            placeholder="Filter by id, purpose or input field" bind:value=typed />
         <p class="muted" data-field="action-count">{count} " actions"</p>
         {groups}
         <p class="muted" hidden=move || filter.with(|q| all_text.iter().any(|t| t.contains(q.as_str())))>
@@ -110,7 +114,7 @@ impl Card {
         }
     }
 
-    fn view(self, filter: RwSignal<String>) -> impl IntoView {
+    fn view(self, filter: Memo<String>) -> impl IntoView {
         let Card {
             entry,
             known,
@@ -129,7 +133,7 @@ impl Card {
             <li class="action-card" data-action=entry.id.clone()
                 hidden=move || filter.with(|q| !text.contains(q.as_str()))>
                 <div class="action-head">
-                    <a class="action-id" href=Route::ActionForm(entry.id.clone()).path()><code>{entry.id.clone()}</code></a>
+                    <a class="action-id" href=action_form_path(&entry.id)><code>{entry.id.clone()}</code></a>
                     <span class="action-purpose">{purpose}</span>
                 </div>
                 <dl class="action-facts">

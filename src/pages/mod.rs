@@ -1,4 +1,4 @@
-//! One page per file; each is a route of the app (see `routes.rs` and `app.rs`).
+//! One page per file; each is a route of the app, declared in `app.rs`.
 
 mod action_form;
 mod actions;

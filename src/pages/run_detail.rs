@@ -3,42 +3,89 @@
 
 use api_contract::{ActionId, Run, RunStatus};
 use leptos::prelude::*;
+use leptos_router::hooks::use_params;
+use leptos_router::params::Params;
 use serde_json::Value;
-use wasm_bindgen::JsCast;
 
+use crate::api::{ApiClient, ApiError};
 use crate::browser::{copy_text, download};
-use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
-use crate::format::{duration, group_thousands, local_time_iso, millis_between};
-use crate::output::{pretty, to_csv};
-use crate::output_dom::build_table;
-use crate::polling::{Polled, watch_run};
-use crate::session::use_session;
-use crate::shared_state::use_shared_state;
-use crate::transport::ApiError;
+use crate::components::{ApiErrorPanel, OutputTable, PollNotice, RunStatusBadge};
+use crate::model::format::{group_thousands, local_time, run_duration};
+use crate::model::output::{pretty, to_csv};
+use crate::model::urls::action_form_path;
+use crate::state::polling::{Poll, use_poll};
+use crate::state::session::use_session;
+use crate::state::workspace::use_workspace;
+
+#[derive(Params, Clone, Debug, PartialEq)]
+struct RunParams {
+    id: Option<String>,
+}
+
+/// The page for the id in the URL; a new id (Back between two runs) is a new page.
+#[component]
+pub fn RunDetailPage() -> impl IntoView {
+    let params = use_params::<RunParams>();
+    let id = Memo::new(move |_| {
+        params.with(|p| {
+            p.as_ref()
+                .ok()
+                .and_then(|p| p.id.clone())
+                .unwrap_or_default()
+        })
+    });
+    move || view! { <WatchedRun id=id.get() /> }
+}
+
+/// What a cancel returns: the cancelled run, or the refusal with the run as it is now (a 409
+/// means it finished meanwhile).
+type CancelResult = Result<Run, (ApiError, Option<Run>)>;
 
 /// State that outlives one poll's re-render of the run.
 #[derive(Clone, Copy)]
 struct PageState {
-    watch: Polled<Run>,
+    watch: Poll<Run>,
+    /// Asking "Cancel this run?".
     confirming: RwSignal<bool>,
-    cancel_error: RwSignal<Option<ApiError>>,
-    show_json: RwSignal<bool>,
+    cancel: Action<(ApiClient, String), CancelResult>,
     /// What the last copy or export did, for the status line.
     notice: RwSignal<&'static str>,
 }
 
 #[component]
-pub fn RunDetailPage(id: String) -> impl IntoView {
+fn WatchedRun(id: String) -> impl IntoView {
     let session = use_session();
-    let shared = use_shared_state();
+    let workspace = use_workspace();
+    let watch = {
+        let id = id.clone();
+        use_poll(
+            move || {
+                let (client, id) = (session.client_untracked(), id.clone());
+                async move { client.ok_or(ApiError::SignedOut)?.run(&id).await }
+            },
+            |run| run.status.is_terminal(),
+        )
+    };
+    let cancel = Action::new_local(|(client, id): &(ApiClient, String)| {
+        let (client, id) = (client.clone(), id.clone());
+        async move {
+            match client.cancel(&id).await {
+                Ok(run) => Ok(run),
+                Err(error) => Err((error, client.run(&id).await.ok().map(|a| a.value))),
+            }
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(run) | Err((_, Some(run)))) = cancel.value().get() {
+            watch.set(run);
+        }
+    });
     let state = PageState {
-        watch: watch_run(session, id.clone()),
+        watch,
         confirming: RwSignal::new(false),
-        cancel_error: RwSignal::new(None),
-        show_json: RwSignal::new(false),
+        cancel,
         notice: RwSignal::new(""),
     };
-    let watch = state.watch;
     // A run seen unfinished and then finished (by itself or cancelled) has changed the
     // workspace's credits: refresh them once. A run already final when opened has not, and
     // the submission that made it refreshed them already.
@@ -47,7 +94,7 @@ pub fn RunDetailPage(id: String) -> impl IntoView {
             .value
             .with(|r| r.as_ref().map(|r| r.status.is_terminal()));
         if was_final.flatten() == Some(false) && is_final == Some(true) {
-            shared.workspace_changed();
+            workspace.refresh();
         }
         is_final
     });
@@ -76,43 +123,17 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
     let PageState {
         watch,
         confirming,
-        cancel_error,
+        cancel,
         ..
     } = state;
     let cancellable = matches!(run.status, RunStatus::Queued | RunStatus::Processing);
-    let run_id = run.id.clone();
-    let cancel = move |_| {
-        let Some(client) = session.client_untracked() else {
-            return;
-        };
-        let id = run_id.clone();
-        confirming.set(false);
-        leptos::task::spawn_local(async move {
-            let answer = client.cancel(&id).await;
-            if cancel_error.try_get_untracked().is_none() {
-                return; // the page was left meanwhile
-            }
-            match answer {
-                Ok(run) => {
-                    cancel_error.set(None);
-                    watch.set(run);
-                }
-                Err(error) => {
-                    // 409: it finished meanwhile; show why and the run as it now is.
-                    if let Ok((run, _)) = client.run(&id).await
-                        && cancel_error.try_get_untracked().is_some()
-                    {
-                        watch.set(run);
-                    }
-                    cancel_error.try_set(Some(error));
-                }
-            }
-        });
+    let cancel_error = move || {
+        cancel.value().with(|v| {
+            v.as_ref()
+                .and_then(|r| r.as_ref().err().map(|(e, _)| e.clone()))
+        })
     };
-    let took = run
-        .completed_at
-        .as_deref()
-        .and_then(|done| millis_between(&run.created_at, done));
+    let run_id = run.id.clone();
     let id_for_copy = run.id.clone();
     let purpose = ActionId::parse(&run.action).map_or("Run", ActionId::purpose);
     let failure = run.error.clone().map(|e| {
@@ -149,10 +170,10 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
                     copy_text(&id_for_copy);
                     state.notice.set("Copied the run ID.");
                 }>"Copy"</button></dd>
-            <dt>"Action"</dt><dd><a href=format!("/actions/{}", run.action)><code>{run.action.clone()}</code></a></dd>
-            <dt>"Created"</dt><dd>{local_time_iso(&run.created_at)}</dd>
-            <dt>"Completed"</dt><dd>{run.completed_at.as_deref().map_or_else(|| "—".to_owned(), local_time_iso)}</dd>
-            <dt>"Duration"</dt><dd>{took.map_or_else(|| "—".to_owned(), duration)}</dd>
+            <dt>"Action"</dt><dd><a href=action_form_path(&run.action)><code>{run.action.clone()}</code></a></dd>
+            <dt>"Created"</dt><dd>{local_time(run.created_at)}</dd>
+            <dt>"Completed"</dt><dd>{run.completed_at.map_or_else(|| "—".to_owned(), local_time)}</dd>
+            <dt>"Duration"</dt><dd>{run_duration(run.created_at, run.completed_at)}</dd>
             <dt>"Credits used"</dt><dd data-field="credits_used">{group_thousands(run.credits_used)}</dd>
             <dt>"Credits reserved"</dt><dd data-field="credits_reserved">{group_thousands(run.credits_reserved)}</dd>
             <dt>"Records"</dt><dd data-field="records">{run.output.len()}</dd>
@@ -169,11 +190,18 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
             <button type="button" class="button secondary" hidden=move || confirming.get()
                 on:click=move |_| confirming.set(true)>"Cancel run…"</button>
             <span role="alert" hidden=move || !confirming.get()>"Cancel this run? Its reservation is released."</span>
-            <button type="button" class="button danger" hidden=move || !confirming.get() on:click=cancel>"Yes, cancel the run"</button>
+            <button type="button" class="button danger" hidden=move || !confirming.get()
+                disabled=move || cancel.pending().get()
+                on:click=move |_| {
+                    confirming.set(false);
+                    if let Some(client) = session.client_untracked() {
+                        cancel.dispatch_local((client, run_id.clone()));
+                    }
+                }>"Yes, cancel the run"</button>
             <button type="button" class="button secondary" hidden=move || !confirming.get()
                 on:click=move |_| confirming.set(false)>"Keep it"</button>
         </div>
-        {move || cancel_error.get().map(|error| view! {
+        {move || cancel_error().map(|error| view! {
             <p class="notice" role="status" hidden={error.status() != Some(409)}>
                 "The run had already finished, so it could not be cancelled. It is shown as it is now."
             </p>
@@ -200,7 +228,7 @@ fn OutputViewer(
 ) -> impl IntoView {
     let records = StoredValue::new(records);
     let count = records.with_value(Vec::len);
-    let show_json = state.show_json;
+    let show_json = RwSignal::new(false);
     let export_json = {
         let name = format!("run-{run_id}.json");
         move |_| {
@@ -218,13 +246,26 @@ fn OutputViewer(
             state.notice.set("Exported the records as CSV.");
         }
     };
+    let on_copy = Callback::new(move |index: usize| {
+        if let Some(text) = records.with_value(|r| r.get(index).map(pretty)) {
+            copy_text(&text);
+            state.notice.set("Copied the record as JSON.");
+        }
+    });
+    let pressed = move |json: bool| {
+        move || {
+            if show_json.get() == json {
+                "true"
+            } else {
+                "false"
+            }
+        }
+    };
     view! {
         <div class="output-toolbar">
             <div class="segmented" role="group" aria-label="Output view">
-                <button type="button" aria-pressed=move || if show_json.get() { "false" } else { "true" }
-                    on:click=move |_| show_json.set(false)>"Table"</button>
-                <button type="button" aria-pressed=move || if show_json.get() { "true" } else { "false" }
-                    on:click=move |_| show_json.set(true)>"JSON"</button>
+                <button type="button" aria-pressed=pressed(false) on:click=move |_| show_json.set(false)>"Table"</button>
+                <button type="button" aria-pressed=pressed(true) on:click=move |_| show_json.set(true)>"JSON"</button>
             </div>
             <span class="muted">{count} {if count == 1 { " record" } else { " records" }}</span>
             <button type="button" class="button secondary" on:click=export_json>"Export JSON"</button>
@@ -239,36 +280,8 @@ fn OutputViewer(
                 </details>
             }.into_any()
         } else {
-            output_table(&action, records, state)
+            let action = action.clone();
+            view! { <div class="table-wrap"><OutputTable action records on_copy /></div> }.into_any()
         }}
     }
-}
-
-/// The table, built by [`build_table`] into its wrapper once the wrapper is in the page, with one
-/// click listener for every row's Copy button (the record is serialised on demand).
-fn output_table(action: &str, stored: StoredValue<Vec<Value>>, state: PageState) -> AnyView {
-    let wrap = NodeRef::<leptos::html::Div>::new();
-    let action = action.to_owned();
-    Effect::new(move |_| {
-        let (Some(div), Some(document)) =
-            (wrap.get(), web_sys::window().and_then(|w| w.document()))
-        else {
-            return;
-        };
-        if let Some(table) = stored.with_value(|r| build_table(&document, &action, r)) {
-            div.replace_children_with_node_1(&table);
-        }
-    });
-    let on_copy = move |ev: leptos::ev::MouseEvent| {
-        let index = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|e| e.get_attribute("data-copy"))
-            .and_then(|i| i.parse::<usize>().ok());
-        if let Some(text) = index.and_then(|i| stored.with_value(|r| r.get(i).map(pretty))) {
-            copy_text(&text);
-            state.notice.set("Copied the record as JSON.");
-        }
-    };
-    view! { <div class="table-wrap" node_ref=wrap on:click=on_copy></div> }.into_any()
 }

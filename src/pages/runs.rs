@@ -1,99 +1,105 @@
 //! `/runs`: the workspace's latest 100 runs, filtered and sorted by the URL's query (so a view
 //! can be shared), refreshing by itself while any of them is still queued or processing.
 
-use std::rc::Rc;
-
 use api_contract::{Run, RunList, RunStatus};
+use chrono::Utc;
 use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
 
-use crate::browser::now_ms;
+use crate::app::replace;
 use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
-use crate::format::{age, duration, group_thousands, local_time_iso, millis_between};
-use crate::navigation::{Navigation, use_navigation};
-use crate::polling::poll;
-use crate::routes::Route;
-use crate::session::use_session;
-use crate::transport::ApiError;
+use crate::model::format::{age, group_thousands, local_time, run_duration};
+use crate::model::urls::{encode, run_path};
+use crate::state::polling::use_poll;
+use crate::state::session::use_session;
 
 /// The list's view as the URL gives it: `?status=failed&action=…&order=oldest`.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct View {
     status: Option<RunStatus>,
+    /// A `status` in the URL that is not a run status: shown as a notice, then ignored.
+    unknown_status: Option<String>,
     action: String,
     oldest_first: bool,
 }
 
 impl View {
-    fn from_url(nav: Navigation) -> View {
+    fn from_query(status: Option<&str>, action: Option<&str>, order: Option<&str>) -> View {
+        let known = status.and_then(|s| RunStatus::ALL.into_iter().find(|r| r.as_str() == s));
         View {
-            status: nav
-                .query("status")
-                .and_then(|s| RunStatus::ALL.into_iter().find(|r| r.as_str() == s)),
-            action: nav.query("action").unwrap_or_default(),
-            oldest_first: nav.query("order").as_deref() == Some("oldest"),
+            status: known,
+            unknown_status: status
+                .filter(|s| known.is_none() && !s.is_empty())
+                .map(str::to_owned),
+            action: action.unwrap_or_default().to_owned(),
+            oldest_first: order == Some("oldest"),
         }
     }
 
-    /// The runs to show, in order.
+    /// `/runs` with this view's query.
+    fn url(&self) -> String {
+        let mut query = Vec::new();
+        if let Some(status) = self.status {
+            query.push(format!("status={}", status.as_str()));
+        }
+        if !self.action.is_empty() {
+            query.push(format!("action={}", encode(&self.action)));
+        }
+        if self.oldest_first {
+            query.push("order=oldest".to_owned());
+        }
+        if query.is_empty() {
+            "/runs".to_owned()
+        } else {
+            format!("/runs?{}", query.join("&"))
+        }
+    }
+
+    /// The runs to show, in order. The API lists newest first; a stable sort by creation time
+    /// keeps its order for runs created in the same instant (reversed for oldest first).
     fn apply<'a>(&self, runs: &'a [Run]) -> Vec<&'a Run> {
-        // Each time parsed once, then stable sorts: runs created in the same millisecond keep
-        // the API's order (newest first), reversed for oldest first.
-        let mut shown: Vec<(f64, &Run)> = runs
+        let mut shown: Vec<&Run> = runs
             .iter()
             .filter(|r| self.status.is_none_or(|s| r.status == s))
             .filter(|r| self.action.is_empty() || r.action == self.action)
-            .map(|r| {
-                let t = js_sys::Date::parse(&r.created_at);
-                (if t.is_nan() { 0.0 } else { t }, r)
-            })
             .collect();
         if self.oldest_first {
             shown.reverse();
-            shown.sort_by(|a, b| a.0.total_cmp(&b.0));
+            shown.sort_by_key(|r| r.created_at);
         } else {
-            shown.sort_by(|a, b| b.0.total_cmp(&a.0));
+            shown.sort_by_key(|r| std::cmp::Reverse(r.created_at));
         }
-        shown.into_iter().map(|(_, r)| r).collect()
+        shown
     }
-}
-
-/// Sets or (with an empty value) removes one query parameter, in place of the current entry.
-fn set_param(nav: Navigation, name: &str, value: &str) {
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&nav.search_untracked()) else {
-        return;
-    };
-    if value.is_empty() {
-        params.delete(name);
-    } else {
-        params.set(name, value);
-    }
-    let query = String::from(params.to_string());
-    nav.redirect(&if query.is_empty() {
-        "/runs".to_owned()
-    } else {
-        format!("/runs?{query}")
-    });
 }
 
 #[component]
 pub fn RunsPage() -> impl IntoView {
     let session = use_session();
-    let nav = use_navigation();
-    let list = poll(
-        Rc::new(move || {
+    let navigate = use_navigate();
+    let query = use_query_map();
+    let list = use_poll(
+        move || {
             let client = session.client_untracked();
-            Box::pin(async move {
-                match client {
-                    Some(client) => client.runs().await,
-                    None => Err(ApiError::Network("not signed in".into())),
-                }
-            })
-        }),
+            async move { client.ok_or(crate::api::ApiError::SignedOut)?.runs().await }
+        },
         // Poll only while a listed run can still change.
         |list: &RunList| list.runs.iter().all(|r| r.status.is_terminal()),
     );
-    // Parsed on each read: cheap, and no memo type in the bundle.
-    let view_of_url = move || View::from_url(nav);
+    let view_of_url = Memo::new(move |_| {
+        query.with(|q| {
+            View::from_query(q.get_str("status"), q.get_str("action"), q.get_str("order"))
+        })
+    });
+    let show = {
+        let navigate = navigate.clone();
+        move |change: &dyn Fn(&mut View)| {
+            let mut view = view_of_url.get_untracked();
+            change(&mut view);
+            navigate(&view.url(), replace());
+        }
+    };
+    let (show_status, show_action, show_order) = (show.clone(), show.clone(), show);
     let find = RwSignal::new(String::new());
     let find_error = RwSignal::new(false);
     let on_find = move |ev: leptos::ev::SubmitEvent| {
@@ -101,8 +107,29 @@ pub fn RunsPage() -> impl IntoView {
         let id = find.get_untracked().trim().to_owned();
         find_error.set(id.is_empty());
         if !id.is_empty() {
-            nav.navigate(&Route::RunDetail(id).path());
+            navigate(&run_path(&id), Default::default());
         }
+    };
+    let action_options = move || {
+        let current = view_of_url.with(|v| v.action.clone());
+        let mut actions: Vec<String> = list.value.with(|l| {
+            l.iter()
+                .flat_map(|l| l.runs.iter().map(|r| r.action.clone()))
+                .collect()
+        });
+        if !current.is_empty() {
+            actions.push(current.clone());
+        }
+        actions.sort();
+        actions.dedup();
+        actions
+            .into_iter()
+            .map(|a| {
+                let selected = a == current;
+                let label = a.clone();
+                view! { <option value=a selected=selected>{label}</option> }
+            })
+            .collect_view()
     };
 
     view! {
@@ -112,61 +139,58 @@ pub fn RunsPage() -> impl IntoView {
                 <button type="button" class="button secondary" on:click=move |_| list.restart()>"Refresh"</button>
             </div>
             <p class="lead">"The workspace's latest 100 runs. "
-                {move || if list.active.get() { "Refreshing by itself while runs are queued or processing." } else { "" }}
+                {move || list.active.get().then_some("Refreshing by itself while runs are queued or processing.")}
             </p>
             <div class="toolbar">
                 <div class="control"><label for="filter-status">"Status"</label>
-                    <select id="filter-status" on:change=move |ev| set_param(nav, "status", &event_target_value(&ev))>
-                        <option value="" selected=move || view_of_url().status.is_none()>"All"</option>
+                    <select id="filter-status" on:change:target=move |ev| {
+                        let chosen = ev.target().value();
+                        show_status(&|v| {
+                            v.status = RunStatus::ALL.into_iter().find(|s| s.as_str() == chosen);
+                        });
+                    }>
+                        <option value="" selected=move || view_of_url.with(|v| v.status.is_none())>"All"</option>
                         {RunStatus::ALL.into_iter().map(|s| view! {
-                            <option value=s.as_str() selected=move || view_of_url().status == Some(s)>{s.as_str()}</option>
+                            <option value=s.as_str() selected=move || view_of_url.with(|v| v.status == Some(s))>{s.as_str()}</option>
                         }).collect_view()}
                     </select></div>
                 <div class="control"><label for="filter-action">"Action"</label>
-                    <select id="filter-action" on:change=move |ev| set_param(nav, "action", &event_target_value(&ev))>
+                    <select id="filter-action" on:change:target=move |ev| {
+                        let chosen = ev.target().value();
+                        show_action(&|v| v.action = chosen.clone());
+                    }>
                         <option value="">"All"</option>
-                        {move || {
-                            let current = view_of_url().action;
-                            let mut actions: Vec<String> = list.value.with(|l| {
-                                l.iter().flat_map(|l| l.runs.iter().map(|r| r.action.clone())).collect()
-                            });
-                            if !current.is_empty() {
-                                actions.push(current.clone());
-                            }
-                            actions.sort();
-                            actions.dedup();
-                            actions.into_iter().map(|a| {
-                                let selected = a == current;
-                                let label = a.clone();
-                                view! { <option value=a selected=selected>{label}</option> }
-                            }).collect_view()
-                        }}
+                        {action_options}
                     </select></div>
                 <div class="control"><label for="filter-order">"Order"</label>
-                    <select id="filter-order" on:change=move |ev| {
-                        let oldest = event_target_value(&ev) == "oldest";
-                        set_param(nav, "order", if oldest { "oldest" } else { "" });
+                    <select id="filter-order" on:change:target=move |ev| {
+                        let oldest = ev.target().value() == "oldest";
+                        show_order(&|v| v.oldest_first = oldest);
                     }>
                         <option value="newest">"Newest first"</option>
-                        <option value="oldest" selected=move || view_of_url().oldest_first>"Oldest first"</option>
+                        <option value="oldest" selected=move || view_of_url.with(|v| v.oldest_first)>"Oldest first"</option>
                     </select></div>
                 <form class="find" on:submit=on_find>
                     <label for="find-run">"Run ID "</label>
                     <input id="find-run" type="text" autocomplete="off" spellcheck="false"
                         placeholder="Paste a run id" aria-describedby="find-run-error"
-                        prop:value=move || find.get()
-                        on:input=move |ev| { find.set(event_target_value(&ev)); find_error.set(false); } />
+                        bind:value=find on:input=move |_| find_error.set(false) />
                     <button type="submit" class="button secondary">"Open"</button>
                     <span id="find-run-error" class="field-error" role="alert">
-                        {move || if find_error.get() { "Paste a run id first." } else { "" }}
+                        {move || find_error.get().then_some("Paste a run id first.")}
                     </span>
                 </form>
             </div>
+            {move || view_of_url.with(|v| v.unknown_status.clone()).map(|s| view! {
+                <p class="notice" role="status">
+                    "The link asks for runs with status “" {s} "”, which runs do not have; showing every status."
+                </p>
+            })}
             <PollNotice transient=list.transient last_update=list.last_update />
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the runs…"</p> }.into_any(),
-                (Some(list), None) => runs_table(&list.runs, &view_of_url()),
+                (Some(list), None) => view_of_url.with(|v| runs_table(&list.runs, v)),
             }}
         </section>
     }
@@ -186,30 +210,24 @@ fn runs_table(runs: &[Run], view: &View) -> AnyView {
         }
         .into_any();
     }
-    let now = now_ms();
+    let now = Utc::now();
     let count = format!("Showing {} of {} runs.", shown.len(), runs.len());
     let rows = shown
         .into_iter()
         .map(|run| {
-            let created = js_sys::Date::parse(&run.created_at);
-            let took = run
-                .completed_at
-                .as_deref()
-                .and_then(|done| millis_between(&run.created_at, done))
-                .map_or_else(|| "—".to_owned(), duration);
             let short_id: String = run.id.chars().take(8).collect();
             let error = run.error.as_ref().map(|e| e.code.clone());
             view! {
                 <tr data-run=run.id.clone()>
-                    <td><a href=Route::RunDetail(run.id.clone()).path() title=run.id.clone()
+                    <td><a href=run_path(&run.id) title=run.id.clone()
                         aria-label=format!("Run {}", run.id)><code>{short_id}</code></a></td>
-                    <td>{local_time_iso(&run.created_at)}<span class="age">{age(now, created)}</span></td>
+                    <td>{local_time(run.created_at)}<span class="age">{age(now, run.created_at)}</span></td>
                     <td><code>{run.action.clone()}</code></td>
                     <td><RunStatusBadge status=run.status /></td>
                     <td class="num">{run.output.len()}</td>
                     <td class="num">{group_thousands(run.credits_used)}</td>
                     <td class="num">{group_thousands(run.credits_reserved)}</td>
-                    <td class="num">{took}</td>
+                    <td class="num">{run_duration(run.created_at, run.completed_at)}</td>
                     <td>{error.map(|code| view! { <code class="error-code">{code}</code> })}</td>
                 </tr>
             }
@@ -230,4 +248,34 @@ fn runs_table(runs: &[Run], view: &View) -> AnyView {
         </div>
     }
     .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_url_round_trips_the_view() {
+        let view = View::from_query(Some("failed"), Some("a b&c"), Some("oldest"));
+        assert_eq!(view.status, Some(RunStatus::Failed));
+        assert_eq!(
+            view.url(),
+            "/runs?status=failed&action=a%20b%26c&order=oldest"
+        );
+        assert_eq!(View::default().url(), "/runs");
+        assert_eq!(
+            View::from_query(None, None, Some("newest")).url(),
+            "/runs",
+            "newest first is the default"
+        );
+    }
+
+    #[test]
+    fn an_unknown_status_is_reported_not_silently_dropped() {
+        let view = View::from_query(Some("finished"), None, None);
+        assert_eq!(view.status, None);
+        assert_eq!(view.unknown_status.as_deref(), Some("finished"));
+        assert_eq!(view.url(), "/runs", "choosing a filter drops it");
+        assert_eq!(View::from_query(Some(""), None, None).unknown_status, None);
+    }
 }

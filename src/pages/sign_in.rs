@@ -1,61 +1,80 @@
 //! Sign in: an API base URL and a bearer credential, checked against `GET /v1/workspace`.
 
+use chrono::Utc;
 use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
 
-use crate::browser::now_ms;
+use crate::api::ApiError;
+use crate::app::replace;
 use crate::components::ApiErrorPanel;
-use crate::credential::{CredentialKind, classify};
-use crate::format::local_time;
-use crate::navigation::use_navigation;
-use crate::session::{SignedIn, normalize_base_url, safe_next, use_session};
-use crate::transport::{ApiClient, ApiError};
+use crate::model::credential::{CredentialKind, classify};
+use crate::model::format::local_time;
+use crate::model::urls::{normalize_base_url, safe_next};
+use crate::state::session::{SignedIn, use_session};
 
-fn page_origin() -> String {
-    window().location().origin().unwrap_or_default()
+/// What the credential field recognises, as the person types.
+fn describe(token: &str) -> Option<String> {
+    let token = token.trim();
+    if token.is_empty() {
+        return None;
+    }
+    Some(match classify(token) {
+        CredentialKind::Session {
+            expires_at: Some(exp),
+            ..
+        } if exp <= Utc::now() => format!(
+            "This session token expired on {}; get a new one.",
+            local_time(exp)
+        ),
+        kind @ CredentialKind::Session { expires_at, .. } => format!(
+            "Recognised: {} (can manage API keys){}",
+            kind.label(),
+            expires_at.map_or_else(String::new, |exp| format!(
+                ", valid until {}",
+                local_time(exp)
+            ))
+        ),
+        CredentialKind::ApiKey { .. } => "Recognised: an API key".to_owned(),
+    })
 }
 
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let session = use_session();
-    let nav = use_navigation();
-    let origin = page_origin();
+    let navigate = use_navigate();
+    let query = use_query_map();
+    let origin = window().location().origin().unwrap_or_default();
 
     let base_url = RwSignal::new(String::new());
     let bearer = RwSignal::new(String::new());
-    let form_error = RwSignal::new(None::<String>);
     let keep_in_tab = RwSignal::new(false);
-    let notice = session.notice();
+    let form_error = RwSignal::new(None::<String>);
 
-    // The check in flight, and the last refusal. A success signs in and goes back to where the
-    // person was headed.
-    let pending = RwSignal::new(false);
-    let refused = RwSignal::new(None::<ApiError>);
-    let check = move |base: String, token: String| {
-        let client = ApiClient::new(base.clone(), token.clone());
-        let signed_in = SignedIn::new(base, token);
-        pending.set(true);
-        refused.set(None);
-        leptos::task::spawn_local(async move {
-            let answer = client.workspace().await;
-            // Left the page while checking: the check has nowhere to report to.
-            if pending.try_set(false).is_some() {
-                return;
-            }
-            match answer {
-                Ok(_) => {
-                    session.sign_in(signed_in, keep_in_tab.get_untracked());
-                    let next = safe_next(nav.query_untracked("next").as_deref());
-                    nav.navigate(&next);
-                }
-                Err(error) => refused.set(Some(error)),
-            }
-        });
+    // The check: `GET /v1/workspace` with the credential, before it becomes the session.
+    let check = Action::new_local(|signed_in: &SignedIn| {
+        let signed_in = signed_in.clone();
+        async move {
+            signed_in.client().workspace().await?;
+            Ok::<_, ApiError>(signed_in)
+        }
+    });
+    // A success signs in and goes back to where the person was headed, in place of this page.
+    Effect::new(move |_| {
+        if let Some(Ok(signed_in)) = check.value().get() {
+            session.sign_in(signed_in, keep_in_tab.get_untracked());
+            let next = query.with_untracked(|q| safe_next(q.get_str("next")));
+            navigate(&next, replace());
+        }
+    });
+    let refused = move || match check.value().get() {
+        Some(Err(error)) if !check.pending().get() => Some(error),
+        _ => None,
     };
 
     let placeholder = origin.clone();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        if pending.get_untracked() {
+        if check.pending().get_untracked() {
             return;
         }
         let token = bearer.get_untracked().trim().to_owned();
@@ -66,35 +85,10 @@ pub fn SignInPage() -> impl IntoView {
         match normalize_base_url(&base_url.get_untracked(), &origin) {
             Ok(base) => {
                 form_error.set(None);
-                check(base, token);
+                check.dispatch_local(SignedIn::new(base, token));
             }
             Err(message) => form_error.set(Some(message)),
         }
-    };
-
-    let kind_hint = move || {
-        let token = bearer.get();
-        let token = token.trim();
-        (!token.is_empty()).then(|| match classify(token) {
-            CredentialKind::Session {
-                expires_at: Some(exp),
-                ..
-            } if (exp as f64) * 1000.0 <= now_ms() => {
-                format!(
-                    "This session token expired on {}; get a new one.",
-                    local_time(exp as f64 * 1000.0)
-                )
-            }
-            kind @ CredentialKind::Session { expires_at, .. } => format!(
-                "Recognised: {} (can manage API keys){}",
-                kind.label(),
-                expires_at.map_or_else(String::new, |exp| format!(
-                    ", valid until {}",
-                    local_time(exp as f64 * 1000.0)
-                ))
-            ),
-            CredentialKind::ApiKey { .. } => "Recognised: an API key".to_owned(),
-        })
     };
 
     view! {
@@ -103,33 +97,31 @@ pub fn SignInPage() -> impl IntoView {
             <p class="lead">
                 "Use an API key or an account-session token. It stays in this tab's memory, never in a cookie or a URL."
             </p>
-            {notice.map(|n| view! { <p class="notice" role="status">{n}</p> })}
+            {move || session.notice().map(|n| view! { <p class="notice" role="status">{n}</p> })}
             <form class="form" on:submit=on_submit novalidate>
                 <div class="field">
                     <label for="base-url">"API base URL"</label>
                     <input id="base-url" name="base-url" type="url" inputmode="url"
-                        placeholder=placeholder autocomplete="url" prop:value=move || base_url.get() on:input=move |ev| base_url.set(event_target_value(&ev)) />
+                        placeholder=placeholder autocomplete="url" bind:value=base_url />
                     <p class="help">"Leave empty to use this console's own origin. Without the /v1 suffix."</p>
                 </div>
                 <div class="field">
                     <label for="credential">"API key or session token"</label>
                     <input id="credential" name="credential" type="password" autocomplete="off"
-                        spellcheck="false" required prop:value=move || bearer.get() on:input=move |ev| bearer.set(event_target_value(&ev)) />
-                    <p class="help" aria-live="polite">{kind_hint}</p>
+                        spellcheck="false" required bind:value=bearer />
+                    <p class="help" aria-live="polite">{move || bearer.with(|t| describe(t))}</p>
                 </div>
                 <div class="field checkbox">
                     <label>
-                        <input type="checkbox" name="keep-in-tab" prop:checked=move || keep_in_tab.get() on:change=move |ev| keep_in_tab.set(event_target_checked(&ev)) />
+                        <input type="checkbox" name="keep-in-tab" bind:checked=keep_in_tab />
                         " Keep me signed in in this tab"
                     </label>
                     <p class="help">"Off: a reload asks again. On: kept in this tab's session storage until you sign out or close the tab."</p>
                 </div>
                 {move || form_error.get().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
-                {move || refused.get().map(|error| {
-                    view! { <ApiErrorPanel error context="Checking the credential" /> }
-                })}
-                <button type="submit" class="button primary" disabled=move || pending.get()>
-                    {move || if pending.get() { "Checking…" } else { "Sign in" }}
+                {move || refused().map(|error| view! { <ApiErrorPanel error context="Checking the credential" /> })}
+                <button type="submit" class="button primary" disabled=move || check.pending().get()>
+                    {move || if check.pending().get() { "Checking…" } else { "Sign in" }}
                 </button>
             </form>
         </section>

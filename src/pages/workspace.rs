@@ -1,46 +1,47 @@
-//! The workspace: name, id, credits and today's usage, from `GET /v1/workspace`.
+//! `/workspace`: name, id, credits and today's usage, from the shared `GET /v1/workspace`.
+
+use std::time::Duration;
 
 use api_contract::Workspace;
 use leptos::prelude::*;
+use leptos::task::spawn_local_scoped_with_cancellation;
 
-use crate::browser::{page_hidden, sleep_ms};
+use crate::browser::{sleep, until_visible};
 use crate::components::ApiErrorPanel;
-use crate::format::group_thousands;
-use crate::shared_state::use_shared_state;
+use crate::model::format::group_thousands;
+use crate::state::workspace::use_workspace;
 
 /// How often the workspace refreshes while the tab is visible.
-const REFRESH_MS: u32 = 30_000;
+const REFRESH_EVERY: Duration = Duration::from_secs(30);
 
 #[component]
 pub fn WorkspacePage() -> impl IntoView {
-    // Refreshed every REFRESH_MS while the tab is visible, keeping the numbers on screen; the
-    // shared tick refreshes the header's summary at the same time.
-    let shared = use_shared_state();
-    let alive = StoredValue::new(true);
-    Owner::on_cleanup(move || alive.set_value(false));
-    leptos::task::spawn_local(async move {
+    let workspace = use_workspace();
+    // Fresh numbers on arrival (unless a load is under way), then every 30 s while the tab is
+    // visible; the header's summary follows, as it reads the same resource. The loop ends with
+    // the page.
+    workspace.refresh_unless_loading();
+    spawn_local_scoped_with_cancellation(async move {
         loop {
-            sleep_ms(REFRESH_MS).await;
-            if !alive.try_get_value().unwrap_or(false) {
-                break;
-            }
-            if !page_hidden() {
-                shared.workspace_changed();
-            }
+            sleep(REFRESH_EVERY).await;
+            until_visible().await;
+            workspace.refresh();
         }
     });
-    shared.refresh_workspace();
-    let workspace = shared.workspace();
+    let resource = workspace.resource;
 
     view! {
         <section class="page">
             <h1>"Workspace"</h1>
             <p class="lead">"Refreshes every 30 seconds while this tab is visible."</p>
-            {move || match workspace.get() {
-                None => view! { <p class="loading">"Loading the workspace…"</p> }.into_any(),
-                Some(Ok(ws)) => view! { <WorkspaceSummary ws /> }.into_any(),
-                Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
-            }}
+            <Transition fallback=|| view! { <p class="loading">"Loading the workspace…"</p> }>
+                {move || Suspend::new(async move {
+                    match resource.await {
+                        Ok(ws) => view! { <WorkspaceSummary ws /> }.into_any(),
+                        Err(error) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
+                    }
+                })}
+            </Transition>
         </section>
     }
 }

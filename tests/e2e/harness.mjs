@@ -1,6 +1,10 @@
 // Shared end-to-end harness: starts the sandbox serving the built console on a free loopback
 // port, launches Debian's headless Chromium through playwright-core, and records every console
-// error and page error so a test can fail on them.
+// error, console warning and page error so a test can fail on them.
+//
+// CONSOLE_DIST picks the build to serve (default: dist/, the release build). Pointed at a dev
+// build (scripts/test-e2e-dev.sh), the same tests also fail on Leptos's development warnings,
+// such as a signal read outside a reactive tracking context.
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -12,7 +16,7 @@ export const screenshotDir = join(root, "target", "screenshots");
 mkdirSync(screenshotDir, { recursive: true });
 
 /** Starts the sandbox; resolves with its start-up line (url, api_key, session_token, ...). */
-export async function startSandbox({ dist = join(root, "dist"), args = [] } = {}) {
+export async function startSandbox({ dist = process.env.CONSOLE_DIST ?? join(root, "dist"), args = [] } = {}) {
   const bin = process.env.SANDBOX_BIN ?? join(root, "target", "debug", "sandbox");
   const child = spawn(bin, ["--addr", "127.0.0.1:0", "--dist", dist, ...args], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -54,6 +58,11 @@ export async function openPage(browser, { viewport = { width: 1280, height: 860 
   const problems = [];
   page.on("console", (msg) => {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+    // Warnings the console's own code logs (Leptos's, from the wasm through its JS glue); the
+    // browser's remarks about the page itself (e.g. SRI on a wasm preload) are not the app's.
+    if (msg.type() === "warning" && msg.location().url.endsWith(".js")) {
+      problems.push(`console warning: ${msg.text()}`);
+    }
   });
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
   // Every Content-Security-Policy violation is a problem, whatever the browser logs.
@@ -116,7 +125,7 @@ export async function controlVisibility(page) {
     let hidden = false;
     Object.defineProperty(document, "hidden", { get: () => hidden });
     Object.defineProperty(document, "visibilityState", { get: () => (hidden ? "hidden" : "visible") });
-    window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange")); };
+    window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange", { bubbles: true })); };
   });
   return (hidden) => page.evaluate((h) => window.__setHidden(h), hidden);
 }

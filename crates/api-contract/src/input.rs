@@ -271,6 +271,11 @@ pub fn check_field(spec: &FieldSpec, value: Option<&Value>) -> Option<String> {
         Some(Value::String(s)) => s,
         Some(_) => return Some("must be a string".to_owned()),
     };
+    // Nor is a present empty string: "empty means absent" is for a person's form (check_text),
+    // while `""` sent as a profile URL is simply not one.
+    if text.is_empty() && spec.kind == FieldKind::ProfileUrl {
+        return validate_network_profile_url(text).err();
+    }
     check_text(spec, text)
 }
 
@@ -543,8 +548,10 @@ pub fn validate_key_name(name: &str) -> Result<(), FieldError> {
 /// where the handle has no `/`, `?` or `#`.
 pub fn validate_network_profile_url(url: &str) -> Result<(), String> {
     let expected = format!("must look like https://{NETWORK_HOST}/in/<handle>");
-    let Some(rest) = url.strip_prefix("https://") else {
-        return Err(format!("{expected} (an https URL)"));
+    // Scheme names are case-insensitive (RFC 3986, section 3.1), as hosts are below.
+    let rest = match url.get(..8) {
+        Some(scheme) if scheme.eq_ignore_ascii_case("https://") => &url[8..],
+        _ => return Err(format!("{expected} (an https URL)")),
     };
     let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let host = host.to_ascii_lowercase();

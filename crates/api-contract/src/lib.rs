@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod input;
+pub mod timestamp;
 pub mod types;
 
 pub use actions::{ActionGroup, ActionId};

@@ -1,7 +1,13 @@
 //! Serde types for every resource of the contract (section 2), field names exactly as published.
+//!
+//! Date-times are `DateTime<Utc>` and go through [`crate::timestamp`], so the wire keeps its
+//! millisecond `Z` form whatever chrono's default would print.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::timestamp;
 
 /// Lifecycle state of a run. Terminal states are `completed`, `failed` and `cancelled`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -77,10 +83,10 @@ pub struct Run {
     pub output: Vec<Value>,
     pub credits_used: u64,
     pub credits_reserved: u64,
-    /// RFC 3339 date-time.
-    pub created_at: String,
-    #[serde(default)]
-    pub completed_at: Option<String>,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    #[serde(default, with = "timestamp::option")]
+    pub completed_at: Option<DateTime<Utc>>,
     pub completeness: Completeness,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,
@@ -126,9 +132,10 @@ pub struct ApiKey {
     pub id: String,
     pub name: String,
     pub prefix: String,
-    pub created_at: String,
-    #[serde(default)]
-    pub revoked_at: Option<String>,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
+    #[serde(default, with = "timestamp::option")]
+    pub revoked_at: Option<DateTime<Utc>>,
 }
 
 /// Response of `POST /v1/keys`: the only place the secret `api_key` ever appears.
@@ -138,7 +145,8 @@ pub struct CreatedApiKey {
     pub api_key: String,
     pub prefix: String,
     pub name: String,
-    pub created_at: String,
+    #[serde(with = "timestamp")]
+    pub created_at: DateTime<Utc>,
 }
 
 impl std::fmt::Debug for CreatedApiKey {

@@ -2,7 +2,12 @@
 //! or retyped field fails here before it breaks a client.
 
 use api_contract::*;
+use chrono::{DateTime, TimeZone, Utc};
 use serde_json::{Value, json};
+
+fn utc(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32, ms: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, mo, d, h, mi, s).unwrap() + chrono::Duration::milliseconds(ms.into())
+}
 
 fn roundtrip<T: serde::de::DeserializeOwned + serde::Serialize>(value: Value) -> T {
     let decoded: T = serde_json::from_value(value.clone()).expect("decodes");
@@ -20,11 +25,13 @@ fn failed_run_with_every_field() {
         "output": [],
         "credits_used": 0,
         "credits_reserved": 0,
-        "created_at": "2026-11-20T10:00:00Z",
-        "completed_at": "2026-11-20T10:00:02Z",
+        "created_at": "2026-11-20T10:00:00.000Z",
+        "completed_at": "2026-11-20T10:00:02.345Z",
         "completeness": { "has_more": false, "scope": "single_page" },
         "error": { "code": "profile_not_found", "message": "No profile matches that identifier." }
     }));
+    assert_eq!(run.created_at, utc(2026, 11, 20, 10, 0, 0, 0));
+    assert_eq!(run.completed_at, Some(utc(2026, 11, 20, 10, 0, 2, 345)));
     assert_eq!(run.status, RunStatus::Failed);
     assert!(run.status.is_terminal());
     assert_eq!(run.error.unwrap().code, "profile_not_found");
@@ -39,6 +46,7 @@ fn queued_run_without_optional_fields() {
         "completeness": { "has_more": false, "scope": "single_page" }
     }))
     .unwrap();
+    assert_eq!(run.created_at, utc(2026, 11, 20, 10, 0, 0, 0));
     assert_eq!(run.completed_at, None);
     assert_eq!(run.error, None);
     assert!(!run.status.is_terminal());
@@ -70,10 +78,77 @@ fn run_missing_a_required_field_is_rejected() {
             "{field} is required"
         );
     }
+    run["completed_at"] = json!(42);
+    assert!(
+        serde_json::from_value::<Run>(run.clone()).is_err(),
+        "completed_at is a string"
+    );
+    run["completed_at"] = Value::Null;
     run["status"] = json!("done");
     assert!(
         serde_json::from_value::<Run>(run).is_err(),
         "unknown status"
+    );
+}
+
+#[test]
+fn a_created_at_that_is_not_rfc3339_is_a_decode_error() {
+    let run_with = |created_at: Value| {
+        json!({
+            "id": "r1", "action": "a", "status": "queued", "output": [],
+            "credits_used": 0, "credits_reserved": 0, "created_at": created_at,
+            "completeness": { "has_more": false, "scope": "single_page" }
+        })
+    };
+    assert!(serde_json::from_value::<Run>(run_with(json!("2026-11-20T10:00:00.000Z"))).is_ok());
+    for bad in [
+        json!("t"),
+        json!(""),
+        json!("2026-11-20"),
+        json!("2026-11-20T10:00:00"),
+        json!("20 Nov 2026 10:00:00 GMT"),
+        json!("Fri, 20 Nov 2026 10:00:00 +0000"),
+        json!("2026-11-20T10:00:00 +00:00"),
+        json!("2026-13-20T10:00:00Z"),
+        json!(1_795_082_400),
+        Value::Null,
+    ] {
+        assert!(
+            serde_json::from_value::<Run>(run_with(bad.clone())).is_err(),
+            "{bad} is not an RFC 3339 date-time"
+        );
+        let key = json!({ "id": "k", "name": "n", "prefix": "p", "created_at": bad });
+        assert!(serde_json::from_value::<ApiKey>(key).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn an_offset_is_read_as_the_same_utc_instant_and_written_back_in_z() {
+    let key: ApiKey = serde_json::from_value(json!({
+        "id": "k", "name": "n", "prefix": "p",
+        "created_at": "2026-11-20T12:30:00.25+02:00",
+        "revoked_at": "2026-11-20T00:15:00-05:30"
+    }))
+    .unwrap();
+    assert_eq!(key.created_at, utc(2026, 11, 20, 10, 30, 0, 250));
+    assert_eq!(key.revoked_at, Some(utc(2026, 11, 20, 5, 45, 0, 0)));
+    let back = serde_json::to_value(&key).unwrap();
+    assert_eq!(back["created_at"], "2026-11-20T10:30:00.250Z");
+    assert_eq!(back["revoked_at"], "2026-11-20T05:45:00.000Z");
+}
+
+#[test]
+fn times_finer_than_a_millisecond_are_written_with_exactly_three_digits() {
+    let key = CreatedApiKey {
+        id: "k".into(),
+        api_key: "sk".into(),
+        prefix: "p".into(),
+        name: "n".into(),
+        created_at: utc(2026, 11, 20, 14, 3, 9, 0) + chrono::Duration::nanoseconds(123_456_789),
+    };
+    assert_eq!(
+        serde_json::to_value(&key).unwrap()["created_at"],
+        "2026-11-20T14:03:09.123Z"
     );
 }
 
@@ -140,21 +215,25 @@ fn workspace_and_available_credits() {
 #[test]
 fn api_keys_listed_and_created() {
     let list: KeyList = roundtrip(json!({ "keys": [
-        { "id": "key_1", "name": "ci", "prefix": "sk_live_ab12", "created_at": "2026-11-20T10:00:00Z", "revoked_at": null },
-        { "id": "key_2", "name": "old", "prefix": "sk_live_cd34", "created_at": "2026-11-01T10:00:00Z", "revoked_at": "2026-11-02T10:00:00Z" }
+        { "id": "key_1", "name": "ci", "prefix": "sk_live_ab12", "created_at": "2026-11-20T10:00:00.000Z", "revoked_at": null },
+        { "id": "key_2", "name": "old", "prefix": "sk_live_cd34", "created_at": "2026-11-01T10:00:00.001Z", "revoked_at": "2026-11-02T10:00:00.999Z" }
     ]}));
+    assert_eq!(list.keys[0].revoked_at, None);
+    assert_eq!(list.keys[1].created_at, utc(2026, 11, 1, 10, 0, 0, 1));
     assert_eq!(
-        list.keys[1].revoked_at.as_deref(),
-        Some("2026-11-02T10:00:00Z")
+        list.keys[1].revoked_at,
+        Some(utc(2026, 11, 2, 10, 0, 0, 999))
     );
-    let absent: ApiKey =
-        serde_json::from_value(json!({ "id": "k", "name": "n", "prefix": "p", "created_at": "t" }))
-            .unwrap();
+    let absent: ApiKey = serde_json::from_value(
+        json!({ "id": "k", "name": "n", "prefix": "p", "created_at": "2026-11-20T10:00:00.000Z" }),
+    )
+    .unwrap();
     assert_eq!(absent.revoked_at, None);
 
     let created: CreatedApiKey = roundtrip(json!({
-        "id": "key_3", "api_key": "sk_live_secret", "prefix": "sk_live_se", "name": "new", "created_at": "2026-11-20T10:00:00Z"
+        "id": "key_3", "api_key": "sk_live_secret", "prefix": "sk_live_se", "name": "new", "created_at": "2026-11-20T10:00:00.120Z"
     }));
+    assert_eq!(created.created_at, utc(2026, 11, 20, 10, 0, 0, 120));
     assert!(
         !format!("{created:?}").contains("sk_live_secret"),
         "Debug must redact the secret"

@@ -203,6 +203,7 @@ fn network_profile_url_format() {
         "https://network.com/in/ada",
         "https://www.network.com/in/ada-lovelace/",
         "https://WWW.Network.com/in/%C3%A9",
+        "HTTPS://network.com/in/ada",
     ] {
         assert_eq!(validate_network_profile_url(ok), Ok(()), "{ok}");
     }
@@ -219,9 +220,16 @@ fn network_profile_url_format() {
         "https://network.com/in/ada#top",
         "https://network.com/in/a da",
         "javascript:alert(1)",
+        "",
     ] {
         assert!(validate_network_profile_url(bad).is_err(), "{bad}");
     }
+    // Sent in a body, an empty URL is a bad URL, not an omitted one.
+    let errs = errors(
+        ActionId::PremiumSearchPerson,
+        json!({ "input": { "first_name": "A", "last_name": "B", "company": "C", "network_profile_url": "" } }),
+    );
+    assert_eq!(fields(&errs), ["input.network_profile_url"]);
 }
 
 #[test]

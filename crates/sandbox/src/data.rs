@@ -246,8 +246,7 @@ fn check_social_id(id: &str) -> SocialIdCheck {
 /// A public handle or profile URL the sandbox pretends to know: lowercase letters, digits and
 /// dashes, not starting with `unknown`.
 fn known_handle(identifier: &str) -> Option<String> {
-    let handle = if identifier.starts_with("https://") {
-        validate_network_profile_url(identifier).ok()?;
+    let handle = if validate_network_profile_url(identifier).is_ok() {
         let path = identifier.split("/in/").nth(1)?;
         path.trim_end_matches('/').to_owned()
     } else {

@@ -10,7 +10,7 @@ use rand::Rng;
 use crate::data::{self, Outcome};
 use crate::error::ApiError;
 use crate::faults::{self, FORCED_RETRY_AFTER_SECS, SLOW_FACTOR};
-use crate::state::{IdempotencyRecord, RateBucket, RunRecord, SandboxState, Store, now_rfc3339};
+use crate::state::{IdempotencyRecord, RateBucket, RunRecord, SandboxState, Store, now_millis};
 
 /// Credits a run reserves: the cost of every record it may return, capped by `max_credits`.
 pub fn reservation(action_cpr: u64, record_limit: usize, max_credits: Option<u64>) -> u64 {
@@ -166,7 +166,7 @@ pub fn submit(
         output: Vec::new(),
         credits_used: 0,
         credits_reserved: reserve,
-        created_at: now_rfc3339(),
+        created_at: now_millis(),
         completed_at: None,
         completeness: Completeness::single_page(false),
         error: None,
@@ -239,7 +239,7 @@ fn finish(state: &SandboxState, run_id: &str) {
     );
     let mut run = record.run.clone();
     run.credits_reserved = 0;
-    run.completed_at = Some(now_rfc3339());
+    run.completed_at = Some(now_millis());
     match outcome {
         Outcome::Records { records, has_more } => {
             run.status = RunStatus::Completed;
@@ -291,7 +291,7 @@ pub fn cancel(state: &SandboxState, workspace_id: &str, run_id: &str) -> Result<
     let reserved = record.run.credits_reserved;
     record.run.status = RunStatus::Cancelled;
     record.run.credits_reserved = 0;
-    record.run.completed_at = Some(now_rfc3339());
+    record.run.completed_at = Some(now_millis());
     let run = record.run.clone();
     if let Some(ws) = store.workspace_mut(workspace_id) {
         ws.workspace.credits_reserved = ws.workspace.credits_reserved.saturating_sub(reserved);

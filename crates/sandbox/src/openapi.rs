@@ -27,9 +27,10 @@ fn shape_schema(shape: InputShape) -> Value {
         }
         if field.kind == FieldKind::ProfileUrl {
             s["format"] = json!("uri");
-            // Hosts are case-insensitive; the handle has no '/', '?', '#', space or control character.
+            // Scheme and host are case-insensitive; the handle has no '/', '?', '#', space or
+            // control character.
             s["pattern"] = json!(
-                r"^https://([wW]{3}\.)?[nN][eE][tT][wW][oO][rR][kK]\.[cC][oO][mM]/in/[^/?#\s\u0000-\u001f\u007f]+/?$"
+                r"^[hH][tT][tT][pP][sS]://([wW]{3}\.)?[nN][eE][tT][wW][oO][rR][kK]\.[cC][oO][mM]/in/[^/?#\s\u0000-\u001f\u007f]+/?$"
             );
         }
         properties.insert(field.name.to_owned(), s);

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use api_contract::{ActionId, Run, UsageToday, Workspace};
+use chrono::{DateTime, SubsecRound, Utc};
 use rand::RngCore;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -75,8 +76,8 @@ pub struct KeyRecord {
     pub prefix: String,
     /// SHA-256 of the secret; the secret itself is never stored.
     pub secret_hash: [u8; 32],
-    pub created_at: String,
-    pub revoked_at: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Default)]
@@ -146,8 +147,10 @@ fn random_hex(bytes: usize) -> String {
     buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+/// The current time at the precision the wire carries (milliseconds), so a run held here equals
+/// the run a client decodes from its JSON.
+pub fn now_millis() -> DateTime<Utc> {
+    Utc::now().trunc_subsecs(3)
 }
 
 impl SandboxState {
@@ -184,7 +187,7 @@ impl SandboxState {
                     usage_today: UsageToday::default(),
                 },
                 account: account.to_owned(),
-                usage_day: chrono::Utc::now().date_naive(),
+                usage_day: Utc::now().date_naive(),
             });
             let (_, api_key) = state.create_key(id, "Sandbox default key");
             let session_token = state.issue_session(id, account, SESSION_LIFETIME_SECS);
@@ -228,7 +231,7 @@ impl SandboxState {
             name: name.to_owned(),
             prefix: secret[..KEY_PREFIX_LEN].to_owned(),
             secret_hash: hash_secret(&secret),
-            created_at: now_rfc3339(),
+            created_at: now_millis(),
             revoked_at: None,
         };
         self.store().keys.push(record.clone());
@@ -237,7 +240,7 @@ impl SandboxState {
 
     /// Signs an account-session token for `account` in `workspace_id`.
     pub fn issue_session(&self, workspace_id: &str, account: &str, lifetime_secs: i64) -> String {
-        let now = chrono::Utc::now().timestamp();
+        let now = Utc::now().timestamp();
         jwt::sign(
             &SessionClaims {
                 sub: account.to_owned(),

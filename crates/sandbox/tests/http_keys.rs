@@ -108,6 +108,34 @@ async fn create_list_use_and_revoke_a_key() {
 }
 
 #[tokio::test]
+async fn key_times_are_written_in_utc_with_milliseconds() {
+    let sb = Sandbox::fast();
+    let session = sb.session().to_owned();
+    let created: serde_json::Value = create(&sb, &session, r#"{"name":"dates"}"#).await.json();
+    common::assert_millisecond_utc(&created["created_at"], "created_at on creation");
+    let id = created["id"].as_str().unwrap();
+    let revoked = sb
+        .send(
+            "DELETE",
+            &format!("/v1/keys/{id}"),
+            Some(&session),
+            &[],
+            None,
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+
+    let list: serde_json::Value = sb.get("/v1/keys", &session).await.json();
+    let [revoked, seeded] = list["keys"].as_array().unwrap().as_slice() else {
+        panic!("two keys: {list}");
+    };
+    assert_eq!(revoked["created_at"], created["created_at"]);
+    common::assert_millisecond_utc(&revoked["revoked_at"], "revoked_at");
+    common::assert_millisecond_utc(&seeded["created_at"], "created_at of the seeded key");
+    assert_eq!(seeded["revoked_at"], serde_json::Value::Null);
+}
+
+#[tokio::test]
 async fn key_names_are_validated() {
     let sb = Sandbox::fast();
     let session = sb.session().to_owned();

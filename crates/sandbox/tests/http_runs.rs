@@ -55,6 +55,44 @@ async fn async_submission_is_202_queued_then_completes_and_charges_what_it_retur
 }
 
 #[tokio::test]
+async fn run_times_are_written_in_utc_with_milliseconds() {
+    let sb = Sandbox::fast();
+    let queued = sb
+        .submit(
+            sb.key(),
+            "premium-search-people",
+            "async",
+            "key-dates-0001",
+            &people("rust", 2),
+        )
+        .await;
+    let queued: serde_json::Value = queued.json();
+    common::assert_millisecond_utc(&queued["created_at"], "created_at of a queued run");
+    assert_eq!(queued["completed_at"], serde_json::Value::Null);
+
+    let id = queued["id"].as_str().unwrap();
+    sb.wait_terminal(sb.key(), id).await;
+    let done: serde_json::Value = sb.get(&format!("/v1/runs/{id}"), sb.key()).await.json();
+    common::assert_millisecond_utc(&done["created_at"], "created_at");
+    common::assert_millisecond_utc(&done["completed_at"], "completed_at");
+    assert_eq!(done["created_at"], queued["created_at"]);
+    let listed: serde_json::Value = sb.get("/v1/runs", sb.key()).await.json();
+    common::assert_millisecond_utc(
+        &listed["runs"][0]["completed_at"],
+        "completed_at in the list",
+    );
+
+    let run: Run = serde_json::from_value(done).unwrap();
+    let completed_at = run.completed_at.unwrap();
+    assert!(run.created_at <= completed_at);
+    let age = chrono::Utc::now() - completed_at;
+    assert!(
+        (0..60_000).contains(&age.num_milliseconds()),
+        "the times are now, in UTC: {completed_at}"
+    );
+}
+
+#[tokio::test]
 async fn live_submission_waits_for_the_terminal_run() {
     let sb = Sandbox::fast();
     let reply = sb

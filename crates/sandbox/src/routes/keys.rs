@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::auth::Principal;
 use crate::error::ApiError;
 use crate::routes::body::{bad_request, json_body};
-use crate::state::{KeyRecord, SandboxState, now_rfc3339};
+use crate::state::{KeyRecord, SandboxState, now_millis};
 
 /// Most keys the list returns.
 pub const KEY_LIST_LIMIT: usize = 100;
@@ -33,8 +33,8 @@ fn listed(key: &KeyRecord) -> ApiKey {
         id: key.id.clone(),
         name: key.name.clone(),
         prefix: key.prefix.clone(),
-        created_at: key.created_at.clone(),
-        revoked_at: key.revoked_at.clone(),
+        created_at: key.created_at,
+        revoked_at: key.revoked_at,
     }
 }
 
@@ -106,7 +106,7 @@ pub async fn revoke_key(
         })?;
     // Revoking twice keeps the first revocation time.
     if key.revoked_at.is_none() {
-        key.revoked_at = Some(now_rfc3339());
+        key.revoked_at = Some(now_millis());
     }
     Ok(StatusCode::NO_CONTENT)
 }

@@ -9,6 +9,19 @@ use sandbox::{SandboxConfig, SandboxState, SeededWorkspace, app};
 use serde_json::Value;
 use tower::ServiceExt;
 
+/// Asserts that `value` is a date-time as the sandbox has always written it: RFC 3339 in UTC
+/// with `Z` and exactly three fraction digits (`2026-11-20T14:03:09.123Z`), never chrono's
+/// default of 0, 6 or 9 digits.
+pub fn assert_millisecond_utc(value: &Value, what: &str) {
+    static FORM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$").unwrap()
+    });
+    let text = value
+        .as_str()
+        .unwrap_or_else(|| panic!("{what} is not a string: {value}"));
+    assert!(FORM.is_match(text), "{what} = {text:?}");
+}
+
 pub struct Reply {
     pub status: StatusCode,
     pub headers: axum::http::HeaderMap,

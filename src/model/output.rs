@@ -1,13 +1,14 @@
 //! A run's output as data for people: table columns, safe links, truncation, CSV export with
 //! formula neutralising, and the chained actions a record leads to.
 //!
-//! Pure functions, tested natively; `pages/run_detail.rs` renders them. Nothing here produces
+//! Pure functions, tested natively; `pages/run_detail.rs` and `components/output_table.rs`
+//! render them. Nothing here produces
 //! HTML: the page inserts every value as text, and only [`safe_link`] URLs become links.
 
 use api_contract::ActionId;
 use serde_json::Value;
 
-use crate::routes::{Route, percent_encode};
+use crate::model::urls::action_form_prefilled;
 
 /// Strings longer than this are shown shortened, with a way to see them whole.
 pub const SHORT_TEXT: usize = 160;
@@ -174,11 +175,7 @@ pub fn chain_links(action: &str, record: &Value) -> Vec<(&'static str, String)> 
             .filter(|s| !s.is_empty())
     };
     let form = |target: ActionId, key: &str, value: &str| {
-        format!(
-            "{}?{key}={}",
-            Route::ActionForm(target.as_str().to_owned()).path(),
-            percent_encode(value)
-        )
+        action_form_prefilled(target.as_str(), &[(key, value)])
     };
     let mut links = Vec::new();
     match ActionId::parse(action) {

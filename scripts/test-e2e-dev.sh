@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The end-to-end tests against a development build of the console (debug assertions on), which
+# also fail on Leptos's development warnings (a signal read outside a tracking context, a
+# disposed signal, …). Usage: bash scripts/test-e2e-dev.sh [test files...] (default: all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. target/toolchain.env
+# A folder of its own: the release build in dist/ stays as it is.
+trunk build --dist target/dev-dist
+cargo build -p sandbox --quiet
+CONSOLE_DIST=target/dev-dist node --test --test-concurrency=1 "${@:-tests/e2e/}"

@@ -1,0 +1,230 @@
+//! `ApiClient`: the one place that sends HTTP requests, with the bearer header, the
+//! idempotency key and the JSON body, and reads every answer through [`interpret_response`].
+
+use std::sync::Arc;
+
+use api_contract::{ActionList, REQUEST_ID_HEADER, Run, RunList, Workspace};
+use serde::de::DeserializeOwned;
+
+use super::error::{ApiError, interpret_error, interpret_response};
+use crate::model::urls::encode;
+
+/// Called with the error when the API refuses the credential (401).
+pub type UnauthorizedHandler = Arc<dyn Fn(&ApiError) + Send + Sync>;
+
+/// Where the API lives, the bearer credential to send, and who hears about a 401.
+#[derive(Clone)]
+pub struct ApiClient {
+    base_url: String,
+    bearer: String,
+    on_unauthorized: Option<UnauthorizedHandler>,
+}
+
+impl std::fmt::Debug for ApiClient {
+    // The bearer is a secret: it never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiClient")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A value from the API with the `x-request-id` of the response that brought it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WithRequestId<T> {
+    pub value: T,
+    pub request_id: Option<String>,
+}
+
+/// How a submission was answered: 200 (the run is terminal) or 202 (still queued or processing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submitted {
+    pub status: u16,
+    pub run: Run,
+}
+
+impl ApiClient {
+    /// `base_url` without `/v1`; `bearer` is an API key or an account-session JWT.
+    pub fn new(base_url: impl Into<String>, bearer: impl Into<String>) -> Self {
+        ApiClient {
+            base_url: base_url.into(),
+            bearer: bearer.into(),
+            on_unauthorized: None,
+        }
+    }
+
+    /// Reports every 401 to `handler` (the session ends, so the app leads back to sign-in).
+    pub fn on_unauthorized(mut self, handler: impl Fn(&ApiError) + Send + Sync + 'static) -> Self {
+        self.on_unauthorized = Some(Arc::new(handler));
+        self
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Sends one request and reads the whole answer. Not generic, so every endpoint shares one
+    /// copy of this code in the wasm bundle.
+    async fn send(&self, request: Request<'_>) -> Result<Exchange, ApiError> {
+        use gloo_net::http::RequestBuilder;
+        let url = format!("{}{}", self.base_url, request.path);
+        let mut builder = RequestBuilder::new(&url)
+            .method(request.method)
+            .header("Authorization", &format!("Bearer {}", self.bearer))
+            .header("Accept", "application/json");
+        if let Some(key) = request.idempotency_key {
+            builder = builder.header("Idempotency-Key", key);
+        }
+        let sent = match request.json_body {
+            Some(body) => {
+                builder
+                    .header("Content-Type", "application/json")
+                    .body(body)
+                    .map_err(|e| ApiError::Network(e.to_string()))?
+                    .send()
+                    .await
+            }
+            None => builder.send().await,
+        };
+        let response = sent.map_err(|e| ApiError::Network(network_reason(&e)))?;
+        let status = response.status();
+        let request_id = response.headers().get(REQUEST_ID_HEADER);
+        let body = response
+            .text()
+            .await
+            .map_err(|e| ApiError::Network(e.to_string()))?;
+        if status == 401
+            && let Some(handler) = &self.on_unauthorized
+        {
+            handler(&interpret_error(status, request_id.clone(), &body));
+        }
+        Ok(Exchange {
+            status,
+            request_id,
+            body,
+        })
+    }
+
+    /// A request and its decoded answer, with the response's request id.
+    async fn call<T: DeserializeOwned>(
+        &self,
+        request: Request<'_>,
+    ) -> Result<(u16, WithRequestId<T>), ApiError> {
+        let Exchange {
+            status,
+            request_id,
+            body,
+        } = self.send(request).await?;
+        let value = interpret_response(status, request_id.clone(), &body)?;
+        Ok((status, WithRequestId { value, request_id }))
+    }
+
+    async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<WithRequestId<T>, ApiError> {
+        self.call(Request::get(path))
+            .await
+            .map(|(_, answer)| answer)
+    }
+
+    /// `GET /v1/workspace`.
+    pub async fn workspace(&self) -> Result<Workspace, ApiError> {
+        self.get("/v1/workspace").await.map(|a| a.value)
+    }
+
+    /// `GET /v1/actions`.
+    pub async fn actions(&self) -> Result<ActionList, ApiError> {
+        self.get("/v1/actions").await.map(|a| a.value)
+    }
+
+    /// `POST /v1/actions/{action}/run/{live|async}` with a JSON `body` and its idempotency key.
+    pub async fn submit(
+        &self,
+        action: &str,
+        live: bool,
+        idempotency_key: &str,
+        body: &str,
+    ) -> Result<Submitted, ApiError> {
+        let mode = if live { "live" } else { "async" };
+        let path = format!("/v1/actions/{}/run/{mode}", encode(action));
+        let (status, answer) = self
+            .call(Request {
+                method: gloo_net::http::Method::POST,
+                path: &path,
+                json_body: Some(body),
+                idempotency_key: Some(idempotency_key),
+            })
+            .await?;
+        Ok(Submitted {
+            status,
+            run: answer.value,
+        })
+    }
+
+    /// `GET /v1/runs/{id}`.
+    pub async fn run(&self, id: &str) -> Result<WithRequestId<Run>, ApiError> {
+        self.get(&format!("/v1/runs/{}", encode(id))).await
+    }
+
+    /// `GET /v1/runs`: the latest 100.
+    pub async fn runs(&self) -> Result<WithRequestId<RunList>, ApiError> {
+        self.get("/v1/runs").await
+    }
+
+    /// `POST /v1/runs/{id}/cancel`.
+    pub async fn cancel(&self, id: &str) -> Result<Run, ApiError> {
+        let path = format!("/v1/runs/{}/cancel", encode(id));
+        let request = Request {
+            method: gloo_net::http::Method::POST,
+            path: &path,
+            json_body: None,
+            idempotency_key: None,
+        };
+        self.call(request).await.map(|(_, answer)| answer.value)
+    }
+}
+
+/// A request as plain data; [`ApiClient::send`] executes it.
+struct Request<'a> {
+    method: gloo_net::http::Method,
+    path: &'a str,
+    json_body: Option<&'a str>,
+    idempotency_key: Option<&'a str>,
+}
+
+impl<'a> Request<'a> {
+    fn get(path: &'a str) -> Self {
+        Request {
+            method: gloo_net::http::Method::GET,
+            path,
+            json_body: None,
+            idempotency_key: None,
+        }
+    }
+}
+
+/// What came back: status, request id header and the body as text.
+struct Exchange {
+    status: u16,
+    request_id: Option<String>,
+    body: String,
+}
+
+fn network_reason(error: &gloo_net::Error) -> String {
+    match error {
+        // The browser hides the cause of a failed fetch; say what it usually is.
+        gloo_net::Error::JsError(_) => {
+            "no response; the server may be down or refuse this origin".to_owned()
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_the_bearer() {
+        let client = ApiClient::new("http://x", "sk_secret_value");
+        assert!(!format!("{client:?}").contains("sk_secret_value"));
+    }
+}

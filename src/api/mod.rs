@@ -1,0 +1,8 @@
+//! The transport: the only code that talks HTTP. Pages call [`ApiClient`]'s typed methods and
+//! get a contract type or an [`ApiError`]; they never use gloo-net or `fetch` themselves.
+
+mod client;
+mod error;
+
+pub use client::{ApiClient, Submitted, UnauthorizedHandler, WithRequestId};
+pub use error::{ApiError, interpret_error, interpret_response};

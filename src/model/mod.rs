@@ -1,0 +1,8 @@
+//! Pure models: the console's rules as plain data and functions, with no DOM and no signals, so
+//! they are tested natively (`cargo test`).
+
+pub mod credential;
+pub mod form;
+pub mod format;
+pub mod output;
+pub mod urls;

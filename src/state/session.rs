@@ -1,0 +1,191 @@
+//! Who is signed in, and the `ApiClient` for them: a context provided at the root of the app.
+//!
+//! The credential lives in memory. Only when the person opts in ("keep me signed in in this
+//! tab") is it also kept in this tab's sessionStorage, until sign-out or until the API refuses
+//! it. It is never written to localStorage, a cookie, a URL or a log.
+
+use leptos::prelude::*;
+
+use crate::api::ApiClient;
+use crate::model::credential::{CredentialKind, classify};
+
+/// A signed-in person's API base URL and bearer credential.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SignedIn {
+    /// Without a trailing slash or `/v1`.
+    pub base_url: String,
+    bearer: String,
+    pub kind: CredentialKind,
+}
+
+impl std::fmt::Debug for SignedIn {
+    // The bearer is a secret: it never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignedIn")
+            .field("base_url", &self.base_url)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SignedIn {
+    pub fn new(base_url: String, bearer: String) -> Self {
+        let kind = classify(&bearer);
+        SignedIn {
+            base_url,
+            bearer,
+            kind,
+        }
+    }
+
+    /// A client that only reports its errors: for checking a credential before signing in.
+    pub fn client(&self) -> ApiClient {
+        ApiClient::new(self.base_url.clone(), self.bearer.clone())
+    }
+}
+
+/// The session. `Copy`, like the signals inside.
+#[derive(Clone, Copy)]
+pub struct Session {
+    current: RwSignal<Option<SignedIn>>,
+    /// Whether anyone is signed in: pages and guards follow this, not every session change.
+    signed_in: Memo<bool>,
+    /// Why the last session ended, shown once on the sign-in page.
+    notice: RwSignal<Option<String>>,
+}
+
+/// The sessionStorage key of an opted-in credential.
+const TAB_STORAGE_KEY: &str = "console.session";
+
+fn tab_storage() -> Option<web_sys::Storage> {
+    window().session_storage().ok().flatten()
+}
+
+/// `base_url` and bearer, one per line, as kept in the tab's storage.
+fn encode_kept(base_url: &str, bearer: &str) -> String {
+    format!("{base_url}\n{bearer}")
+}
+
+fn decode_kept(kept: &str) -> Option<(String, String)> {
+    let (base_url, bearer) = kept.split_once('\n')?;
+    (!base_url.is_empty() && !bearer.is_empty() && !bearer.contains('\n'))
+        .then(|| (base_url.to_owned(), bearer.to_owned()))
+}
+
+fn forget_kept() {
+    if let Some(storage) = tab_storage() {
+        let _ = storage.remove_item(TAB_STORAGE_KEY);
+    }
+}
+
+impl Session {
+    /// The session restored from this tab's storage if the person opted in before a reload,
+    /// provided as context.
+    pub fn provide() -> Session {
+        let kept = tab_storage()
+            .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
+            .and_then(|kept| decode_kept(&kept))
+            .map(|(base_url, bearer)| SignedIn::new(base_url, bearer));
+        let current = RwSignal::new(kept);
+        let session = Session {
+            current,
+            signed_in: Memo::new(move |_| current.with(Option::is_some)),
+            notice: RwSignal::new(None),
+        };
+        provide_context(session);
+        session
+    }
+
+    /// Whether anyone is signed in; tracked.
+    pub fn is_signed_in(&self) -> bool {
+        self.signed_in.get()
+    }
+
+    /// A client for the signed-in credential whose 401s end this session; tracked, so a
+    /// resource that calls it reloads when the session changes.
+    pub fn client(&self) -> Option<ApiClient> {
+        let session = *self;
+        self.current.with(|s| {
+            s.as_ref().map(|s| {
+                s.client()
+                    .on_unauthorized(move |error| session.expire(error.message()))
+            })
+        })
+    }
+
+    /// Like [`Session::client`], without tracking: for event handlers and actions.
+    pub fn client_untracked(&self) -> Option<ApiClient> {
+        untrack(|| self.client())
+    }
+
+    /// The credential's kind (API key or session, with the JWT's claims); tracked.
+    pub fn kind(&self) -> Option<CredentialKind> {
+        self.current.with(|s| s.as_ref().map(|s| s.kind.clone()))
+    }
+
+    /// The API's base URL; tracked.
+    pub fn base_url(&self) -> Option<String> {
+        self.current
+            .with(|s| s.as_ref().map(|s| s.base_url.clone()))
+    }
+
+    /// Signs in; with `keep_in_tab` the credential survives a reload of this tab.
+    pub fn sign_in(&self, signed_in: SignedIn, keep_in_tab: bool) {
+        self.notice.set(None);
+        forget_kept();
+        if keep_in_tab && let Some(storage) = tab_storage() {
+            let _ = storage.set_item(
+                TAB_STORAGE_KEY,
+                &encode_kept(&signed_in.base_url, &signed_in.bearer),
+            );
+        }
+        self.current.set(Some(signed_in));
+    }
+
+    pub fn sign_out(&self) {
+        forget_kept();
+        self.current.set(None);
+    }
+
+    /// Ends the session because the API refused the credential; sign-in explains why.
+    pub fn expire(&self, reason: String) {
+        if self.current.with_untracked(Option::is_some) {
+            forget_kept();
+            self.notice.set(Some(reason));
+            self.current.set(None);
+        }
+    }
+
+    /// Why the last session ended, if it was refused; tracked.
+    pub fn notice(&self) -> Option<String> {
+        self.notice.get()
+    }
+}
+
+pub fn use_session() -> Session {
+    expect_context::<Session>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_credentials_round_trip_and_reject_damage() {
+        let kept = encode_kept("http://127.0.0.1:8787", "sk_sandbox_x");
+        assert_eq!(
+            decode_kept(&kept),
+            Some(("http://127.0.0.1:8787".into(), "sk_sandbox_x".into()))
+        );
+        assert_eq!(decode_kept("no newline"), None);
+        assert_eq!(decode_kept("\nsk"), None);
+        assert_eq!(decode_kept("http://x\n"), None);
+        assert_eq!(decode_kept("http://x\na\nb"), None);
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_bearer() {
+        let signed_in = SignedIn::new("http://x".into(), "sk_secret_value".into());
+        assert!(!format!("{signed_in:?}").contains("sk_secret_value"));
+    }
+}
