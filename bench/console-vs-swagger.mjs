@@ -122,7 +122,14 @@ async function signedIn(browser, sandbox, { visibility = false } = {}) {
       let hidden = false;
       Object.defineProperty(document, "hidden", { get: () => hidden });
       Object.defineProperty(document, "visibilityState", { get: () => (hidden ? "hidden" : "visible") });
-      window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange")); };
+      // When the page itself was hidden, on its own clock, so requests can be compared exactly.
+      window.__hiddenSpans = [];
+      window.__setHidden = (h) => {
+        hidden = h;
+        if (h) window.__hiddenSpans.push([performance.now(), Infinity]);
+        else if (window.__hiddenSpans.length) window.__hiddenSpans.at(-1)[1] = performance.now();
+        document.dispatchEvent(new Event("visibilitychange", { bubbles: true }));
+      };
     });
   }
   await signInAndWait(p.page, sandbox, "/workspace", '[data-field="credits_balance"] .stat-value', 1);
@@ -171,13 +178,12 @@ async function measureWatch(browser, sandbox) {
   const p = await signedIn(browser, sandbox, { visibility: true });
   const run = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", { input: { query: "bench watch" }, max_results: 5 });
   const log = { sent: 0, inFlight: 0, maxInFlight: 0, afterEnd: 0, whileHidden: 0 };
-  let hidden = false, ended = false;
+  let ended = false;
   const mine = (r) => new URL(r.url()).pathname === `/v1/runs/${run.id}`;
   p.page.on("request", (r) => {
     if (!mine(r)) return;
     log.sent++; log.inFlight++; log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
     if (ended) log.afterEnd++;
-    if (hidden) log.whileHidden++;
   });
   const done = (r) => { if (mine(r)) log.inFlight--; };
   p.page.on("requestfinished", done);
@@ -185,14 +191,19 @@ async function measureWatch(browser, sandbox) {
   await p.page.evaluate((id) => { history.pushState({}, "", `/runs/${id}`); dispatchEvent(new PopStateEvent("popstate")); }, run.id);
   await p.page.locator(".run-head [data-status]").waitFor();
   await new Promise((r) => setTimeout(r, 1000));
-  hidden = true;
   await p.page.evaluate(() => window.__setHidden(true));
   await new Promise((r) => setTimeout(r, 2500));
   await p.page.evaluate(() => window.__setHidden(false));
-  hidden = false;
   await p.page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 30_000 });
   ended = true;
   await new Promise((r) => setTimeout(r, 3000));
+  // Requests the page started while it was hidden, both times on the page's clock (Resource
+  // Timing's startTime is when the fetch began), not the script's: a poll sent just before the
+  // page was told it is hidden does not count.
+  log.whileHidden = await p.page.evaluate((path) => performance.getEntriesByType("resource")
+    .filter((e) => new URL(e.name).pathname === path)
+    .filter((e) => window.__hiddenSpans.some(([from, to]) => e.startTime >= from && e.startTime <= to)).length,
+  `/v1/runs/${run.id}`);
   await p.context.close();
   return log;
 }
