@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
-use leptos_router::hooks::use_navigate;
+use leptos_router::hooks::{use_navigate, use_params};
+use leptos_router::params::Params;
 use leptos_router::{NavigateOptions, path};
 
 use crate::components::{RequireSession, ThemeToggle};
@@ -38,6 +39,25 @@ pub fn App() -> impl IntoView {
             </main>
         </Router>
     }
+}
+
+/// The `:id` of `/actions/:id` and `/runs/:id`.
+#[derive(Params, Clone, Debug, PartialEq)]
+struct IdParams {
+    id: Option<String>,
+}
+
+/// The current route's `:id`, decoded; empty if the route has none.
+pub fn use_id_param() -> Memo<String> {
+    let params = use_params::<IdParams>();
+    Memo::new(move |_| {
+        params.with(|p| {
+            p.as_ref()
+                .ok()
+                .and_then(|p| p.id.clone())
+                .unwrap_or_default()
+        })
+    })
 }
 
 /// Navigation that replaces the current history entry, so Back skips it (redirects, filters).

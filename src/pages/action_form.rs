@@ -7,10 +7,10 @@ use api_contract::ActionId;
 use chrono::{TimeDelta, Utc};
 use leptos::prelude::*;
 use leptos::task::spawn_local_scoped_with_cancellation;
-use leptos_router::hooks::{use_navigate, use_params, use_query_map};
-use leptos_router::params::Params;
+use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::{ApiClient, ApiError, Submitted};
+use crate::app::use_id_param;
 use crate::browser::{copy_text, focus_id, sleep};
 use crate::components::ApiErrorPanel;
 use crate::model::form::{
@@ -23,22 +23,9 @@ use crate::state::registry::use_registry;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 
-#[derive(Params, Clone, Debug, PartialEq)]
-struct ActionParams {
-    id: Option<String>,
-}
-
 #[component]
 pub fn ActionFormPage() -> impl IntoView {
-    let params = use_params::<ActionParams>();
-    let id = Memo::new(move |_| {
-        params.with(|p| {
-            p.as_ref()
-                .ok()
-                .and_then(|p| p.id.clone())
-                .unwrap_or_default()
-        })
-    });
+    let id = use_id_param();
     let registry = use_registry();
     view! {
         <section class="page">

@@ -3,11 +3,10 @@
 
 use api_contract::{ActionId, Run, RunStatus};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params;
-use leptos_router::params::Params;
 use serde_json::Value;
 
 use crate::api::{ApiClient, ApiError};
+use crate::app::use_id_param;
 use crate::browser::{copy_text, download};
 use crate::components::{ApiErrorPanel, OutputTable, PollNotice, RunStatusBadge};
 use crate::model::format::{group_thousands, local_time, run_duration};
@@ -17,23 +16,10 @@ use crate::state::polling::{Poll, use_poll};
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 
-#[derive(Params, Clone, Debug, PartialEq)]
-struct RunParams {
-    id: Option<String>,
-}
-
 /// The page for the id in the URL; a new id (Back between two runs) is a new page.
 #[component]
 pub fn RunDetailPage() -> impl IntoView {
-    let params = use_params::<RunParams>();
-    let id = Memo::new(move |_| {
-        params.with(|p| {
-            p.as_ref()
-                .ok()
-                .and_then(|p| p.id.clone())
-                .unwrap_or_default()
-        })
-    });
+    let id = use_id_param();
     move || view! { <WatchedRun id=id.get() /> }
 }
 

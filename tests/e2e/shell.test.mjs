@@ -296,3 +296,26 @@ test("the workspace and the header's summary refresh every 30 s while visible", 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a guarded page opened signed out is replaced by sign-in, so Back does not bounce", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await page.getByLabel("API key or session token").waitFor();
+  const entries = await page.evaluate(() => history.length);
+  // In-app navigation to a guarded page while signed out.
+  await page.evaluate(() => { history.pushState({}, "", "/runs?status=failed"); dispatchEvent(new PopStateEvent("popstate")); });
+  await page.waitForURL(/\/sign-in\?next=\/runs%3Fstatus%3Dfailed$/);
+  assert.equal(await page.evaluate(() => history.length), entries + 1, "the guard replaced /runs instead of adding an entry");
+  await page.goBack();
+  await page.waitForURL(/\/sign-in$/);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.match(page.url(), /\/sign-in$/, "Back stays on sign-in instead of bouncing through the guard");
+  // Signing in goes where the person was headed, in place of the sign-in page.
+  await page.goForward();
+  await page.waitForURL(/\/sign-in\?next=/);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/runs\?status=failed$/);
+  assert.equal(await page.getByLabel("Status").inputValue(), "failed");
+  assert.deepEqual(problems, []);
+  await context.close();
+});

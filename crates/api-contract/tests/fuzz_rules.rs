@@ -178,12 +178,20 @@ fn idempotency_key() -> impl Strategy<Value = String> {
         .chain('0'..='9')
         .chain(['_', ':', '-'])
         .collect();
+    mostly_from(len, alphabet, 0.25, NOT_IN_KEY_ALPHABET.to_vec())
+}
+
+/// Strings of `len` characters from `alphabet`, where a share `bad_share` has one character
+/// (anywhere, or the only one) replaced by one from `bad`.
+fn mostly_from(
+    len: impl Strategy<Value = usize>,
+    alphabet: Vec<char>,
+    bad_share: f64,
+    bad: Vec<char>,
+) -> impl Strategy<Value = String> {
     let bad = prop::option::weighted(
-        0.25,
-        (
-            any::<prop::sample::Index>(),
-            prop::sample::select(NOT_IN_KEY_ALPHABET),
-        ),
+        bad_share,
+        (any::<prop::sample::Index>(), prop::sample::select(bad)),
     );
     (
         len.prop_flat_map(move |n| {
@@ -238,28 +246,12 @@ fn profile_url() -> impl Strategy<Value = String> {
         .chain(['-', '_', '%', '.', 'é'])
         .collect();
     let handle_len = prop_oneof![3 => 0usize..12, 1 => 465usize..=480];
-    let bad = prop::option::weighted(
+    let handle = mostly_from(
+        handle_len,
+        handle_chars,
         0.2,
-        (
-            any::<prop::sample::Index>(),
-            prop::sample::select(vec!['/', '?', '#', ' ', '\t', '\u{7f}']),
-        ),
+        vec!['/', '?', '#', ' ', '\t', '\u{7f}'],
     );
-    let handle = (
-        handle_len.prop_flat_map(move |n| {
-            prop::collection::vec(prop::sample::select(handle_chars.clone()), n)
-        }),
-        bad,
-    )
-        .prop_map(|(mut chars, bad)| {
-            if let Some((at, c)) = bad {
-                match chars.len() {
-                    0 => chars.push(c),
-                    n => chars[at.index(n)] = c,
-                }
-            }
-            chars.into_iter().collect::<String>()
-        });
     let tail = prop_oneof![
         6 => Just(""),
         3 => Just("/"),
