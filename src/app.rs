@@ -10,7 +10,8 @@ use leptos_router::{NavigateOptions, path};
 use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::group_thousands;
 use crate::pages::{
-    ActionFormPage, ActionsPage, NotFoundPage, RunDetailPage, RunsPage, SignInPage, WorkspacePage,
+    ActionFormPage, ActionsPage, KeysPage, NotFoundPage, RunDetailPage, RunsPage, SignInPage,
+    WorkspacePage,
 };
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::registry::Registry;
@@ -35,6 +36,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/actions/:id") view=|| view! { <RequireSession><ActionFormPage /></RequireSession> } />
                     <Route path=path!("/runs") view=|| view! { <RequireSession><RunsPage /></RequireSession> } />
                     <Route path=path!("/runs/:id") view=|| view! { <RequireSession><RunDetailPage /></RequireSession> } />
+                    <Route path=path!("/keys") view=|| view! { <RequireSession><KeysPage /></RequireSession> } />
                 </FlatRoutes>
             </main>
         </Router>
@@ -94,6 +96,7 @@ fn AppHeader() -> impl IntoView {
                     <A href="/workspace">"Workspace"</A>
                     <A href="/actions">"Actions"</A>
                     <A href="/runs">"Runs"</A>
+                    <A href="/keys">"API keys"</A>
                 </nav>
                 <HeaderCredits />
             })}

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use api_contract::{ActionList, REQUEST_ID_HEADER, Run, RunList, Workspace};
+use api_contract::{
+    ActionList, CreateKeyRequest, CreatedApiKey, KeyList, REQUEST_ID_HEADER, Run, RunList,
+    Workspace,
+};
 use serde::de::DeserializeOwned;
 
 use super::error::{ApiError, interpret_error, interpret_response};
@@ -167,6 +170,47 @@ impl ApiClient {
     /// `GET /v1/runs`: the latest 100.
     pub async fn runs(&self) -> Result<WithRequestId<RunList>, ApiError> {
         self.get("/v1/runs").await
+    }
+
+    /// `GET /v1/keys`: up to 100 recent keys, without secrets (an account session only).
+    pub async fn keys(&self) -> Result<KeyList, ApiError> {
+        self.get("/v1/keys").await.map(|a| a.value)
+    }
+
+    /// `POST /v1/keys`: a new key, whose `api_key` secret this answer is the only one to carry.
+    pub async fn create_key(&self, name: &str) -> Result<CreatedApiKey, ApiError> {
+        let body = serde_json::to_string_pretty(&CreateKeyRequest {
+            name: name.to_owned(),
+        })
+        .map_err(|e| ApiError::Network(e.to_string()))?;
+        let request = Request {
+            method: gloo_net::http::Method::POST,
+            path: "/v1/keys",
+            json_body: Some(&body),
+            idempotency_key: None,
+        };
+        self.call(request).await.map(|(_, answer)| answer.value)
+    }
+
+    /// `DELETE /v1/keys/{id}`: 204 with no body.
+    pub async fn revoke_key(&self, id: &str) -> Result<(), ApiError> {
+        let path = format!("/v1/keys/{}", encode(id));
+        let request = Request {
+            method: gloo_net::http::Method::DELETE,
+            path: &path,
+            json_body: None,
+            idempotency_key: None,
+        };
+        let Exchange {
+            status,
+            request_id,
+            body,
+        } = self.send(request).await?;
+        if (200..300).contains(&status) {
+            Ok(())
+        } else {
+            Err(interpret_error(status, request_id, &body))
+        }
     }
 
     /// `POST /v1/runs/{id}/cancel`.

@@ -1,6 +1,7 @@
 //! Widgets used by several pages, and the route guard.
 
 mod api_error_panel;
+mod credits_chart;
 mod output_table;
 mod poll_notice;
 mod require_session;
@@ -8,6 +9,7 @@ mod run_status_badge;
 mod theme_toggle;
 
 pub use api_error_panel::ApiErrorPanel;
+pub use credits_chart::CreditsChart;
 pub use output_table::OutputTable;
 pub use poll_notice::PollNotice;
 pub use require_session::RequireSession;

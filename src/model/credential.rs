@@ -9,6 +9,10 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+/// How much of an API key the console shows: as much as a key list shows as its prefix, and
+/// never more than half of the key, however short it is.
+pub const KEY_PREFIX_SHOWN: usize = 16;
+
 /// What kind of bearer credential a person signed in with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CredentialKind {
@@ -76,7 +80,10 @@ pub fn classify(bearer: &str) -> CredentialKind {
         };
     }
     CredentialKind::ApiKey {
-        prefix: bearer.chars().take(12).collect(),
+        prefix: bearer
+            .chars()
+            .take(KEY_PREFIX_SHOWN.min(bearer.chars().count() / 2))
+            .collect(),
     }
 }
 
@@ -125,8 +132,14 @@ mod tests {
     #[test]
     fn an_opaque_key_shows_only_its_prefix() {
         let kind = classify("sk_sandbox_547cc6d1534c4f87dadf5b42");
-        assert_eq!(kind.label(), "API key sk_sandbox_5…");
-        assert!(!kind.label().contains("47cc6d"));
+        assert_eq!(kind.label(), "API key sk_sandbox_547cc…");
+        assert!(!kind.label().contains("47cc6d1"));
+        let short = classify("sk_short_12345");
+        assert_eq!(
+            short.label(),
+            "API key sk_shor…",
+            "at most half of a short key"
+        );
         // Dots alone do not make a JWT, nor does base64 that is not a JOSE header.
         assert!(!classify("a.b.c").is_session());
         assert!(!classify("aGk.aGk.aGk").is_session());

@@ -2,7 +2,9 @@
 //! they are tested natively (`cargo test`).
 
 pub mod credential;
+pub mod credits;
 pub mod form;
 pub mod format;
+pub mod keys;
 pub mod output;
 pub mod urls;

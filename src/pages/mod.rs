@@ -2,6 +2,7 @@
 
 mod action_form;
 mod actions;
+mod keys;
 mod not_found;
 mod run_detail;
 mod runs;
@@ -10,6 +11,7 @@ mod workspace;
 
 pub use action_form::ActionFormPage;
 pub use actions::ActionsPage;
+pub use keys::KeysPage;
 pub use not_found::NotFoundPage;
 pub use run_detail::RunDetailPage;
 pub use runs::RunsPage;

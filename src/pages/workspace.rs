@@ -1,4 +1,5 @@
-//! `/workspace`: name, id, credits and today's usage, from the shared `GET /v1/workspace`.
+//! `/workspace`: name, id, credits and today's usage, from the shared `GET /v1/workspace`, and
+//! credits over time from the latest runs (`GET /v1/runs`).
 
 use std::time::Duration;
 
@@ -6,9 +7,11 @@ use api_contract::Workspace;
 use leptos::prelude::*;
 use leptos::task::spawn_local_scoped_with_cancellation;
 
+use crate::api::ApiError;
 use crate::browser::{sleep, until_visible};
-use crate::components::ApiErrorPanel;
+use crate::components::{ApiErrorPanel, CreditsChart};
 use crate::model::format::group_thousands;
+use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 
 /// How often the workspace refreshes while the tab is visible.
@@ -17,15 +20,22 @@ const REFRESH_EVERY: Duration = Duration::from_secs(30);
 #[component]
 pub fn WorkspacePage() -> impl IntoView {
     let workspace = use_workspace();
+    let session = use_session();
+    // The latest runs, for the chart.
+    let runs = LocalResource::new(move || {
+        let client = session.client_untracked();
+        async move { Ok::<_, ApiError>(client.ok_or(ApiError::SignedOut)?.runs().await?.value.runs) }
+    });
     // Fresh numbers on arrival (unless a load is under way), then every 30 s while the tab is
-    // visible; the header's summary follows, as it reads the same resource. The loop ends with
-    // the page.
+    // visible, the chart with them; the header's summary follows, as it reads the same
+    // resource. The loop ends with the page.
     workspace.refresh_unless_loading();
     spawn_local_scoped_with_cancellation(async move {
         loop {
             sleep(REFRESH_EVERY).await;
             until_visible().await;
             workspace.refresh();
+            runs.refetch();
         }
     });
     let resource = workspace.resource;
@@ -39,6 +49,15 @@ pub fn WorkspacePage() -> impl IntoView {
                     match resource.await {
                         Ok(ws) => view! { <WorkspaceSummary ws /> }.into_any(),
                         Err(error) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <h3 class="section-title">"Credits over time"</h3>
+            <Transition fallback=|| view! { <p class="loading">"Loading the latest runs…"</p> }>
+                {move || Suspend::new(async move {
+                    match runs.await {
+                        Ok(runs) => view! { <CreditsChart runs /> }.into_any(),
+                        Err(error) => view! { <ApiErrorPanel error context="Loading the latest runs" /> }.into_any(),
                     }
                 })}
             </Transition>

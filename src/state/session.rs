@@ -118,6 +118,16 @@ impl Session {
         untrack(|| self.client())
     }
 
+    /// Whether the credential in use is the API key with this `prefix` (its secret starts with
+    /// it), without the secret leaving the session; untracked.
+    pub fn uses_key_with_prefix(&self, prefix: &str) -> bool {
+        !prefix.is_empty()
+            && self.current.with_untracked(|s| {
+                s.as_ref()
+                    .is_some_and(|s| !s.kind.is_session() && s.bearer.starts_with(prefix))
+            })
+    }
+
     /// The credential's kind (API key or session, with the JWT's claims); tracked.
     pub fn kind(&self) -> Option<CredentialKind> {
         self.current.with(|s| s.as_ref().map(|s| s.kind.clone()))
@@ -181,6 +191,27 @@ mod tests {
         assert_eq!(decode_kept("\nsk"), None);
         assert_eq!(decode_kept("http://x\n"), None);
         assert_eq!(decode_kept("http://x\na\nb"), None);
+    }
+
+    #[test]
+    fn only_the_api_key_in_use_has_its_prefix() {
+        let with = |bearer: &str| {
+            let current = RwSignal::new(Some(SignedIn::new("http://x".into(), bearer.into())));
+            Session {
+                current,
+                signed_in: Memo::new(move |_| current.with(Option::is_some)),
+                notice: RwSignal::new(None),
+            }
+        };
+        let key = with("sk_sandbox_547cc6d1534c4f87dadf5b42");
+        assert!(key.uses_key_with_prefix("sk_sandbox_547cc"));
+        assert!(!key.uses_key_with_prefix("sk_sandbox_547cd"));
+        assert!(!key.uses_key_with_prefix(""));
+        let jwt = with("eyJhbGciOiJub25lIn0.e30.sig");
+        assert!(
+            !jwt.uses_key_with_prefix("eyJhbGci"),
+            "a session is not a key"
+        );
     }
 
     #[test]

@@ -39,13 +39,14 @@ async function seriousViolations(page) {
 
 const pages = [
   { name: "sign-in", path: "/sign-in", ready: (p) => p.getByLabel("API key or session token").waitFor(), signedIn: false },
-  { name: "workspace", path: "/workspace", ready: (p) => p.locator('[data-field="credits_balance"]').waitFor(), signedIn: true },
+  { name: "workspace", path: "/workspace", ready: async (p) => { await p.locator('[data-field="credits_balance"]').waitFor(); await p.locator("svg.chart-bars").waitFor(); await p.getByText("The chart's numbers as a table").click(); }, signedIn: true },
   { name: "actions", path: "/actions", ready: (p) => p.locator("[data-action]").nth(15).waitFor(), signedIn: true },
   { name: "runs", path: "/runs", ready: (p) => p.locator("tr[data-run]").nth(1).waitFor(), signedIn: true },
   { name: "run", path: () => `/runs/${runId}`, ready: (p) => p.locator('[data-field="output-table"]').waitFor(), signedIn: true },
   { name: "run-json", path: () => `/runs/${runId}`, ready: async (p) => { await p.getByRole("button", { name: "JSON", exact: true }).click(); await p.locator('[data-field="output-json"]').waitFor(); }, signedIn: true },
   { name: "run-failed", path: () => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
   { name: "form", path: "/actions/premium-search-person", ready: async (p) => { await p.getByRole("button", { name: "Run live" }).click(); await p.getByText("Company is required").waitFor(); }, signedIn: true },
+  { name: "keys-api-key", path: "/keys", ready: (p) => p.getByText("Managing API keys needs an account session.").waitFor(), signedIn: true },
   { name: "not-found", path: "/nowhere", ready: (p) => p.getByRole("heading", { name: "Page not found" }).waitFor(), signedIn: true },
 ];
 
@@ -71,6 +72,34 @@ for (const colorScheme of ["light", "dark"]) {
       // Control: the check does catch a real violation (an input without a label).
       await page.evaluate(() => document.querySelector("main").append(Object.assign(document.createElement("input"), { id: "unlabelled" })));
       assert.ok((await seriousViolations(page)).some((v) => v.startsWith("label")), "axe reports an unlabelled input");
+      await context.close();
+    });
+  }
+}
+
+// The key pages need an account session: the list, the secret's dialog and the revoke
+// confirmation, each checked while open.
+for (const colorScheme of ["light", "dark"]) {
+  for (const width of [1280, 375]) {
+    test(`the API key pages pass axe with a session (${colorScheme}, ${width} px)`, async () => {
+      const { context, page, problems } = await openPage(browser, { colorScheme, viewport: { width, height: 800 } });
+      await page.goto(`${sandbox.url}/sign-in?next=/keys`);
+      await signIn(page, sandbox.session_token);
+      await page.locator('[data-field="keys-table"] tbody tr').first().waitFor();
+      const found = (await seriousViolations(page)).map((v) => `keys: ${v}`);
+      await screenshot(page, `a11y-keys-${colorScheme}-${width}`);
+      await page.getByLabel("New key's name").fill(`a11y ${colorScheme} ${width}`);
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("dialog").waitFor();
+      found.push(...(await seriousViolations(page)).map((v) => `secret dialog: ${v}`));
+      await screenshot(page, `a11y-keys-dialog-${colorScheme}-${width}`);
+      await page.getByRole("button", { name: "I have stored it" }).click();
+      await page.getByRole("button", { name: `Revoke key a11y ${colorScheme} ${width}` }).click();
+      await page.locator('[data-field="confirm-revoke"]').waitFor();
+      found.push(...(await seriousViolations(page)).map((v) => `confirm: ${v}`));
+      await screenshot(page, `a11y-keys-confirm-${colorScheme}-${width}`);
+      assert.deepEqual(found, []);
+      assert.deepEqual(problems, []);
       await context.close();
     });
   }

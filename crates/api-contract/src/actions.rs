@@ -18,7 +18,7 @@ impl ActionGroup {
         ActionGroup::ExtractionEnrichment,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub const fn label(self) -> &'static str {
         match self {
             ActionGroup::PremiumSearch => "Premium search",
             ActionGroup::NetworkSearch => "Network search",

@@ -16,8 +16,9 @@ use crate::jwt::{self, SessionClaims};
 /// How long a session token printed at start-up stays valid.
 pub const SESSION_LIFETIME_SECS: i64 = 12 * 60 * 60;
 
-/// Length of the visible part of a key, shown in lists so people can tell keys apart.
-const KEY_PREFIX_LEN: usize = 12;
+/// Length of the visible part of a key, shown in lists: `sk_sandbox_` and five hex digits,
+/// enough to tell keys apart, never enough to use.
+const KEY_PREFIX_LEN: usize = 16;
 
 #[derive(Clone, Debug)]
 pub struct WorkspaceRecord {
