@@ -10,9 +10,10 @@ use leptos_router::{NavigateOptions, path};
 use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::group_thousands;
 use crate::pages::{
-    ActionFormPage, ActionsPage, KeysPage, NotFoundPage, RunDetailPage, RunsPage, SignInPage,
-    WorkspacePage,
+    ActionFormPage, ActionsPage, BulkPage, KeysPage, NotFoundPage, RunDetailPage, RunsPage,
+    SignInPage, WorkspacePage,
 };
+use crate::state::bulk::Bulk;
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::registry::Registry;
 use crate::state::session::{Session, use_session};
@@ -24,6 +25,7 @@ pub fn App() -> impl IntoView {
     SharedWorkspace::provide(session);
     Registry::provide(session);
     Drafts::provide();
+    Bulk::provide(session, use_workspace());
     view! {
         <Router>
             <AppHeader />
@@ -36,6 +38,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/actions/:id") view=|| view! { <RequireSession><ActionFormPage /></RequireSession> } />
                     <Route path=path!("/runs") view=|| view! { <RequireSession><RunsPage /></RequireSession> } />
                     <Route path=path!("/runs/:id") view=|| view! { <RequireSession><RunDetailPage /></RequireSession> } />
+                    <Route path=path!("/bulk") view=|| view! { <RequireSession><BulkPage /></RequireSession> } />
                     <Route path=path!("/keys") view=|| view! { <RequireSession><KeysPage /></RequireSession> } />
                 </FlatRoutes>
             </main>
@@ -96,6 +99,7 @@ fn AppHeader() -> impl IntoView {
                     <A href="/workspace">"Workspace"</A>
                     <A href="/actions">"Actions"</A>
                     <A href="/runs">"Runs"</A>
+                    <A href="/bulk">"Bulk"</A>
                     <A href="/keys">"API keys"</A>
                 </nav>
                 <HeaderCredits />

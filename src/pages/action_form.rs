@@ -29,7 +29,9 @@ pub fn ActionFormPage() -> impl IntoView {
     let registry = use_registry();
     view! {
         <section class="page">
-            <p class="breadcrumb"><a href="/actions">"Actions"</a> " / " {id}</p>
+            <p class="breadcrumb"><a href="/actions">"Actions"</a> " / " {id} " · "
+                <a data-field="run-for-many" href=move || format!("/bulk?action={}", crate::model::urls::encode(&id.get()))>"Run for many inputs"</a>
+            </p>
             <Transition fallback=|| view! { <p class="loading">"Loading the action…"</p> }>
                 {move || {
                     let id = id.get();

@@ -2,6 +2,7 @@
 
 mod action_form;
 mod actions;
+mod bulk;
 mod keys;
 mod not_found;
 mod run_detail;
@@ -11,6 +12,7 @@ mod workspace;
 
 pub use action_form::ActionFormPage;
 pub use actions::ActionsPage;
+pub use bulk::BulkPage;
 pub use keys::KeysPage;
 pub use not_found::NotFoundPage;
 pub use run_detail::RunDetailPage;

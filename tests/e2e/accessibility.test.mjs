@@ -2,11 +2,8 @@
 // with no serious or critical violations, in light and dark themes and at 375 px wide.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn } from "./harness.mjs";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn, seriousViolations } from "./harness.mjs";
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 let sandbox, browser, runId, failedId;
 before(async () => {
   sandbox = await startSandbox();
@@ -27,15 +24,6 @@ after(async () => {
   await browser?.close();
   sandbox?.stop();
 });
-
-/** Runs axe on the page as it is; DevTools evaluation is not subject to the page's CSP. */
-async function seriousViolations(page) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 const pages = [
   { name: "sign-in", path: "/sign-in", ready: (p) => p.getByLabel("API key or session token").waitFor(), signedIn: false },

@@ -6,7 +6,8 @@
 // build (scripts/test-e2e-dev.sh), the same tests also fail on Leptos's development warnings,
 // such as a signal read outside a reactive tracking context.
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -146,4 +147,15 @@ export async function api(sandbox, method, path, { body, key, bearer = sandbox.a
 export function besides(problems, ...statuses) {
   const expected = statuses.map((s) => `console error: Failed to load resource: the server responded with a status of ${s} `);
   return problems.filter((p) => !expected.some((e) => p.startsWith(e)));
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** Runs axe on the page as it is; DevTools evaluation is not subject to the page's CSP. */
+export async function seriousViolations(page) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }

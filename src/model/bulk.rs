@@ -1,0 +1,752 @@
+//! Bulk runs as data: a pasted or chosen CSV/TSV file read into a table (the `csv` crate),
+//! its columns mapped to an action's fields, every row checked with the form's rules (the
+//! shared crate's), each row's idempotency key, the batch's rows and their states, the pace
+//! that keeps submissions at the API's rate limit, and the merged export.
+//!
+//! Pure functions, tested natively; `state/bulk.rs` drives a batch and `pages/bulk.rs`
+//! renders it.
+
+use serde_json::{Map, Value};
+
+use crate::model::form::{FormModel, MAX_CREDITS, MAX_RESULTS, Values};
+use crate::model::output::{columns, csv_field, plain};
+
+/// The most rows one batch takes.
+pub const MAX_ROWS: usize = 10_000;
+
+/// How many runs `GET /v1/runs` returns at most (the latest ones).
+pub const RUN_LIST_LIMIT: usize = 100;
+
+/// A CSV or TSV file: its header and its rows, each with the line it starts on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub rows: Vec<TableRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableRow {
+    /// The file's line where the row starts (the header is line 1), as a spreadsheet numbers it.
+    pub line: usize,
+    pub cells: Vec<String>,
+}
+
+/// Reads pasted or uploaded text: UTF-8 with or without a byte-order mark, comma- or
+/// tab-separated (whichever the header line uses more), quoted fields, CRLF or LF. The first
+/// line names the columns; blank lines are skipped.
+pub fn read_table(text: &str) -> Result<Table, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first_line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first_line.is_empty() {
+        return Err("The file is empty: the first line should name the columns.".to_owned());
+    }
+    let delimiter = if first_line.matches('\t').count() > first_line.matches(',').count() {
+        b'\t'
+    } else {
+        b','
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(text.as_bytes());
+    let mut table = Table::default();
+    let (mut counted, mut lines_before) = (0, 0);
+    for (i, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| match e.position() {
+            Some(p) => format!("Line {}: {}", p.line(), csv_reason(&e)),
+            None => csv_reason(&e),
+        })?;
+        // The csv crate places a record at the end of the line before it (its own line count is
+        // off by one after a CRLF): step over line ends, then count them.
+        let mut start = record
+            .position()
+            .map_or(text.len(), |p| p.byte() as usize)
+            .min(text.len());
+        while matches!(text.as_bytes().get(start), Some(b'\r' | b'\n')) {
+            start += 1;
+        }
+        lines_before += text.as_bytes()[counted..start]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        counted = start;
+        let line = lines_before + 1;
+        let cells: Vec<String> = record.iter().map(|c| c.trim().to_owned()).collect();
+        if i == 0 {
+            if cells.iter().all(String::is_empty) {
+                return Err("The first line should name the columns.".to_owned());
+            }
+            table.headers = cells;
+            continue;
+        }
+        if cells.iter().all(String::is_empty) {
+            continue;
+        }
+        if table.rows.len() == MAX_ROWS {
+            return Err(format!(
+                "The file has more than {MAX_ROWS} rows; split it into batches of at most {MAX_ROWS}."
+            ));
+        }
+        table.rows.push(TableRow { line, cells });
+    }
+    if table.rows.is_empty() {
+        return Err("The file has a header line but no rows.".to_owned());
+    }
+    Ok(table)
+}
+
+fn csv_reason(error: &csv::Error) -> String {
+    match error.kind() {
+        csv::ErrorKind::Utf8 { .. } => "is not UTF-8 text (save the file as CSV UTF-8)".to_owned(),
+        _ => error.to_string(),
+    }
+}
+
+/// Where a field's value comes from, for every row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Left empty.
+    Unset,
+    /// The column at this index.
+    Column(usize),
+    /// The same text for every row.
+    Constant(String),
+}
+
+/// A header or field name compared loosely: case, spaces, `_` and `-` do not matter.
+pub fn loose(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, ' ' | '_' | '-'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Every field of the form (inputs, then `max_results` and `max_credits`) with the column whose
+/// header matches its name or label, else [`Source::Unset`].
+pub fn auto_mapping(form: &FormModel, headers: &[String]) -> Vec<(String, Source)> {
+    let find = |names: &[&str]| {
+        headers
+            .iter()
+            .position(|h| names.iter().any(|n| loose(h) == loose(n)))
+            .map_or(Source::Unset, Source::Column)
+    };
+    let mut mapping: Vec<(String, Source)> = form
+        .fields
+        .iter()
+        .map(|f| (f.name.clone(), find(&[&f.name, &f.label])))
+        .collect();
+    mapping.push((MAX_RESULTS.to_owned(), find(&[MAX_RESULTS])));
+    mapping.push((MAX_CREDITS.to_owned(), find(&[MAX_CREDITS])));
+    mapping
+}
+
+/// A row's values by field name, as the form would hold them.
+pub fn row_values(mapping: &[(String, Source)], cells: &[String]) -> Values {
+    mapping
+        .iter()
+        .map(|(field, source)| {
+            let value = match source {
+                Source::Unset => String::new(),
+                Source::Column(i) => cells.get(*i).cloned().unwrap_or_default(),
+                Source::Constant(text) => text.trim().to_owned(),
+            };
+            (field.clone(), value)
+        })
+        .collect()
+}
+
+/// A row ready to send, or the rules it breaks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedRow {
+    pub line: usize,
+    pub cells: Vec<String>,
+    /// The JSON body sent for this row (every retry sends exactly this).
+    pub body: String,
+    /// The most it may reserve: credits per record × records asked, capped by `max_credits`.
+    pub estimate: u64,
+    /// `(field, reason)`; empty when the row may be sent.
+    pub errors: Vec<(String, String)>,
+}
+
+/// Checks every row with the form's rules, before anything is sent.
+pub fn check_rows(
+    form: &FormModel,
+    mapping: &[(String, Source)],
+    table: &Table,
+) -> Vec<CheckedRow> {
+    table
+        .rows
+        .iter()
+        .map(|row| {
+            let values = row_values(mapping, &row.cells);
+            let mut errors = form.errors(&values);
+            if row.cells.len() > table.headers.len() {
+                errors.push((
+                    String::new(),
+                    format!(
+                        "has {} cells but the header names {} columns",
+                        row.cells.len(),
+                        table.headers.len()
+                    ),
+                ));
+            }
+            CheckedRow {
+                line: row.line,
+                cells: row.cells.clone(),
+                body: form.body(&values),
+                estimate: form.estimate(&values),
+                errors,
+            }
+        })
+        .collect()
+}
+
+/// The `Idempotency-Key` of a row's `attempt`-th submission in batch `batch` (a 32-digit hex
+/// id): fixed before the first try and the same on every retry and after a reload, so the API
+/// answers a repeat with the run it already made. "Retry failed rows" moves to a new attempt.
+pub fn row_key(batch: &str, attempt: u32, line: usize) -> String {
+    format!("bulk-{batch}-{attempt}-{line}")
+}
+
+/// Where a row stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RowState {
+    /// Breaks a rule; never sent.
+    Invalid,
+    /// Not sent yet (or to be sent again with the same key).
+    Waiting,
+    /// A submission is on its way.
+    Submitting,
+    Queued,
+    Processing,
+    Completed,
+    /// The run failed, or the API refused the row (400).
+    Failed,
+    /// Cancelled, or never sent because the batch was cancelled.
+    Cancelled,
+}
+
+impl RowState {
+    pub const ALL: [RowState; 8] = [
+        RowState::Waiting,
+        RowState::Submitting,
+        RowState::Queued,
+        RowState::Processing,
+        RowState::Completed,
+        RowState::Failed,
+        RowState::Cancelled,
+        RowState::Invalid,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RowState::Invalid => "invalid",
+            RowState::Waiting => "waiting",
+            RowState::Submitting => "submitting",
+            RowState::Queued => "queued",
+            RowState::Processing => "processing",
+            RowState::Completed => "completed",
+            RowState::Failed => "failed",
+            RowState::Cancelled => "cancelled",
+        }
+    }
+
+    /// Nothing more will happen to the row.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            RowState::Invalid | RowState::Completed | RowState::Failed | RowState::Cancelled
+        )
+    }
+
+    /// A run exists and has not finished: the batch watches it.
+    pub fn is_running(self) -> bool {
+        matches!(self, RowState::Queued | RowState::Processing)
+    }
+
+    pub fn from_run(status: api_contract::RunStatus) -> RowState {
+        use api_contract::RunStatus as S;
+        match status {
+            S::Queued => RowState::Queued,
+            S::Processing => RowState::Processing,
+            S::Completed => RowState::Completed,
+            S::Failed => RowState::Failed,
+            S::Cancelled => RowState::Cancelled,
+        }
+    }
+}
+
+/// One row of a batch and what became of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchRow {
+    pub line: usize,
+    pub cells: Vec<String>,
+    pub body: String,
+    pub estimate: u64,
+    pub state: RowState,
+    /// Which submission the key belongs to: 0, then one more per "Retry failed rows".
+    pub attempt: u32,
+    /// Tries of the current submission (retries with the same key).
+    pub tries: u32,
+    /// Not to be sent before this time (ms since the epoch): a backoff after an error.
+    pub not_before: f64,
+    pub run_id: Option<String>,
+    pub credits_used: u64,
+    pub output: Vec<Value>,
+    /// `(code, message)` of a refusal or a failed run; for an invalid row, its broken rules.
+    pub error: Option<(String, String)>,
+}
+
+impl BatchRow {
+    pub fn new(row: CheckedRow) -> BatchRow {
+        let invalid = !row.errors.is_empty();
+        BatchRow {
+            line: row.line,
+            cells: row.cells,
+            body: row.body,
+            estimate: row.estimate,
+            state: if invalid {
+                RowState::Invalid
+            } else {
+                RowState::Waiting
+            },
+            attempt: 0,
+            tries: 0,
+            not_before: 0.0,
+            run_id: None,
+            credits_used: 0,
+            output: Vec::new(),
+            error: invalid.then(|| ("invalid".to_owned(), describe(&row.errors))),
+        }
+    }
+
+    /// Takes a run's latest state: status, credits, records and error.
+    pub fn take_run(&mut self, run: &api_contract::Run) {
+        self.run_id = Some(run.id.clone());
+        self.state = RowState::from_run(run.status);
+        self.credits_used = run.credits_used;
+        if run.status.is_terminal() {
+            self.output = run.output.clone();
+        }
+        self.error = run
+            .error
+            .as_ref()
+            .map(|e| (e.code.clone(), e.message.clone()));
+    }
+}
+
+/// `field: reason; …` for people.
+pub fn describe(errors: &[(String, String)]) -> String {
+    errors
+        .iter()
+        .map(|(field, reason)| {
+            if field.is_empty() {
+                reason.clone()
+            } else {
+                format!("{field} {reason}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// How many rows are in each state, and the credits so far.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub counts: Vec<(RowState, usize)>,
+    /// Rows that will be or were sent (all but invalid ones).
+    pub to_send: usize,
+    /// Rows with nothing more to happen, invalid ones excepted.
+    pub finished: usize,
+    pub credits_used: u64,
+    pub records: usize,
+}
+
+impl Tally {
+    pub fn of(rows: &[BatchRow]) -> Tally {
+        let mut counts: Vec<(RowState, usize)> = RowState::ALL.iter().map(|s| (*s, 0)).collect();
+        let mut tally = Tally::default();
+        for row in rows {
+            if let Some((_, n)) = counts.iter_mut().find(|(s, _)| *s == row.state) {
+                *n += 1;
+            }
+            if row.state != RowState::Invalid {
+                tally.to_send += 1;
+                if row.state.is_final() {
+                    tally.finished += 1;
+                }
+            }
+            tally.credits_used += row.credits_used;
+            tally.records += row.output.len();
+        }
+        tally.counts = counts;
+        tally
+    }
+
+    pub fn count(&self, state: RowState) -> usize {
+        self.counts
+            .iter()
+            .find(|(s, _)| *s == state)
+            .map_or(0, |(_, n)| *n)
+    }
+}
+
+/// Keeps submissions at the API's rate limit rather than against it.
+///
+/// Until the first `429` there is no pace: the burst the API allows goes at once. Between two
+/// `429`s the bucket went from empty to empty, so the submissions it accepted in between are
+/// what it refilled: their count over the time between the two is the rate. The pace is set
+/// just under it, and creeps up by 2 % every few seconds without a `429` (the API may allow
+/// more), so the batch runs at the limit with a `429` now and then, not a storm of them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Pacer {
+    /// Milliseconds between submissions; `None` until learned.
+    pub interval: Option<f64>,
+    /// No submission before this time (after a `429`'s `retry_after`).
+    resume_at: f64,
+    /// The earliest time for the next submission by the pace.
+    next_at: f64,
+    last_limited: Option<f64>,
+    accepted_since_limited: u32,
+    accepted_since_change: u32,
+}
+
+impl Pacer {
+    /// The earliest time (ms) the next submission may go.
+    pub fn ready_at(&self) -> f64 {
+        self.resume_at.max(self.next_at)
+    }
+
+    /// A submission left at `now`.
+    pub fn sent(&mut self, now: f64) {
+        if let Some(interval) = self.interval {
+            // A late sender (a hidden tab's timers are slowed) may catch up a few submissions.
+            self.next_at = (self.next_at + interval).max(now - 4.0 * interval);
+        }
+    }
+
+    /// The API accepted a submission.
+    pub fn accepted(&mut self) {
+        self.accepted_since_limited += 1;
+        self.accepted_since_change += 1;
+        if let Some(interval) = self.interval
+            && f64::from(self.accepted_since_change) * interval >= 3_000.0
+        {
+            self.interval = Some(interval * 0.98);
+            self.accepted_since_change = 0;
+        }
+    }
+
+    /// The API answered `429` at `now`, asking to wait `retry_after` seconds.
+    pub fn limited(&mut self, now: f64, retry_after: f64) {
+        if let Some(then) = self.last_limited
+            && self.accepted_since_limited >= 3
+            && now > then
+        {
+            let rate = f64::from(self.accepted_since_limited) / (now - then);
+            self.interval = Some(1.03 / rate);
+            self.accepted_since_change = 0;
+        }
+        self.last_limited = Some(now);
+        self.accepted_since_limited = 0;
+        self.resume_at = self
+            .resume_at
+            .max(now + retry_after.clamp(0.05, 60.0) * 1000.0);
+    }
+
+    /// Submissions that may be on their way at once: one until the pace is known, so the
+    /// burst's end costs one `429`, not several.
+    pub fn window(&self) -> usize {
+        if self.interval.is_some() { 3 } else { 1 }
+    }
+}
+
+/// How long a row waits before its next try with the same key after a 5xx or no answer:
+/// 1 s, 2 s, 4 s … up to 30 s.
+pub fn retry_delay_ms(tries: u32) -> f64 {
+    (1000.0 * 2f64.powi(tries.saturating_sub(1).min(5) as i32)).min(30_000.0)
+}
+
+/// The merged export as CSV: one line per output record (a row without records gets one line),
+/// each with the row's line, its input columns, the run id and status, and a failed row's error
+/// code and message; then the records' columns. Every cell is neutralised like the run page's.
+pub fn merged_csv(headers: &[String], rows: &[BatchRow]) -> String {
+    let records: Vec<Value> = rows.iter().flat_map(|r| r.output.iter().cloned()).collect();
+    let output_columns = columns(&records);
+    let fixed = ["line", "run_id", "status", "error_code", "error_message"];
+    let mut out = String::new();
+    let mut line = |fields: Vec<String>| {
+        out.push_str(&fields.join(","));
+        out.push_str("\r\n");
+    };
+    let mut header: Vec<String> = vec![fixed[0].to_owned()];
+    header.extend(headers.iter().map(|h| format!("input.{h}")));
+    header.extend(fixed[1..].iter().map(|s| (*s).to_owned()));
+    header.extend(output_columns.iter().cloned());
+    line(header.iter().map(|h| csv_field(h)).collect());
+    for row in rows {
+        let mut lead: Vec<String> = vec![row.line.to_string()];
+        lead.extend((0..headers.len()).map(|i| csv_field(row.cells.get(i).map_or("", |c| c))));
+        lead.push(csv_field(row.run_id.as_deref().unwrap_or("")));
+        lead.push(row.state.label().to_owned());
+        let (code, message) = match (&row.error, row.state) {
+            (Some((code, message)), RowState::Failed | RowState::Invalid) => {
+                (code.as_str(), message.as_str())
+            }
+            _ => ("", ""),
+        };
+        lead.push(csv_field(code));
+        lead.push(csv_field(message));
+        if row.output.is_empty() {
+            let mut fields = lead.clone();
+            fields.extend(output_columns.iter().map(|_| String::new()));
+            line(fields);
+        }
+        for record in &row.output {
+            let mut fields = lead.clone();
+            fields.extend(output_columns.iter().map(|c| {
+                crate::model::output::cell(record, c)
+                    .map_or_else(String::new, |v| csv_field(&plain(v)))
+            }));
+            line(fields);
+        }
+    }
+    out
+}
+
+/// The merged export as JSON: one object per row with its line, input columns, run id,
+/// status, error and records.
+pub fn merged_json(headers: &[String], rows: &[BatchRow]) -> String {
+    let items: Vec<Value> = rows
+        .iter()
+        .map(|row| {
+            let input: Map<String, Value> = headers
+                .iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    (
+                        h.clone(),
+                        Value::String(row.cells.get(i).cloned().unwrap_or_default()),
+                    )
+                })
+                .collect();
+            let mut item = Map::new();
+            item.insert("line".into(), row.line.into());
+            item.insert("input".into(), Value::Object(input));
+            item.insert(
+                "run_id".into(),
+                row.run_id.clone().map_or(Value::Null, Value::String),
+            );
+            item.insert("status".into(), row.state.label().into());
+            item.insert(
+                "error".into(),
+                match (&row.error, row.state) {
+                    (Some((code, message)), RowState::Failed | RowState::Invalid) => {
+                        serde_json::json!({ "code": code, "message": message })
+                    }
+                    _ => Value::Null,
+                },
+            );
+            item.insert("records".into(), Value::Array(row.output.clone()));
+            Value::Object(item)
+        })
+        .collect();
+    serde_json::to_string_pretty(&items).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use api_contract::ActionId;
+    use api_contract::input::validate_idempotency_key;
+
+    fn form(action: ActionId) -> FormModel {
+        FormModel::from_entry(&action.sandbox_registry_entry())
+    }
+
+    #[test]
+    fn reads_quoted_fields_crlf_and_a_byte_order_mark() {
+        let t = read_table("\u{feff}first_name,Last Name,company\r\n\"Ada, Countess\",\"Love\"\"lace\",\"Analytical\nEngines\"\r\n\r\nGrace,Hopper,Navy\r\n").unwrap();
+        assert_eq!(t.headers, ["first_name", "Last Name", "company"]);
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(
+            t.rows[0].cells,
+            ["Ada, Countess", "Love\"lace", "Analytical\nEngines"]
+        );
+        assert_eq!(t.rows[0].line, 2);
+        // The quoted line break moved the next row down a line; the blank line is skipped.
+        assert_eq!((t.rows[1].line, t.rows[1].cells[0].as_str()), (5, "Grace"));
+    }
+
+    #[test]
+    fn tab_separated_text_is_recognised() {
+        let t = read_table("keywords\tmax_results\nrust, wasm\t5\n").unwrap();
+        assert_eq!(t.rows[0].cells, ["rust, wasm", "5"]);
+    }
+
+    #[test]
+    fn empty_headerless_oversized_and_non_utf8_files_are_explained() {
+        assert!(read_table("").unwrap_err().contains("empty"));
+        assert!(read_table("keywords\n").unwrap_err().contains("no rows"));
+        let big = format!("keywords\n{}", "x\n".repeat(MAX_ROWS + 1));
+        assert!(read_table(&big).unwrap_err().contains("at most 10000"));
+        let exactly = format!("keywords\n{}", "x\n".repeat(MAX_ROWS));
+        assert_eq!(read_table(&exactly).unwrap().rows.len(), MAX_ROWS);
+    }
+
+    #[test]
+    fn columns_map_by_name_or_label_loosely() {
+        let f = form(ActionId::PremiumSearchPerson);
+        let headers: Vec<String> = ["Company", "FIRST NAME", "last-name", "Max Results", "x"]
+            .map(String::from)
+            .into();
+        let m = auto_mapping(&f, &headers);
+        let source = |name: &str| m.iter().find(|(f, _)| f == name).unwrap().1.clone();
+        assert_eq!(source("first_name"), Source::Column(1));
+        assert_eq!(source("last_name"), Source::Column(2));
+        assert_eq!(source("company"), Source::Column(0));
+        assert_eq!(source("network_profile_url"), Source::Unset);
+        assert_eq!(source(MAX_RESULTS), Source::Column(3));
+        assert_eq!(source(MAX_CREDITS), Source::Unset);
+    }
+
+    #[test]
+    fn rows_are_checked_with_the_form_rules_and_constants_apply_to_every_row() {
+        let f = form(ActionId::PremiumSearchPerson);
+        let t = read_table("first_name,last_name,max_results\nAda,Lovelace,3\n,Hopper,3\nAlan,Turing,500\nA,B,1,extra\n").unwrap();
+        let mut m = auto_mapping(&f, &t.headers);
+        m.iter_mut().find(|(n, _)| n == "company").unwrap().1 = Source::Constant(" Acme ".into());
+        let rows = check_rows(&f, &m, &t);
+        assert!(rows[0].errors.is_empty(), "{:?}", rows[0].errors);
+        let body: Value = serde_json::from_str(&rows[0].body).unwrap();
+        assert_eq!(body["input"]["company"], "Acme");
+        assert_eq!(body["max_results"], 3);
+        assert_eq!(rows[0].estimate, 3);
+        assert_eq!(rows[1].errors[0].0, "first_name");
+        assert_eq!(rows[2].errors[0].0, MAX_RESULTS);
+        assert!(describe(&rows[3].errors).contains("4 cells"));
+    }
+
+    #[test]
+    fn row_keys_are_valid_distinct_and_stable() {
+        let batch = "0123456789abcdef0123456789abcdef";
+        let a = row_key(batch, 0, 10_001);
+        assert!(validate_idempotency_key(&a).is_ok(), "{a}");
+        assert_eq!(a, row_key(batch, 0, 10_001));
+        assert_ne!(a, row_key(batch, 1, 10_001));
+        assert_ne!(a, row_key(batch, 0, 1_001));
+    }
+
+    fn run(status: api_contract::RunStatus, credits: u64, records: usize) -> api_contract::Run {
+        serde_json::from_value(serde_json::json!({
+            "id": "r1", "action": "premium-search-people", "status": status.as_str(),
+            "output": (0..records).map(|i| serde_json::json!({ "name": format!("=p{i}") })).collect::<Vec<_>>(),
+            "credits_used": credits, "credits_reserved": 0,
+            "created_at": "2026-11-22T10:00:00.000Z", "completed_at": null,
+            "completeness": { "has_more": false, "scope": "single_page" },
+            "error": if status == api_contract::RunStatus::Failed { serde_json::json!({ "code": "upstream_timeout", "message": "slow" }) } else { Value::Null },
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn tally_counts_states_credits_and_records() {
+        let f = form(ActionId::PremiumSearchPeople);
+        let t = read_table("keywords\na\nb\n\nc\n").unwrap();
+        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+            .into_iter()
+            .map(BatchRow::new)
+            .collect();
+        rows.push(BatchRow::new(CheckedRow {
+            line: 9,
+            cells: vec![],
+            body: String::new(),
+            estimate: 0,
+            errors: vec![("keywords".into(), "is required".into())],
+        }));
+        rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
+        rows[1].take_run(&run(api_contract::RunStatus::Processing, 0, 0));
+        let tally = Tally::of(&rows);
+        assert_eq!(
+            (
+                tally.to_send,
+                tally.finished,
+                tally.credits_used,
+                tally.records
+            ),
+            (3, 1, 2, 2)
+        );
+        assert_eq!(tally.count(RowState::Waiting), 1);
+        assert_eq!(tally.count(RowState::Invalid), 1);
+        assert_eq!(tally.count(RowState::Processing), 1);
+    }
+
+    #[test]
+    fn the_pace_learns_the_rate_between_two_429s_and_creeps_up() {
+        let mut p = Pacer::default();
+        assert_eq!((p.ready_at(), p.window()), (0.0, 1));
+        for _ in 0..20 {
+            p.sent(0.0);
+            p.accepted();
+        }
+        // The burst ends: wait as told, no pace yet.
+        p.limited(10.0, 1.0);
+        assert_eq!((p.ready_at(), p.interval), (1010.0, None));
+        // After the wait, 20 more went through before the next 429 at 2010 ms: 20 per 2 s.
+        for _ in 0..20 {
+            p.accepted();
+        }
+        p.limited(2010.0, 1.0);
+        let interval = p.interval.unwrap();
+        assert!((interval - 103.0).abs() < 0.01, "{interval}");
+        assert_eq!(p.window(), 3);
+        // Paced after the wait: a late sender catches up (this one and five
+        // more at most), then one per interval.
+        let mut sent_at_once = 0;
+        while p.ready_at() <= 3010.0 {
+            p.sent(3010.0);
+            sent_at_once += 1;
+        }
+        assert_eq!(sent_at_once, 6);
+        assert!((p.ready_at() - 3113.0).abs() < 0.01, "{}", p.ready_at());
+        // Three seconds of acceptances without a 429: 2 % faster.
+        for _ in 0..30 {
+            p.accepted();
+        }
+        assert!(p.interval.unwrap() < interval);
+    }
+
+    #[test]
+    fn retries_back_off_to_thirty_seconds() {
+        assert_eq!(retry_delay_ms(1), 1000.0);
+        assert_eq!(retry_delay_ms(2), 2000.0);
+        assert_eq!(retry_delay_ms(20), 30_000.0);
+    }
+
+    #[test]
+    fn the_merged_csv_has_every_record_with_its_input_and_neutralised_cells() {
+        let f = form(ActionId::PremiumSearchPeople);
+        let t = read_table("keywords,team\n=cmd,a\nb,b\n").unwrap();
+        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+            .into_iter()
+            .map(BatchRow::new)
+            .collect();
+        rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
+        rows[1].take_run(&run(api_contract::RunStatus::Failed, 0, 0));
+        let csv = merged_csv(&t.headers, &rows);
+        let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+        assert_eq!(
+            lines[0],
+            "line,input.keywords,input.team,run_id,status,error_code,error_message,name"
+        );
+        assert_eq!(lines[1], "2,'=cmd,a,r1,completed,,,'=p0");
+        assert_eq!(lines[2], "2,'=cmd,a,r1,completed,,,'=p1");
+        assert_eq!(lines[3], "3,b,b,r1,failed,upstream_timeout,slow,");
+        assert_eq!(lines.len(), 4);
+        let json: Value = serde_json::from_str(&merged_json(&t.headers, &rows)).unwrap();
+        assert_eq!(json[0]["input"]["keywords"], "=cmd");
+        assert_eq!(json[0]["records"].as_array().unwrap().len(), 2);
+        assert_eq!(json[1]["error"]["code"], "upstream_timeout");
+    }
+}

@@ -1,0 +1,590 @@
+//! `/bulk`: a CSV or TSV of inputs becomes one async run per row. Prepare (action, file,
+//! column mapping, every row checked, the worst-case cost against the credits available),
+//! confirm, then follow the batch: progress, counts per state, pause, resume, cancel, the rows
+//! page by page with links to their runs, and one merged export.
+
+use api_contract::ActionEntry;
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::browser::download;
+use crate::components::ApiErrorPanel;
+use crate::model::bulk::{
+    CheckedRow, RowState, Source, Tally, auto_mapping, check_rows, describe, merged_csv,
+    merged_json, read_table,
+};
+use crate::model::form::FormModel;
+use crate::model::format::group_thousands;
+use crate::model::urls::run_path;
+use crate::state::bulk::{Phase, use_bulk};
+use crate::state::registry::use_registry;
+use crate::state::workspace::use_workspace;
+
+/// Rows shown per page of the batch's table.
+const PAGE_ROWS: usize = 50;
+/// Invalid rows listed before "and N more".
+const INVALID_SHOWN: usize = 50;
+
+#[component]
+pub fn BulkPage() -> impl IntoView {
+    let bulk = use_bulk();
+    let has_batch = Memo::new(move |_| bulk.batch.with(Option::is_some));
+    view! {
+        <section class="page bulk">
+            <h1>"Bulk runs"</h1>
+            <p class="lead">
+                "One async run per row of a CSV or TSV file, sent at the API's rate limit. Each row has "
+                "its own idempotency key, so a row sent again is never run or charged twice."
+            </p>
+            {move || if has_batch.get() {
+                view! { <BatchView /> }.into_any()
+            } else {
+                view! { <Prepare /> }.into_any()
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn Prepare() -> impl IntoView {
+    let registry = use_registry();
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Loading the actions…"</p> }>
+            {move || Suspend::new(async move {
+                match registry.await {
+                    Ok(list) => view! { <PrepareForm actions=list.actions /> }.into_any(),
+                    Err(error) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// The value of a mapping `<select>`: `-` unset, `c3` column 3, `const` a constant.
+fn source_choice(source: &Source) -> String {
+    match source {
+        Source::Unset => "-".to_owned(),
+        Source::Column(i) => format!("c{i}"),
+        Source::Constant(_) => "const".to_owned(),
+    }
+}
+
+#[component]
+fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
+    let bulk = use_bulk();
+    let workspace = use_workspace().resource;
+    let query = use_query_map();
+    let first = query
+        .with_untracked(|q| q.get_str("action").map(str::to_owned))
+        .filter(|a| actions.iter().any(|e| &e.id == a))
+        .or_else(|| actions.first().map(|e| e.id.clone()))
+        .unwrap_or_default();
+    let action = RwSignal::new(first);
+    let entries = StoredValue::new(actions.clone());
+    let model = Memo::new(move |_| {
+        action.with(|id| {
+            entries.with_value(|list| list.iter().find(|e| &e.id == id).map(FormModel::from_entry))
+        })
+    });
+    let text = RwSignal::new(String::new());
+    let file_note = RwSignal::new(None::<String>);
+    let table = Memo::new(move |_| text.with(|t| (!t.trim().is_empty()).then(|| read_table(t))));
+    let headers = Memo::new(move |_| {
+        table.with(|t| match t {
+            Some(Ok(t)) => t.headers.clone(),
+            _ => Vec::new(),
+        })
+    });
+    let mapping = RwSignal::new(Vec::<(String, Source)>::new());
+    // A new action or a new header maps the columns again by name.
+    Effect::new(move |_| {
+        let headers = headers.get();
+        if let Some(model) = model.get() {
+            mapping.set(auto_mapping(&model, &headers));
+        }
+    });
+    let checked = Memo::new(move |_| {
+        let (Some(model), Some(Ok(table))) = (model.get(), table.get()) else {
+            return Vec::<CheckedRow>::new();
+        };
+        mapping.with(|m| check_rows(&model, m, &table))
+    });
+    let invalid = Memo::new(move |_| {
+        checked.with(|rows| rows.iter().filter(|r| !r.errors.is_empty()).count())
+    });
+    let valid = Memo::new(move |_| checked.with(Vec::len) - invalid.get());
+    let worst_case = Memo::new(move |_| {
+        checked.with(|rows| {
+            rows.iter()
+                .filter(|r| r.errors.is_empty())
+                .map(|r| r.estimate)
+                .sum::<u64>()
+        })
+    });
+    let available = move || {
+        workspace
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.credits_available())
+    };
+    let leave_out_invalid = RwSignal::new(false);
+    let can_start = move || valid.get() > 0 && (invalid.get() == 0 || leave_out_invalid.get());
+
+    let on_file = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        let name = file.name();
+        leptos::task::spawn_local(async move {
+            match JsFuture::from(file.text()).await {
+                Ok(content) => {
+                    file_note.set(Some(format!("Read {name}.")));
+                    text.set(content.as_string().unwrap_or_default());
+                }
+                Err(_) => file_note.set(Some(format!("{name} could not be read."))),
+            }
+        });
+    };
+
+    let start = move |_| {
+        if !can_start() {
+            return;
+        }
+        let (Some(Ok(table)), rows) = (table.get_untracked(), checked.get_untracked()) else {
+            return;
+        };
+        bulk.start(action.get_untracked(), table.headers, rows);
+    };
+
+    view! {
+        <form class="form bulk-prepare" on:submit=move |ev| ev.prevent_default()>
+            <div class="field">
+                <label for="bulk-action">"Action"</label>
+                <select id="bulk-action" bind:value=action>
+                    {actions.iter().map(|e| view! { <option value=e.id.clone()>{e.id.clone()}</option> }).collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="bulk-text">"Rows: paste CSV or TSV, the first line naming the columns"</label>
+                <textarea id="bulk-text" rows="8" spellcheck="false" bind:value=text
+                    placeholder="keywords,max_results\nrust engineers berlin,10"></textarea>
+                <p class="help">
+                    "Or choose a file: "
+                    <input type="file" id="bulk-file" accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
+                        aria-label="Choose a CSV or TSV file" on:change=on_file />
+                    " UTF-8, up to 10,000 rows. " {move || file_note.get()}
+                </p>
+                {move || match table.get() {
+                    Some(Err(reason)) => Some(view! { <p class="field-error" role="alert" data-field="table-error">{reason}</p> }.into_any()),
+                    Some(Ok(t)) => Some(view! {
+                        <p class="muted" data-field="table-summary">
+                            {format!("{} rows, columns: {}", group_thousands(t.rows.len() as u64), t.headers.join(", "))}
+                        </p>
+                    }.into_any()),
+                    None => None,
+                }}
+            </div>
+            {move || (!headers.with(Vec::is_empty)).then(|| view! { <Mapping model mapping headers /> })}
+            {move || (invalid.get() > 0).then(|| view! { <InvalidRows checked invalid leave_out_invalid /> })}
+            {move || (valid.get() > 0).then(|| {
+                let worst = worst_case.get();
+                let fits = available().is_none_or(|a| worst <= a);
+                view! {
+                    <div class="bulk-summary" data-field="bulk-summary">
+                        <p>
+                            <strong data-field="rows-to-send">{group_thousands(valid.get() as u64)}</strong>
+                            {if valid.get() == 1 { " row to send, reserving at most " } else { " rows to send, reserving at most " }}
+                            <strong data-field="worst-case">{group_thousands(worst)}</strong>
+                            " credits in all"
+                            {move || available().map(|a| format!(" ({} available).", group_thousands(a)))}
+                        </p>
+                        {(!fits).then(|| view! {
+                            <p class="notice" role="status" data-field="credits-warning">
+                                "The worst case is more than the credits available: the batch pauses when the "
+                                "API refuses a row for lack of credits. Runs usually return fewer records than "
+                                "they reserve, and reservations are released when runs finish."
+                            </p>
+                        })}
+                    </div>
+                }
+            })}
+            <button type="button" class="button primary" data-field="start-batch"
+                disabled=move || !can_start() on:click=start>
+                {move || format!("Start {} runs", group_thousands(valid.get() as u64))}
+            </button>
+            <p class="help">
+                "The rows, their keys and their runs stay in this page's memory while the batch runs; "
+                "the credential is never stored with them."
+            </p>
+        </form>
+    }
+}
+
+#[component]
+fn Mapping(
+    model: Memo<Option<FormModel>>,
+    mapping: RwSignal<Vec<(String, Source)>>,
+    headers: Memo<Vec<String>>,
+) -> impl IntoView {
+    let label_of = move |name: &str| {
+        model.with(|m| {
+            m.as_ref()
+                .and_then(|m| m.fields.iter().find(|f| f.name == name))
+                .map_or_else(
+                    || name.to_owned(),
+                    |f| {
+                        format!(
+                            "{} ({})",
+                            f.label,
+                            if f.required { "required" } else { "optional" }
+                        )
+                    },
+                )
+        })
+    };
+    let names = move || mapping.with(|m| m.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>());
+    view! {
+        <fieldset class="bulk-mapping">
+            <legend>"Columns for each field"</legend>
+            <p class="help">"Matched by header name; choose another column, or one value for every row."</p>
+            <For each=names key=|n| n.clone() let:name>
+                {
+                    let id = format!("map-{name}");
+                    let const_id = format!("map-{name}-value");
+                    let n1 = name.clone();
+                    let n2 = name.clone();
+                    let n3 = name.clone();
+                    let n4 = name.clone();
+                    let source = move || mapping.with(|m| m.iter().find(|(f, _)| *f == n1).map(|(_, s)| s.clone()).unwrap_or(Source::Unset));
+                    let choice = Memo::new(move |_| source_choice(&source()));
+                    let set = move |s: Source| mapping.update(|m| {
+                        if let Some((_, kept)) = m.iter_mut().find(|(f, _)| *f == n2) {
+                            *kept = s;
+                        }
+                    });
+                    let on_choice = move |ev: leptos::ev::Event| {
+                        let v = event_target_value(&ev);
+                        set(match v.as_str() {
+                            "const" => Source::Constant(String::new()),
+                            c => c.strip_prefix('c').and_then(|i| i.parse().ok()).map_or(Source::Unset, Source::Column),
+                        });
+                    };
+                    let constant = move || mapping.with(|m| match m.iter().find(|(f, _)| *f == n3) {
+                        Some((_, Source::Constant(t))) => Some(t.clone()),
+                        _ => None,
+                    });
+                    let on_constant = move |ev: leptos::ev::Event| {
+                        let v = event_target_value(&ev);
+                        mapping.update(|m| {
+                            if let Some((_, kept)) = m.iter_mut().find(|(f, _)| *f == n4) {
+                                *kept = Source::Constant(v);
+                            }
+                        });
+                    };
+                    let label = label_of(&name);
+                    view! {
+                        <div class="mapping-row" data-map=name.clone()>
+                            <label for=id.clone()>{label.clone()}</label>
+                            <select id=id prop:value=move || choice.get() on:change=on_choice>
+                                <option value="-" selected=move || choice.get() == "-">"Not set"</option>
+                                {move || headers.get().into_iter().enumerate().map(|(i, h)| {
+                                    let v = format!("c{i}");
+                                    let selected = v.clone();
+                                    view! { <option value=v selected=move || choice.get() == selected>{format!("Column “{h}”")}</option> }
+                                }).collect_view()}
+                                <option value="const" selected=move || choice.get() == "const">"Same value for every row"</option>
+                            </select>
+                            {move || (choice.get() == "const").then(|| view! {
+                                <input id=const_id.clone() type="text" aria-label=format!("{label}: value for every row")
+                                    prop:value={ let constant = constant.clone(); move || constant().unwrap_or_default() }
+                                    on:change=on_constant.clone() />
+                            })}
+                        </div>
+                    }
+                }
+            </For>
+        </fieldset>
+    }
+}
+
+#[component]
+fn InvalidRows(
+    checked: Memo<Vec<CheckedRow>>,
+    invalid: Memo<usize>,
+    leave_out_invalid: RwSignal<bool>,
+) -> impl IntoView {
+    let listed = move || {
+        checked.with(|rows| {
+            rows.iter()
+                .filter(|r| !r.errors.is_empty())
+                .take(INVALID_SHOWN)
+                .map(|r| (r.line, describe(&r.errors)))
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <div class="bulk-invalid" data-field="invalid-rows">
+            <h2 class="section-title">
+                {move || format!("{} rows break the action's rules", group_thousands(invalid.get() as u64))}
+            </h2>
+            <ul>
+                {move || listed().into_iter().map(|(line, reason)| view! {
+                    <li data-line=line>"Line " {line} ": " {reason}</li>
+                }).collect_view()}
+            </ul>
+            {move || (invalid.get() > INVALID_SHOWN).then(|| view! {
+                <p class="muted">"…and " {invalid.get() - INVALID_SHOWN} " more (all of them are in the batch's table and export)."</p>
+            })}
+            <div class="field checkbox">
+                <label>
+                    <input type="checkbox" data-field="leave-out-invalid" bind:checked=leave_out_invalid />
+                    " Leave these rows out (they are listed as invalid and never sent), or fix the file and paste it again"
+                </label>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+fn BatchView() -> impl IntoView {
+    let bulk = use_bulk();
+    let tally = Memo::new(move |_| {
+        bulk.batch
+            .with(|b| b.as_ref().map(|b| Tally::of(&b.rows)).unwrap_or_default())
+    });
+    let phase = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|b| b.phase.clone())));
+    let action = move || {
+        bulk.batch
+            .with(|b| b.as_ref().map(|b| b.action.clone()).unwrap_or_default())
+    };
+    let cancelled =
+        Memo::new(move |_| bulk.batch.with(|b| b.as_ref().is_some_and(|b| b.cancelled)));
+    let confirming_cancel = RwSignal::new(false);
+    let (now, set_now) = signal(js_sys::Date::now());
+    // A clock for the rate and the time left, while the batch is going.
+    leptos::task::spawn_local_scoped_with_cancellation(async move {
+        loop {
+            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
+            set_now.set(js_sys::Date::now());
+        }
+    });
+    let pace = move || {
+        let t = tally.get();
+        let (accepted, started) = bulk
+            .batch
+            .with(|b| b.as_ref().map_or((0, 0.0), |b| (b.accepted, b.started_at)));
+        let elapsed = (now.get() - started) / 1000.0;
+        let unsent = t.count(RowState::Waiting) + t.count(RowState::Submitting);
+        let going = bulk
+            .batch
+            .with(|b| b.as_ref().is_some_and(|b| b.phase == Phase::Running));
+        if !going || accepted < 2 || elapsed < 1.0 || unsent == 0 {
+            return None;
+        }
+        let per_second = accepted as f64 / elapsed;
+        let left = unsent as f64 / per_second;
+        // Tenths by integer arithmetic: float formatting would add its own code to the bundle.
+        let tenths = (per_second * 10.0).round() as u64;
+        Some(format!(
+            "{}.{} runs per second; about {} left to send",
+            tenths / 10,
+            tenths % 10,
+            crate::model::format::duration(chrono::TimeDelta::milliseconds((left * 1000.0) as i64))
+        ))
+    };
+    let running = move || phase.get() == Some(Phase::Running);
+    let paused_reason = move || match phase.get() {
+        Some(Phase::Paused(reason)) => Some(reason.unwrap_or_else(|| {
+            "Paused: nothing is sent until you resume. Runs already submitted go on.".to_owned()
+        })),
+        _ => None,
+    };
+    let headline = move || match phase.get() {
+        Some(Phase::Running) => "Running",
+        Some(Phase::Paused(_)) => "Paused",
+        Some(Phase::Cancelling) => "Cancelling",
+        Some(Phase::Done) if cancelled.get() => "Cancelled",
+        Some(Phase::Done) => "Done",
+        None => "",
+    };
+    let export = move |json: bool| {
+        bulk.batch.with_untracked(|b| {
+            if let Some(b) = b {
+                let name = format!("bulk-{}-{}", b.action, &b.id[..8]);
+                if json {
+                    download(
+                        &format!("{name}.json"),
+                        "application/json",
+                        &merged_json(&b.headers, &b.rows),
+                    );
+                } else {
+                    download(
+                        &format!("{name}.csv"),
+                        "text/csv",
+                        &merged_csv(&b.headers, &b.rows),
+                    );
+                }
+            }
+        });
+    };
+    view! {
+        <div class="batch" data-field="batch" data-phase=move || headline().to_lowercase()>
+            <h2 class="batch-title">
+                <code>{action}</code> " · " <span data-field="batch-phase">{headline}</span>
+            </h2>
+            <progress class="batch-progress" data-field="batch-progress"
+                max=move || tally.get().to_send.max(1)
+                value=move || tally.get().finished
+                aria-label="Rows finished"
+                aria-valuetext=move || { let t = tally.get(); format!("{} of {} rows finished", t.finished, t.to_send) }>
+            </progress>
+            <p data-field="batch-finished">
+                {move || { let t = tally.get(); format!("{} of {} rows finished", group_thousands(t.finished as u64), group_thousands(t.to_send as u64)) }}
+                {move || pace().map(|p| format!(" · {p}"))}
+            </p>
+            <dl class="stats batch-counts">
+                {RowState::ALL.into_iter().map(|state| view! {
+                    <div class="stat" data-count=state.label()>
+                        <dt>{state.label()}</dt>
+                        <dd class="stat-value">{move || group_thousands(tally.get().count(state) as u64)}</dd>
+                    </div>
+                }).collect_view()}
+                <div class="stat" data-count="credits">
+                    <dt>"credits used"</dt>
+                    <dd class="stat-value">{move || group_thousands(tally.get().credits_used)}</dd>
+                </div>
+                <div class="stat" data-count="records">
+                    <dt>"records"</dt>
+                    <dd class="stat-value">{move || group_thousands(tally.get().records as u64)}</dd>
+                </div>
+            </dl>
+            {move || paused_reason().map(|reason| view! { <p class="notice" role="status" data-field="paused-reason">{reason}</p> })}
+            <div class="actions-row">
+                {move || running().then(|| view! {
+                    <button type="button" class="button secondary" on:click=move |_| bulk.pause()>"Pause"</button>
+                })}
+                {move || matches!(phase.get(), Some(Phase::Paused(_))).then(|| view! {
+                    <button type="button" class="button primary" on:click=move |_| bulk.resume()>"Resume"</button>
+                })}
+                {move || matches!(phase.get(), Some(Phase::Running | Phase::Paused(_))).then(|| view! {
+                    <button type="button" class="button secondary" data-field="cancel-batch"
+                        on:click=move |_| confirming_cancel.set(true)>"Cancel batch…"</button>
+                })}
+                {move || (phase.get() == Some(Phase::Done) && tally.get().count(RowState::Failed) > 0).then(|| view! {
+                    <button type="button" class="button secondary" data-field="retry-failed" on:click=move |_| bulk.retry_failed()
+                        title="New submissions with new keys: they may cost again">
+                        {move || format!("Retry {} failed rows", tally.get().count(RowState::Failed))}
+                    </button>
+                })}
+                <button type="button" class="button secondary" data-field="export-csv" on:click=move |_| export(false)>"Export CSV"</button>
+                <button type="button" class="button secondary" data-field="export-json" on:click=move |_| export(true)>"Export JSON"</button>
+                {move || (phase.get() == Some(Phase::Done)).then(|| view! {
+                    <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()>"New batch"</button>
+                })}
+            </div>
+            {move || confirming_cancel.get().then(|| view! {
+                <div class="confirm" role="alertdialog" aria-labelledby="confirm-cancel-title" data-field="confirm-cancel">
+                    <p id="confirm-cancel-title"><strong>"Cancel the batch?"</strong></p>
+                    <p>"Rows not sent yet are not sent, and the batch's queued and processing runs are cancelled. Finished runs keep their results."</p>
+                    <div class="actions-row">
+                        <button type="button" class="button danger" on:click=move |_| { confirming_cancel.set(false); bulk.cancel(); }>"Cancel batch"</button>
+                        <button type="button" class="button secondary" on:click=move |_| confirming_cancel.set(false)>"Keep running"</button>
+                    </div>
+                </div>
+            })}
+            <BatchRows />
+        </div>
+    }
+}
+
+/// The batch's rows, a page at a time (fast at 10,000 rows), filterable by state.
+#[component]
+fn BatchRows() -> impl IntoView {
+    let bulk = use_bulk();
+    let page = RwSignal::new(0_usize);
+    let filter = RwSignal::new(String::from("all"));
+    let matching = move |state: RowState| filter.with(|f| f == "all" || f == state.label());
+    let total = Memo::new(move |_| {
+        bulk.batch.with(|b| {
+            b.as_ref()
+                .map_or(0, |b| b.rows.iter().filter(|r| matching(r.state)).count())
+        })
+    });
+    let pages = move || total.get().div_ceil(PAGE_ROWS).max(1);
+    Effect::new(move |_| {
+        filter.track();
+        page.set(0);
+    });
+    let rows = move || {
+        let first = page.get() * PAGE_ROWS;
+        bulk.batch.with(|b| {
+            b.as_ref()
+                .map(|b| {
+                    b.rows
+                        .iter()
+                        .filter(|r| matching(r.state))
+                        .skip(first)
+                        .take(PAGE_ROWS)
+                        .map(|r| {
+                            (
+                                r.line,
+                                r.cells.join(" · "),
+                                r.state,
+                                r.run_id.clone(),
+                                r.credits_used,
+                                r.output.len(),
+                                r.error.clone(),
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <div class="toolbar">
+            <label for="bulk-filter">"Show"</label>
+            <select id="bulk-filter" bind:value=filter>
+                <option value="all">"all rows"</option>
+                {RowState::ALL.into_iter().map(|s| view! { <option value=s.label()>{s.label()}</option> }).collect_view()}
+            </select>
+            <span class="muted">{move || format!("{} rows", group_thousands(total.get() as u64))}</span>
+        </div>
+        <div class="table-wrap" role="region" aria-label="The batch's rows" tabindex="0">
+            <table class="batch-rows" data-field="batch-rows">
+                <thead><tr>
+                    <th scope="col" class="num">"Line"</th><th scope="col">"Input"</th><th scope="col">"State"</th>
+                    <th scope="col">"Run"</th><th scope="col" class="num">"Credits"</th><th scope="col" class="num">"Records"</th><th scope="col">"Error"</th>
+                </tr></thead>
+                <tbody>
+                    {move || rows().into_iter().map(|(line, input, state, run_id, credits, records, error)| view! {
+                        <tr data-line=line data-state=state.label()>
+                            <td class="num">{line}</td>
+                            <td class="bulk-input">{input}</td>
+                            <td><span class=format!("status status-{}", state.label())>{state.label()}</span></td>
+                            <td>{run_id.map(|id| view! { <a href=run_path(&id)><code>{id[..8.min(id.len())].to_owned()} "…"</code></a> })}</td>
+                            <td class="num">{credits}</td>
+                            <td class="num">{records}</td>
+                            <td class="bulk-error">{error.map(|(code, message)| view! { <code>{code}</code> " " {message} })}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <nav class="pager" aria-label="Pages of rows">
+            <button type="button" class="button secondary" disabled=move || page.get() == 0
+                on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
+            <span data-field="page-of">{move || format!("Page {} of {}", page.get() + 1, pages())}</span>
+            <button type="button" class="button secondary" disabled=move || { page.get() + 1 >= pages() }
+                on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
+        </nav>
+    }
+}

@@ -1,0 +1,187 @@
+// Bulk runs end to end: a CSV of 200 rows with 5 invalid ones becomes 195 runs, each made and
+// charged exactly once (forced 500s and 429s retried with the same key), the merged export has
+// every record with its row's input; cancel stops a batch and cancels its running runs; a lack
+// of credits pauses it with the API's message. Headless Chromium against the sandbox, with
+// quick runs and a raised rate limit.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides, seriousViolations } from "./harness.mjs";
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+async function signedInAt(path, credential, options) {
+  const opened = await openPage(browser, options);
+  await opened.page.goto(`${sandbox.url}/sign-in`);
+  await signIn(opened.page, credential);
+  await opened.page.waitForURL(/\/workspace$/);
+  await go(opened.page, path);
+  return opened;
+}
+
+/** A CSV line; quotes every cell. */
+const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
+
+/** Parses the console's merged CSV (quoted cells, CRLF). */
+function parseCsv(text) {
+  const rows = [];
+  let row = [], cell = "", quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") { row.push(cell); cell = ""; }
+    else if (c === "\r") { /* CRLF */ }
+    else if (c === "\n") { row.push(cell); rows.push(row); row = []; cell = ""; }
+    else cell += c;
+  }
+  return rows;
+}
+
+const counts = async (page) => Object.fromEntries(await page.locator("[data-count]").evaluateAll((els) =>
+  els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));
+
+async function axeClean(page, state) {
+  const found = (await seriousViolations(page)).map((v) => `${state}: ${v}`);
+  assert.deepEqual(found, []);
+}
+
+test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged export", async () => {
+  const invalid = new Set([17, 50, 99, 150, 199]);
+  const lines = [csvLine(["keywords", "team", "max_results"])];
+  for (let i = 1; i <= 200; i++) {
+    let keywords = `bulk person ${i}`;
+    if (i === 10 || i === 110) keywords += " sandbox:500";
+    if (i === 20 || i === 120) keywords += " sandbox:429";
+    const maxResults = invalid.has(i) ? (i % 2 ? "500" : "0") : "2";
+    lines.push(csvLine([i === 50 ? "" : keywords, `team ${i % 7}`, maxResults]));
+  }
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key);
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  await page.locator("#bulk-text").fill(lines.join("\r\n") + "\r\n");
+  await page.locator('[data-field="table-summary"]').getByText("200 rows").waitFor();
+  // Mapped by header name; the five invalid rows listed by line, field and reason.
+  assert.equal(await page.locator("#map-keywords").inputValue(), "c0");
+  assert.equal(await page.locator("#map-max_results").inputValue(), "c2");
+  const listed = await page.locator('[data-field="invalid-rows"] li').evaluateAll((els) => els.map((e) => Number(e.dataset.line)));
+  assert.deepEqual(listed, [...invalid].map((i) => i + 1));
+  assert.match(await page.locator('[data-field="invalid-rows"] li[data-line="51"]').textContent(), /keywords is required/);
+  assert.match(await page.locator('[data-field="invalid-rows"] li[data-line="18"]').textContent(), /max_results must/);
+  // Nothing is sent before the person leaves the invalid rows out and starts.
+  const start = page.locator('[data-field="start-batch"]');
+  assert.ok(await start.isDisabled());
+  assert.equal(await page.locator('[data-field="rows-to-send"]').textContent(), "195");
+  assert.equal(await page.locator('[data-field="worst-case"]').textContent(), "390");
+  await axeClean(page, "prepare");
+  await screenshot(page, "bulk-prepare");
+  const submissions = [];
+  page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) submissions.push(r.headers()["idempotency-key"]); });
+  await page.locator('[data-field="leave-out-invalid"]').check();
+  await start.click();
+  await page.locator('[data-field="batch"]').waitFor();
+  await axeClean(page, "running");
+  await screenshot(page, "bulk-running");
+  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 90_000 });
+  const c = await counts(page);
+  assert.equal(c.completed, 195, JSON.stringify(c));
+  assert.equal(c.invalid, 5);
+  assert.equal(c.failed + c.waiting + c.queued + c.processing, 0);
+  // The forced 500s and 429s were sent again with the same key: more submissions than rows,
+  // but never a second key for a row.
+  const keysByRow = new Map();
+  for (const key of submissions) {
+    const row = key.split("-").at(-1);
+    keysByRow.set(row, new Set([...(keysByRow.get(row) ?? []), key]));
+  }
+  assert.equal(keysByRow.size, 195);
+  assert.ok([...keysByRow.values()].every((keys) => keys.size === 1));
+  assert.ok(submissions.length >= 195 + 4, `retries: ${submissions.length}`);
+  await axeClean(page, "done");
+  await screenshot(page, "bulk-done");
+  // The rows a page at a time, and by state.
+  assert.equal(await page.locator('[data-field="page-of"]').textContent(), "Page 1 of 4");
+  await page.getByRole("button", { name: "Next" }).click();
+  assert.equal(await page.locator('[data-field="page-of"]').textContent(), "Page 2 of 4");
+  assert.equal(await page.locator('[data-field="batch-rows"] tbody tr').first().getAttribute("data-line"), "52");
+  await page.getByLabel("Show").selectOption("invalid");
+  assert.equal(await page.locator('[data-field="page-of"]').textContent(), "Page 1 of 1");
+  assert.equal(await page.locator('[data-field="batch-rows"] tbody tr[data-state="invalid"]').count(), 5);
+
+  // The merged CSV: every record with its row's line and input columns, and the run id.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-csv"]').click()]);
+  const csv = parseCsv(await readFile(await download.path(), "utf8"));
+  const header = csv[0];
+  assert.deepEqual(header.slice(0, 8), ["line", "input.keywords", "input.team", "input.max_results", "run_id", "status", "error_code", "error_message"]);
+  const body = csv.slice(1);
+  const runIds = new Set(body.filter((r) => r[5] === "completed").map((r) => r[4]));
+  assert.equal(runIds.size, 195);
+  for (const r of body.filter((r) => r[5] === "completed")) {
+    const i = Number(r[0]) - 1;
+    assert.match(r[1], new RegExp(`^bulk person ${i}( |$)`));
+    assert.equal(r[2], `team ${i % 7}`);
+  }
+  assert.equal(body.filter((r) => r[5] === "invalid").length, 5);
+  // Charged once: the balance went down by exactly the records returned (1 credit each), and
+  // nothing is left reserved. A second run for any row would have cost more.
+  const records = body.filter((r) => r[5] === "completed" && header.slice(8).some((_, j) => r[8 + j] !== "")).length;
+  const after = (await api(sandbox, "GET", "/v1/workspace")).json;
+  assert.equal(before.credits_balance - after.credits_balance, records);
+  assert.equal(after.credits_reserved, 0);
+  // The latest 100 runs of the workspace are all the batch's.
+  const latest = (await api(sandbox, "GET", "/v1/runs")).json.runs;
+  assert.ok(latest.every((r) => runIds.has(r.id)));
+  assert.deepEqual(besides(problems, 500, 429), []);
+  await context.close();
+});
+
+test("cancel stops sending and cancels the batch's running runs", async () => {
+  const lines = [csvLine(["query"])];
+  for (let i = 1; i <= 60; i++) lines.push(csvLine([`cancel me ${i} sandbox:slow`]));
+  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key, { viewport: { width: 375, height: 800 } });
+  await page.getByLabel("Action").selectOption("network-search-groups");
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-count="queued"] dd')?.textContent) + Number(document.querySelector('[data-count="processing"] dd')?.textContent) >= 5);
+  await page.locator('[data-field="cancel-batch"]').click();
+  await axeClean(page, "confirm cancel");
+  await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
+  await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
+  const c = await counts(page);
+  assert.equal(c.queued + c.processing + c.waiting + c.submitting, 0, JSON.stringify(c));
+  assert.ok(c.cancelled >= 5, JSON.stringify(c));
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs;
+  assert.equal(runs.filter((r) => r.action === "network-search-groups" && ["queued", "processing"].includes(r.status)).length, 0);
+  await screenshot(page, "bulk-cancelled-375");
+  assert.deepEqual(besides(problems, 409), []);
+  await context.close();
+});
+
+test("a lack of credits pauses the batch with the API's message", async () => {
+  const globex = sandbox.workspaces.find((w) => w.workspace_id === "ws_globex");
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= 40; i++) lines.push(csvLine([`expensive ${i} sandbox:slow`, 100]));
+  const { context, page, problems } = await signedInAt("/bulk", globex.api_key, { colorScheme: "dark" });
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="credits-warning"]').waitFor();
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="batch"][data-phase="paused"]').waitFor({ timeout: 30_000 });
+  assert.match(await page.locator('[data-field="paused-reason"]').textContent(), /only \d+ are available.*Resume once credits are available/);
+  await axeClean(page, "paused");
+  await screenshot(page, "bulk-paused-dark");
+  await page.locator('[data-field="cancel-batch"]').click();
+  await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
+  await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
+  assert.deepEqual(besides(problems, 409), []);
+  await context.close();
+});
