@@ -67,6 +67,15 @@ pub struct Bulk {
     workspace: SharedWorkspace,
 }
 
+/// A row the batch's cancel left unsent.
+fn not_sent(row: &mut BatchRow) {
+    row.state = RowState::Cancelled;
+    row.error = Some((
+        "not_sent".into(),
+        "The batch was cancelled before this row was sent.".into(),
+    ));
+}
+
 fn now() -> f64 {
     js_sys::Date::now()
 }
@@ -135,11 +144,7 @@ impl Bulk {
                 b.cancelled = true;
                 for row in &mut b.rows {
                     if row.state == RowState::Waiting {
-                        row.state = RowState::Cancelled;
-                        row.error = Some((
-                            "not_sent".into(),
-                            "The batch was cancelled before this row was sent.".into(),
-                        ));
+                        not_sent(row);
                     }
                 }
             }
@@ -180,7 +185,18 @@ impl Bulk {
                     b.iter().flat_map(|b| &b.rows).any(|r| r.state.is_running())
                 });
                 if !submitting && !left {
-                    bulk.set_phase(Phase::Done);
+                    // A row whose last try was refused with a 429 or 5xx meanwhile went back
+                    // to waiting: it is not sent now either.
+                    bulk.batch.update(|b| {
+                        if let Some(b) = b {
+                            for row in &mut b.rows {
+                                if row.state == RowState::Waiting {
+                                    not_sent(row);
+                                }
+                            }
+                            b.phase = Phase::Done;
+                        }
+                    });
                     bulk.workspace.refresh();
                     return;
                 }

@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides, seriousViolations } from "./harness.mjs";
+import { startSandbox, launchBrowser, screenshot, api, besides, openSignedIn, seriousViolations } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -18,14 +18,7 @@ after(async () => {
   sandbox?.stop();
 });
 
-async function signedInAt(path, credential, options) {
-  const opened = await openPage(browser, options);
-  await opened.page.goto(`${sandbox.url}/sign-in`);
-  await signIn(opened.page, credential);
-  await opened.page.waitForURL(/\/workspace$/);
-  await go(opened.page, path);
-  return opened;
-}
+const signedInAt = (path, credential, options) => openSignedIn(browser, sandbox, path, credential, options);
 
 /** A CSV line; quotes every cell. */
 const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
@@ -146,7 +139,8 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
 
 test("cancel stops sending and cancels the batch's running runs", async () => {
   const lines = [csvLine(["query"])];
-  for (let i = 1; i <= 60; i++) lines.push(csvLine([`cancel me ${i} sandbox:slow`]));
+  // Enough rows that some are still being sent, and many running, when the cancel lands.
+  for (let i = 1; i <= 300; i++) lines.push(csvLine([`cancel me ${i} sandbox:slow`]));
   const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key, { viewport: { width: 375, height: 800 } });
   await page.getByLabel("Action").selectOption("network-search-groups");
   await page.locator("#bulk-text").fill(lines.join("\n"));
@@ -159,8 +153,9 @@ test("cancel stops sending and cancels the batch's running runs", async () => {
   const c = await counts(page);
   assert.equal(c.queued + c.processing + c.waiting + c.submitting, 0, JSON.stringify(c));
   assert.ok(c.cancelled >= 5, JSON.stringify(c));
-  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs;
-  assert.equal(runs.filter((r) => r.action === "network-search-groups" && ["queued", "processing"].includes(r.status)).length, 0);
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.action === "network-search-groups");
+  assert.equal(runs.filter((r) => ["queued", "processing"].includes(r.status)).length, 0);
+  assert.ok(runs.some((r) => r.status === "cancelled"), "runs were cancelled through the API");
   await screenshot(page, "bulk-cancelled-375");
   assert.deepEqual(besides(problems, 409), []);
   await context.close();

@@ -131,6 +131,16 @@ export async function controlVisibility(page) {
   return (hidden) => page.evaluate((h) => window.__setHidden(h), hidden);
 }
 
+/** A new page signed in with `credential`, at `path` (reached in the app, without a reload). */
+export async function openSignedIn(browser, sandbox, path, credential, options) {
+  const opened = await openPage(browser, options);
+  await opened.page.goto(`${sandbox.url}/sign-in`);
+  await signIn(opened.page, credential);
+  await opened.page.waitForURL(/\/workspace$/);
+  await go(opened.page, path);
+  return opened;
+}
+
 /** Calls the API directly, as another client of the workspace would. */
 export async function api(sandbox, method, path, { body, key, bearer = sandbox.api_key } = {}) {
   const headers = { authorization: `Bearer ${bearer}` };

@@ -3,7 +3,7 @@
 // the sums of GET /v1/runs. Headless Chromium against the sandbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides } from "./harness.mjs";
+import { startSandbox, launchBrowser, screenshot, signIn, go, api, besides, openSignedIn } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -25,14 +25,7 @@ function trackKeyRequests(page) {
   return sent;
 }
 
-async function signedInAt(path, credential, options) {
-  const opened = await openPage(browser, options);
-  await opened.page.goto(`${sandbox.url}/sign-in`);
-  await signIn(opened.page, credential);
-  await opened.page.waitForURL(/\/workspace$/);
-  await go(opened.page, path);
-  return opened;
-}
+const signedInAt = (path, credential, options) => openSignedIn(browser, sandbox, path, credential, options);
 
 const workspaceStatus = async (bearer) =>
   (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${bearer}` } })).status;
