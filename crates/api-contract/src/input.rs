@@ -379,18 +379,17 @@ pub fn describe_errors(errors: &[FieldError]) -> String {
 pub struct Submission {
     pub action: ActionId,
     pub input: RunInput,
-    /// As sent; `None` means the action's ceiling applies.
+    /// As sent (1 to 100, possibly above the action's ceiling); `None` means the ceiling.
+    /// The run is sized by [`Submission::effective_max_results`], never by this alone.
     pub max_results: Option<u32>,
     pub max_credits: Option<u64>,
 }
 
 impl Submission {
-    /// Validates a submission body for `action`, whose registry ceiling is `registry_max_results`.
-    pub fn validate(
-        action: ActionId,
-        registry_max_results: u32,
-        body: &Value,
-    ) -> Result<Submission, Vec<FieldError>> {
+    /// Validates a submission body for `action`. `max_results` is held to the contract's 1 to
+    /// 100 for every action: a value above the action's registry ceiling is accepted, and the
+    /// run is capped at the ceiling (see [`Submission::effective_max_results`]).
+    pub fn validate(action: ActionId, body: &Value) -> Result<Submission, Vec<FieldError>> {
         let Some(obj) = body.as_object() else {
             return Err(vec![FieldError::new(
                 "body",
@@ -406,25 +405,10 @@ impl Submission {
                 ));
             }
         }
-        let ceiling = registry_max_results.min(MAX_RESULTS_LIMIT);
         let max_results = match obj.get("max_results") {
             None => None,
             Some(v) => match v.as_u64() {
-                Some(n)
-                    if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n)
-                        && n <= u64::from(ceiling) =>
-                {
-                    Some(n as u32)
-                }
-                Some(n) if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n) => {
-                    errors.push(FieldError::new(
-                        "max_results",
-                        format!(
-                            "must not exceed {ceiling}, the most this action returns (got {n})"
-                        ),
-                    ));
-                    None
-                }
+                Some(n) if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n) => Some(n as u32),
                 _ => {
                     errors.push(FieldError::new(
                         "max_results",
@@ -475,11 +459,20 @@ impl Submission {
         }
     }
 
-    /// How many records the run may return: as requested, else the action's ceiling.
+    /// How many records the run may return, given the action's registry ceiling: see
+    /// [`capped_max_results`].
     pub fn effective_max_results(&self, registry_max_results: u32) -> u32 {
-        self.max_results
-            .unwrap_or(registry_max_results.min(MAX_RESULTS_LIMIT))
+        capped_max_results(self.max_results, registry_max_results)
     }
+}
+
+/// The records a run may return: the requested `max_results` (the ceiling when absent), but
+/// never more than the action's registry ceiling (itself at most the contract's 100). The
+/// ceiling is "the per-action ceiling of results per run", so a larger request is capped, not
+/// refused; results, reservation and cost estimate all follow this number.
+pub fn capped_max_results(requested: Option<u32>, registry_max_results: u32) -> u32 {
+    let ceiling = registry_max_results.min(MAX_RESULTS_LIMIT);
+    requested.map_or(ceiling, |n| n.min(ceiling))
 }
 
 /// Validates `input` for an action. For the metrics action, which takes "company or keywords",

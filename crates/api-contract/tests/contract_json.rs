@@ -322,8 +322,7 @@ fn submission_body_of_each_shape_validates() {
     ];
     for (action, input) in cases {
         let body = json!({ "input": input.clone(), "max_results": 1, "max_credits": 300000 });
-        let sub = Submission::validate(action, action.sandbox_max_results(), &body)
-            .unwrap_or_else(|e| panic!("{action}: {e:?}"));
+        let sub = Submission::validate(action, &body).unwrap_or_else(|e| panic!("{action}: {e:?}"));
         assert_eq!(serde_json::to_value(&sub.input).unwrap(), input, "{action}");
     }
 }

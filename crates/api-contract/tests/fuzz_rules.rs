@@ -120,7 +120,7 @@ fn integer_within(value: Option<&Value>, max: u64) -> bool {
 
 /// The contract's verdict on a submission body: `Some(input as the run keeps it)` when accepted.
 /// Only the standard-person shape refuses unknown input fields; the others ignore them.
-fn contract_verdict(action: ActionId, registry_max_results: u32, body: &Value) -> Option<Value> {
+fn contract_verdict(action: ActionId, body: &Value) -> Option<Value> {
     let body = body.as_object()?;
     if body
         .keys()
@@ -128,9 +128,9 @@ fn contract_verdict(action: ActionId, registry_max_results: u32, body: &Value) -
     {
         return None;
     }
-    // 8: max_results is 1 to 100 and at most the registry's per-action ceiling.
-    let results_ceiling = u64::from(registry_max_results).min(100);
-    if !integer_within(body.get("max_results"), results_ceiling)
+    // 4.2: max_results is 1 to 100 for every action. The registry's per-action ceiling (2.5)
+    // caps the run; it does not narrow what a request may ask for.
+    if !integer_within(body.get("max_results"), 100)
         || !integer_within(body.get("max_credits"), 300_000)
     {
         return None;
@@ -381,8 +381,8 @@ fn bound_value(ceiling: u64, limit: u64, noise: Noise) -> BoxedStrategy<Option<V
     ])
 }
 
-/// An action (the standard person, with the most rules, more often), the registry ceiling it
-/// is validated against, and a body for it.
+/// An action (the standard person, with the most rules, more often), the registry ceiling its
+/// run is capped at, and a body for it.
 fn submission() -> impl Strategy<Value = (ActionId, u32, Value)> {
     let action = prop_oneof![
         4 => Just(ActionId::PremiumSearchPerson),
@@ -469,8 +469,8 @@ fn json_value() -> impl Strategy<Value = Value> {
 }
 
 fn check_submission(action: ActionId, ceiling: u32, body: &Value) -> Result<(), TestCaseError> {
-    let verdict = Submission::validate(action, ceiling, body);
-    let expected = contract_verdict(action, ceiling, body);
+    let verdict = Submission::validate(action, body);
+    let expected = contract_verdict(action, body);
     prop_assert_eq!(
         verdict.is_ok(),
         expected.is_some(),
@@ -486,8 +486,10 @@ fn check_submission(action: ActionId, ceiling: u32, body: &Value) -> Result<(), 
             prop_assert_eq!(serde_json::to_value(&sub.input).unwrap(), kept);
             prop_assert_eq!(sub.max_results.map(u64::from), body["max_results"].as_u64());
             prop_assert_eq!(sub.max_credits, body["max_credits"].as_u64());
+            // The run is sized by the smaller of the request and the ceiling.
             let effective = sub.effective_max_results(ceiling);
-            prop_assert!((1..=ceiling.min(100)).contains(&effective));
+            let asked = body["max_results"].as_u64().unwrap_or(u64::from(ceiling));
+            prop_assert_eq!(u64::from(effective), asked.min(u64::from(ceiling)).min(100));
         }
         (Err(errors), _) => prop_assert!(!errors.is_empty(), "a refusal names a rule"),
         _ => unreachable!(),
@@ -534,7 +536,7 @@ proptest! {
         let body = json!({ "input": {
             "first_name": "Ada", "last_name": "Lovelace", "company": "Acme", "network_profile_url": url
         }});
-        let sub = Submission::validate(ActionId::PremiumSearchPerson, 10, &body);
+        let sub = Submission::validate(ActionId::PremiumSearchPerson, &body);
         prop_assert_eq!(sub.is_ok(), format_ok && url.chars().count() <= 500, "{}", url);
     }
 }
@@ -618,29 +620,37 @@ fn generators_produce_both_verdicts_for_every_rule() {
 
     let submissions = submission();
     let mut verdicts: std::collections::HashMap<ActionId, (usize, usize)> = Default::default();
+    let mut accepted_above_ceiling = 0;
     for _ in 0..3000 {
         let (action, ceiling, body) = submissions.new_tree(&mut runner).unwrap().current();
         let entry = verdicts.entry(action).or_default();
-        match contract_verdict(action, ceiling, &body) {
-            Some(_) => entry.0 += 1,
+        match contract_verdict(action, &body) {
+            Some(_) => {
+                entry.0 += 1;
+                let asked = body["max_results"].as_u64().unwrap_or(0);
+                accepted_above_ceiling += usize::from(asked > u64::from(ceiling.min(100)));
+            }
             None => entry.1 += 1,
         }
     }
+    assert!(
+        accepted_above_ceiling >= 30,
+        "{accepted_above_ceiling} accepted bodies ask for more than the ceiling"
+    );
     // The one rule only the standard person has: bodies refused solely for an unknown field.
     let refused_only_for_an_extra_field = (0..3000)
         .filter_map(|_| {
-            let (action, ceiling, body) = submissions.new_tree(&mut runner).unwrap().current();
-            (action == ActionId::PremiumSearchPerson).then_some((ceiling, body))
+            let (action, _, body) = submissions.new_tree(&mut runner).unwrap().current();
+            (action == ActionId::PremiumSearchPerson).then_some(body)
         })
-        .filter(|(ceiling, body)| {
+        .filter(|body| {
             let mut known = body.clone();
             let Some(input) = known.get_mut("input").and_then(Value::as_object_mut) else {
                 return false;
             };
             input.retain(|k, _| STANDARD_PERSON.iter().any(|f| f.name == k));
             let person = ActionId::PremiumSearchPerson;
-            contract_verdict(person, *ceiling, body).is_none()
-                && contract_verdict(person, *ceiling, &known).is_some()
+            contract_verdict(person, body).is_none() && contract_verdict(person, &known).is_some()
         })
         .count();
     assert!(
@@ -660,9 +670,7 @@ fn generators_produce_both_verdicts_for_every_rule() {
 /// cannot pass the properties by agreeing with a wrong validator.
 #[test]
 fn the_oracle_reads_the_contract_as_written() {
-    let ok = |action: ActionId, body: Value| {
-        contract_verdict(action, action.sandbox_max_results(), &body).is_some()
-    };
+    let ok = |action: ActionId, body: Value| contract_verdict(action, &body).is_some();
     let person = |extra: Value| {
         let mut input = json!({ "first_name": "A", "last_name": "B", "company": "C" });
         input
@@ -728,8 +736,17 @@ fn the_oracle_reads_the_contract_as_written() {
         ActionId::NetworkSearchContent,
         json!({ "input": { "keywords": "k" }, "max_results": 50, "max_credits": 300000 })
     ));
+    // Above the action's ceiling (50 here, 1 for an enrichment) but within 1 to 100.
+    assert!(ok(
+        ActionId::NetworkSearchContent,
+        json!({ "input": { "keywords": "k" }, "max_results": 51 })
+    ));
+    assert!(ok(
+        ActionId::NetworkExtractPeople,
+        json!({ "input": { "identifier": "ada" }, "max_results": 100 })
+    ));
     for bad in [
-        json!({ "max_results": 51 }),
+        json!({ "max_results": 101 }),
         json!({ "max_results": 0 }),
         json!({ "max_results": 1.5 }),
         json!({ "max_credits": 300001 }),

@@ -5,8 +5,7 @@ use api_contract::{ActionId, InputShape};
 use serde_json::{Value, json};
 
 fn errors(action: ActionId, body: Value) -> Vec<FieldError> {
-    Submission::validate(action, action.sandbox_max_results(), &body)
-        .expect_err("should be rejected")
+    Submission::validate(action, &body).expect_err("should be rejected")
 }
 
 fn fields(errs: &[FieldError]) -> Vec<&str> {
@@ -102,7 +101,6 @@ fn standard_person_rejects_unknown_fields_but_other_shapes_do_not() {
     assert!(errs[0].message.contains("not allowed"));
     let ok = Submission::validate(
         ActionId::PremiumSearchPeople,
-        100,
         &json!({ "input": { "keywords": "k", "extra": 1 } }),
     );
     assert!(ok.is_ok());
@@ -131,18 +129,57 @@ fn max_results_and_max_credits_bounds() {
         );
         assert_eq!(fields(&errs), ["max_credits"]);
     }
-    // The registry ceiling of a 50-result action is also enforced.
-    let errs = errors(
-        ActionId::NetworkSearchContent,
-        base(json!({ "max_results": 51 })),
-    );
-    assert!(errs[0].message.contains("50"), "{}", errs[0].message);
+    // Every action takes the contract's 1 to 100, whatever its registry ceiling.
+    for action in ActionId::ALL {
+        for bad in [0, 101] {
+            let errs = errors(action, json!({ "input": {}, "max_results": bad }));
+            assert!(
+                errs.iter()
+                    .any(|e| e.field == "max_results"
+                        && e.message == "must be an integer from 1 to 100"),
+                "{action} {bad}: {errs:?}"
+            );
+        }
+    }
     let ok = Submission::validate(
         ActionId::NetworkSearchContent,
-        50,
         &base(json!({ "max_results": 50, "max_credits": 300000 })),
     );
     assert_eq!(ok.unwrap().max_results, Some(50));
+}
+
+#[test]
+fn max_results_above_the_ceiling_is_accepted_and_capped_at_it() {
+    // A profile enrichment's ceiling is 1; a uniform 50 (or 100) is still a valid request.
+    let enrich = ActionId::NetworkExtractPeople;
+    assert_eq!(enrich.sandbox_max_results(), 1);
+    for asked in [2, 50, 100] {
+        let sub = Submission::validate(
+            enrich,
+            &json!({ "input": { "identifier": "ada" }, "max_results": asked }),
+        )
+        .unwrap_or_else(|e| panic!("{asked}: {e:?}"));
+        assert_eq!(sub.max_results, Some(asked), "kept as sent");
+        assert_eq!(sub.effective_max_results(enrich.sandbox_max_results()), 1);
+    }
+    let content = Submission::validate(
+        ActionId::NetworkSearchContent,
+        &json!({ "input": { "keywords": "k" }, "max_results": 60 }),
+    )
+    .unwrap();
+    assert_eq!(content.effective_max_results(50), 50);
+    assert_eq!(content.effective_max_results(100), 60);
+}
+
+#[test]
+fn capped_max_results_is_the_smaller_of_request_and_ceiling() {
+    assert_eq!(capped_max_results(None, 1), 1);
+    assert_eq!(capped_max_results(None, 50), 50);
+    assert_eq!(capped_max_results(None, 500), 100);
+    assert_eq!(capped_max_results(Some(50), 1), 1);
+    assert_eq!(capped_max_results(Some(7), 10), 7);
+    assert_eq!(capped_max_results(Some(10), 10), 10);
+    assert_eq!(capped_max_results(Some(100), 500), 100);
 }
 
 #[test]
@@ -189,7 +226,6 @@ fn metrics_takes_company_or_keywords() {
 fn default_max_results_is_the_action_ceiling() {
     let sub = Submission::validate(
         ActionId::NetworkSearchContent,
-        50,
         &json!({ "input": { "keywords": "k" } }),
     )
     .unwrap();

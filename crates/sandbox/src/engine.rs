@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use api_contract::input::capped_max_results;
 use api_contract::{ActionId, Completeness, Run, RunError, RunStatus, Submission};
 use axum::http::StatusCode;
 use rand::Rng;
@@ -18,8 +19,12 @@ pub fn reservation(action_cpr: u64, record_limit: usize, max_credits: Option<u64
     max_credits.map_or(full, |cap| full.min(cap))
 }
 
-/// Most records a run may return so that their cost stays within `max_credits`.
-pub fn record_limit(action: ActionId, max_results: u32, max_credits: Option<u64>) -> usize {
+/// Most records a run may return: the requested `max_results` (any of the contract's 1 to
+/// 100; the ceiling when absent) capped at the action's registry ceiling, then lowered so
+/// their cost stays within `max_credits`. The reservation and the records produced both
+/// follow this number.
+pub fn record_limit(action: ActionId, max_results: Option<u32>, max_credits: Option<u64>) -> usize {
+    let max_results = capped_max_results(max_results, action.sandbox_max_results());
     let by_credits = max_credits.map_or(u64::MAX, |cap| cap / action.credits_per_record());
     u64::from(max_results).min(by_credits) as usize
 }
@@ -72,9 +77,7 @@ pub fn submit(
     canonical_body: &str,
 ) -> Result<Run, ApiError> {
     let action = submission.action;
-    let entry = action.sandbox_registry_entry();
-    let max_results = submission.effective_max_results(entry.max_results);
-    let limit = record_limit(action, max_results, submission.max_credits);
+    let limit = record_limit(action, submission.max_results, submission.max_credits);
     if limit == 0 {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -338,12 +341,30 @@ mod tests {
 
     #[test]
     fn record_limit_keeps_the_cost_within_max_credits() {
+        let limit = record_limit;
         assert_eq!(
-            record_limit(ActionId::PremiumSearchPeople, 100, Some(30)),
+            limit(ActionId::PremiumSearchPeople, Some(100), Some(30)),
             30
         );
-        assert_eq!(record_limit(ActionId::PremiumSearchPeople, 10, None), 10);
-        assert_eq!(record_limit(ActionId::NetworkExtractPeople, 1, Some(19)), 0);
-        assert_eq!(record_limit(ActionId::NetworkExtractPeople, 1, Some(20)), 1);
+        assert_eq!(limit(ActionId::PremiumSearchPeople, Some(10), None), 10);
+        assert_eq!(limit(ActionId::NetworkExtractPeople, Some(1), Some(19)), 0);
+        assert_eq!(limit(ActionId::NetworkExtractPeople, Some(1), Some(20)), 1);
+    }
+
+    #[test]
+    fn record_limit_is_capped_at_the_action_ceiling() {
+        let limit = record_limit;
+        // The smaller of the request and the ceiling; absent means the ceiling.
+        assert_eq!(limit(ActionId::NetworkExtractPeople, Some(50), None), 1);
+        assert_eq!(
+            limit(ActionId::NetworkExtractPeople, Some(100), Some(300)),
+            1
+        );
+        assert_eq!(limit(ActionId::NetworkSearchContent, Some(60), None), 50);
+        assert_eq!(limit(ActionId::NetworkSearchContent, None, None), 50);
+        assert_eq!(limit(ActionId::PremiumSearchPerson, Some(100), Some(5)), 5);
+        // So is the reservation: one enrichment's worth, not fifty.
+        let enrich = limit(ActionId::NetworkExtractPeople, Some(50), None);
+        assert_eq!(reservation(20, enrich, None), 20);
     }
 }

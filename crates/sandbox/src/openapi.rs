@@ -273,8 +273,11 @@ fn submission_schema(action: ActionId) -> Value {
     }
     json!({ "type": "object", "required": ["input"], "additionalProperties": false, "properties": {
         "input": input,
-        "max_results": { "type": "integer", "minimum": 1, "maximum": ceiling,
-            "description": format!("At most {ceiling}, this action's ceiling; defaults to it.") },
+        "max_results": { "type": "integer", "minimum": 1, "maximum": MAX_RESULTS_LIMIT,
+            "description": format!(
+                "1 to {MAX_RESULTS_LIMIT} for every action. The run is capped at {ceiling}, this action's \
+                 ceiling: records, reservation and cost use the smaller of the two. Defaults to {ceiling}."
+            ) },
         "max_credits": max_credits } })
 }
 

@@ -46,7 +46,8 @@ pub struct RunRecord {
     pub workspace_id: String,
     pub action: ActionId,
     pub input: api_contract::RunInput,
-    /// Most records the run may return: `max_results`, lowered so the cost fits `max_credits`.
+    /// Most records the run may return: `max_results` capped at the action's ceiling, lowered
+    /// so the cost fits `max_credits`.
     pub record_limit: usize,
     pub forced_failure: Option<String>,
     pub slow: bool,

@@ -591,9 +591,9 @@ async fn invalid_submissions_are_400_naming_the_field_and_rule() {
             "max_results must be an integer from 1 to 100",
         ),
         (
-            "network-search-content",
-            json!({ "input": { "keywords": "k" }, "max_results": 60 }),
-            "max_results must not exceed 50",
+            "network-extract-people",
+            json!({ "input": { "identifier": "ada" }, "max_results": 101 }),
+            "max_results must be an integer from 1 to 100",
         ),
         (
             "premium-search-people",
@@ -671,6 +671,80 @@ async fn invalid_submissions_are_400_naming_the_field_and_rule() {
             .runs
             .is_empty()
     );
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
+}
+
+#[tokio::test]
+async fn max_results_above_the_ceiling_is_accepted_and_the_run_is_capped_at_it() {
+    let sb = Sandbox::fast();
+    // A profile enrichment's ceiling is 1 (20 credits a record); a client sending the same
+    // max_results to every action asks it for 50.
+    let reply = sb
+        .submit(
+            sb.key(),
+            "network-extract-people",
+            "async",
+            "capped-00001",
+            &json!({ "input": { "identifier": "ada-lovelace" }, "max_results": 50 }),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    let run: Run = reply.json();
+    assert_eq!(run.credits_reserved, 20, "the ceiling's cost, not 50 × 20");
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 20);
+    let done = sb.wait_terminal(sb.key(), &run.id).await;
+    assert_eq!(done.status, RunStatus::Completed);
+    assert!(done.output.len() <= 1, "{} records", done.output.len());
+    assert_eq!(done.credits_used, 20 * done.output.len() as u64);
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
+
+    // A 50-result search asked for 100 reserves and returns at most 50.
+    let reply = sb
+        .submit(
+            sb.key(),
+            "network-search-content",
+            "async",
+            "capped-00002",
+            &json!({ "input": { "keywords": "rust" }, "max_results": 100 }),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    let run: Run = reply.json();
+    assert_eq!(run.credits_reserved, 50);
+    let done = sb.wait_terminal(sb.key(), &run.id).await;
+    assert!(done.output.len() <= 50, "{} records", done.output.len());
+    assert_eq!(done.credits_used, done.output.len() as u64);
+}
+
+#[tokio::test]
+async fn max_results_outside_1_to_100_is_the_contracts_400_for_every_action() {
+    let sb = Sandbox::fast();
+    for (i, action) in ["network-extract-people", "premium-search-people"]
+        .into_iter()
+        .enumerate()
+    {
+        let input = if action == "network-extract-people" {
+            json!({ "identifier": "ada-lovelace" })
+        } else {
+            json!({ "keywords": "rust" })
+        };
+        for bad in [0, 101] {
+            let reply = sb
+                .submit(
+                    sb.key(),
+                    action,
+                    "async",
+                    &format!("bounds-{i}-{bad:03}"),
+                    &json!({ "input": input, "max_results": bad }),
+                )
+                .await;
+            let error = reply.assert_error(StatusCode::BAD_REQUEST, "invalid_request");
+            assert_eq!(
+                error.error.message, "max_results must be an integer from 1 to 100",
+                "{action} {bad}"
+            );
+        }
+    }
     assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
 }
 

@@ -81,9 +81,27 @@ async fn bounds_and_errors_are_in_the_document() {
         submission("PremiumSearchPeople")["max_results"]["maximum"],
         100
     );
-    assert_eq!(
-        submission("NetworkSearchContent")["max_results"]["maximum"],
-        50
+    // Every action takes 1 to 100; its own ceiling caps the run and is named in the text.
+    for name in ["NetworkSearchContent", "NetworkExtractPeople"] {
+        let max_results = &submission(name)["max_results"];
+        assert_eq!(max_results["minimum"], 1, "{name}");
+        assert_eq!(max_results["maximum"], 100, "{name}");
+    }
+    let description = |name: &str| {
+        submission(name)["max_results"]["description"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        description("NetworkSearchContent").contains("capped at 50"),
+        "{}",
+        description("NetworkSearchContent")
+    );
+    assert!(
+        description("NetworkExtractPeople").contains("capped at 1,"),
+        "{}",
+        description("NetworkExtractPeople")
     );
     assert_eq!(
         submission("PremiumSearchPeople")["max_credits"]["maximum"],

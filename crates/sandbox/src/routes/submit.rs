@@ -66,7 +66,7 @@ async fn submit(
         .map_err(|_| bad_request("invalid_idempotency_key", "Idempotency-Key must be ASCII."))?
         .to_owned();
     validate_idempotency_key(&key).map_err(|m| bad_request("invalid_idempotency_key", m))?;
-    let submission = Submission::validate(action, action.sandbox_max_results(), &body)
+    let submission = Submission::validate(action, &body)
         .map_err(|errors| bad_request("invalid_request", describe_errors(&errors)))?;
 
     let mut run = engine::submit(
