@@ -13,10 +13,12 @@ setup:
 build: setup
 	@bash scripts/build-console.sh
 
-# Benchmarks (not part of the test suite): the console against Swagger UI, and sandbox load.
+# Benchmarks (not part of the test suite): the console against Swagger UI, a 1,000-row bulk batch,
+# and sandbox load.
 bench: build
 	@cargo build --release -p sandbox --quiet
 	@node bench/console-vs-swagger.mjs 7
+	@node bench/bulk.mjs
 
 bench-sandbox:
 	@bash scripts/bench-sandbox.sh
