@@ -3,7 +3,8 @@
 //! Layers, from the outside in: `app` (the router and the layout), `pages/` (one per route),
 //! `components/` (shared widgets), `state/` (session, shared loaders, polling), `api/` (the only
 //! code that talks HTTP), and `model/` (pure rules, tested natively). `browser` wraps the few
-//! browser facilities used directly.
+//! browser facilities used directly, and `store`
+//! what this browser keeps (IndexedDB).
 
 pub mod api;
 pub mod app;
@@ -12,5 +13,6 @@ pub mod components;
 pub mod model;
 pub mod pages;
 pub mod state;
+pub mod store;
 
 pub use app::App;

@@ -277,7 +277,7 @@ impl RowState {
     }
 }
 
-/// One row of a batch and what became of it.
+/// One row of a batch and what became of it; kept in this browser as JSON (see `store`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchRow {
     pub line: usize,
@@ -333,6 +333,141 @@ impl BatchRow {
             .error
             .as_ref()
             .map(|e| (e.code.clone(), e.message.clone()));
+    }
+}
+
+/// What changes in a row as its batch goes on: when it differs from the mark last saved, the
+/// row is written to this browser's store again.
+pub type RowMark = (RowState, u32, bool, u64, usize);
+
+impl BatchRow {
+    pub fn mark(&self) -> RowMark {
+        (
+            self.state,
+            self.attempt,
+            self.run_id.is_some(),
+            self.credits_used,
+            self.output.len(),
+        )
+    }
+
+    /// The row as this browser keeps it. Written by hand, as is [`BatchRow::from_json`]: serde's
+    /// derives for the kept types measured several KB gzip more.
+    pub fn to_json(&self) -> Value {
+        let mut v = Map::new();
+        v.insert("line".into(), self.line.into());
+        v.insert("cells".into(), self.cells.clone().into());
+        v.insert("body".into(), self.body.clone().into());
+        v.insert("estimate".into(), self.estimate.into());
+        v.insert("state".into(), self.state.label().into());
+        v.insert("attempt".into(), self.attempt.into());
+        v.insert("run_id".into(), self.run_id.clone().into());
+        v.insert("credits_used".into(), self.credits_used.into());
+        v.insert("output".into(), self.output.clone().into());
+        v.insert(
+            "error".into(),
+            self.error
+                .as_ref()
+                .map(|(code, message)| vec![code.clone(), message.clone()])
+                .into(),
+        );
+        Value::Object(v)
+    }
+
+    /// A row read back after a reload; `None` if it is not one [`BatchRow::to_json`] wrote. One
+    /// that was being sent goes again with the same key: the API answers with the run it made,
+    /// if it made one, so nothing runs twice.
+    pub fn from_json(v: &Value) -> Option<BatchRow> {
+        let number = |key: &str| v.get(key)?.as_u64();
+        let state = v.get("state")?.as_str()?;
+        let state = RowState::ALL.into_iter().find(|s| s.label() == state)?;
+        let error = match v.get("error")?.as_array() {
+            Some(pair) => Some((text(pair.first())?, text(pair.get(1))?)),
+            None => None,
+        };
+        Some(BatchRow {
+            line: usize::try_from(number("line")?).ok()?,
+            cells: v
+                .get("cells")?
+                .as_array()?
+                .iter()
+                .map(|c| text(Some(c)))
+                .collect::<Option<_>>()?,
+            body: text(v.get("body"))?,
+            estimate: number("estimate")?,
+            state: if state == RowState::Submitting {
+                RowState::Waiting
+            } else {
+                state
+            },
+            attempt: u32::try_from(number("attempt")?).ok()?,
+            tries: 0,
+            not_before: 0.0,
+            run_id: text(v.get("run_id")),
+            credits_used: number("credits_used")?,
+            output: v.get("output")?.as_array()?.clone(),
+            error,
+        })
+    }
+}
+
+/// A JSON string's text.
+pub fn text(v: Option<&Value>) -> Option<String> {
+    v?.as_str().map(str::to_owned)
+}
+
+/// A batch's summary as kept in this browser: enough to list it and to take it up again. Its
+/// rows are kept apart, one entry each (see `store`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedBatch {
+    pub id: String,
+    /// Only sign-ins to this workspace see the batch.
+    pub workspace: String,
+    pub action: String,
+    pub headers: Vec<String>,
+    /// When the batch was started, ms since the epoch.
+    pub created_at: f64,
+    pub cancelled: bool,
+    /// Every row is final.
+    pub done: bool,
+    pub to_send: usize,
+    pub finished: usize,
+}
+
+impl SavedBatch {
+    pub fn to_json(&self) -> Value {
+        let mut v = Map::new();
+        v.insert("id".into(), self.id.clone().into());
+        v.insert("workspace".into(), self.workspace.clone().into());
+        v.insert("action".into(), self.action.clone().into());
+        v.insert("headers".into(), self.headers.clone().into());
+        v.insert("created_at".into(), self.created_at.into());
+        v.insert("cancelled".into(), self.cancelled.into());
+        v.insert("done".into(), self.done.into());
+        v.insert("to_send".into(), self.to_send.into());
+        v.insert("finished".into(), self.finished.into());
+        Value::Object(v)
+    }
+
+    /// `None` if `v` is not a summary [`SavedBatch::to_json`] wrote.
+    pub fn from_json(v: &Value) -> Option<SavedBatch> {
+        let count = |key: &str| usize::try_from(v.get(key)?.as_u64()?).ok();
+        Some(SavedBatch {
+            id: text(v.get("id"))?,
+            workspace: text(v.get("workspace"))?,
+            action: text(v.get("action"))?,
+            headers: v
+                .get("headers")?
+                .as_array()?
+                .iter()
+                .map(|h| text(Some(h)))
+                .collect::<Option<_>>()?,
+            created_at: v.get("created_at")?.as_f64()?,
+            cancelled: v.get("cancelled")?.as_bool()?,
+            done: v.get("done")?.as_bool()?,
+            to_send: count("to_send")?,
+            finished: count("finished")?,
+        })
     }
 }
 
@@ -748,5 +883,49 @@ mod tests {
         assert_eq!(json[0]["input"]["keywords"], "=cmd");
         assert_eq!(json[0]["records"].as_array().unwrap().len(), 2);
         assert_eq!(json[1]["error"]["code"], "upstream_timeout");
+    }
+
+    #[test]
+    fn a_row_read_back_after_a_reload_is_the_row_kept_and_one_being_sent_goes_again() {
+        let f = form(ActionId::PremiumSearchPeople);
+        let t = read_table("keywords\n=a\nb\nc\n").unwrap();
+        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+            .into_iter()
+            .map(BatchRow::new)
+            .collect();
+        rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
+        rows[1].state = RowState::Submitting;
+        rows[1].tries = 3;
+        rows[1].not_before = 9e12;
+        rows[2].attempt = 2;
+        let marks: Vec<RowMark> = rows.iter().map(BatchRow::mark).collect();
+        let restored: Vec<BatchRow> = rows
+            .iter()
+            .map(|r| {
+                let text = r.to_json().to_string();
+                BatchRow::from_json(&serde_json::from_str(&text).unwrap()).unwrap()
+            })
+            .collect();
+        assert_eq!(restored[0], rows[0], "JSON keeps every field");
+        assert_eq!(restored[2], rows[2]);
+        assert_eq!(restored[1].state, RowState::Waiting);
+        assert_eq!((restored[1].tries, restored[1].not_before), (0, 0.0));
+        // Same line and attempt: the same key as before the reload.
+        assert_eq!(restored[2].attempt, 2);
+        assert_eq!(marks[2], restored[2].mark());
+        assert_eq!(BatchRow::from_json(&serde_json::json!({ "line": 2 })), None);
+        let summary = SavedBatch {
+            id: "b".into(),
+            workspace: "ws".into(),
+            action: "a".into(),
+            headers: vec!["keywords".into()],
+            created_at: 1.7e12,
+            cancelled: true,
+            done: false,
+            to_send: 3,
+            finished: 1,
+        };
+        let back = serde_json::from_str(&summary.to_json().to_string()).unwrap();
+        assert_eq!(SavedBatch::from_json(&back), Some(summary));
     }
 }

@@ -240,6 +240,63 @@ impl FormModel {
     }
 }
 
+/// A submission the console made, kept in this browser by run id so that its run page can
+/// offer "Run again with changes" (the API does not return a run's input).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedSubmission {
+    /// Only sign-ins to this workspace are offered it.
+    pub workspace: String,
+    pub action: String,
+    pub live: bool,
+    /// The request body as sent.
+    pub body: String,
+}
+
+impl SavedSubmission {
+    pub fn to_json(&self) -> Value {
+        let mut v = Map::new();
+        v.insert("workspace".into(), self.workspace.clone().into());
+        v.insert("action".into(), self.action.clone().into());
+        v.insert("live".into(), self.live.into());
+        v.insert("body".into(), self.body.clone().into());
+        Value::Object(v)
+    }
+
+    /// `None` if the text is not one [`SavedSubmission::to_json`] wrote.
+    pub fn from_json(text: &str) -> Option<SavedSubmission> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let field = |key: &str| v.get(key)?.as_str().map(str::to_owned);
+        Some(SavedSubmission {
+            workspace: field("workspace")?,
+            action: field("action")?,
+            live: v.get("live")?.as_bool()?,
+            body: field("body")?,
+        })
+    }
+
+    /// The form's values for the body: the input's fields as text and the two limits. `None`
+    /// for a body that is not a submission's.
+    pub fn values(&self) -> Option<Values> {
+        let body: Map<String, Value> = serde_json::from_str(&self.body).ok()?;
+        let text = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut values: Values = body
+            .get("input")?
+            .as_object()?
+            .iter()
+            .map(|(name, v)| (name.clone(), text(v)))
+            .collect();
+        for limit in [MAX_RESULTS, MAX_CREDITS] {
+            if let Some(v) = body.get(limit) {
+                values.insert(limit.to_owned(), text(v));
+            }
+        }
+        Some(values)
+    }
+}
+
 /// Parses an optional whole number typed into a limit field.
 fn parse_limit(values: &Values, name: &str, max: u64) -> Result<Option<u64>, String> {
     let text = values.get(name).map_or("", |v| v.trim());
@@ -516,5 +573,40 @@ mod tests {
             ]
         );
         assert_eq!(general, ["something else"]);
+    }
+
+    #[test]
+    fn a_kept_submission_gives_back_the_values_it_was_made_from() {
+        let m = model(ActionId::PremiumSearchPerson);
+        let values: Values = [
+            ("first_name", "Ada"),
+            ("last_name", "Lovelace"),
+            ("company", "Analytical \"Engines\""),
+            ("max_results", "3"),
+            ("max_credits", "40"),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .collect();
+        let saved = SavedSubmission {
+            workspace: "ws".into(),
+            action: m.action.clone(),
+            live: false,
+            body: m.body(&values),
+        };
+        assert_eq!(
+            SavedSubmission::from_json(&saved.to_json().to_string()).as_ref(),
+            Some(&saved)
+        );
+        let back = saved.values().unwrap();
+        for name in m.field_names() {
+            assert_eq!(back.get(name), values.get(name), "{name}");
+        }
+        assert_eq!(m.body(&back), saved.body);
+        let broken = SavedSubmission {
+            body: "[1]".into(),
+            ..saved
+        };
+        assert_eq!(broken.values(), None);
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use api_contract::ActionId;
 use chrono::{TimeDelta, Utc};
 use leptos::prelude::*;
-use leptos::task::spawn_local_scoped_with_cancellation;
+use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
 use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::{ApiClient, ApiError, Submitted};
@@ -14,7 +14,8 @@ use crate::app::use_id_param;
 use crate::browser::{copy_text, focus_id, sleep};
 use crate::components::ApiErrorPanel;
 use crate::model::form::{
-    FormModel, MAX_CREDITS, MAX_RESULTS, Values, curl_command, idempotency_key, split_server_errors,
+    FormModel, MAX_CREDITS, MAX_RESULTS, SavedSubmission, Values, curl_command, idempotency_key,
+    split_server_errors,
 };
 use crate::model::format::{duration, group_thousands};
 use crate::model::urls::run_path;
@@ -22,6 +23,7 @@ use crate::state::drafts::{Draft, use_drafts};
 use crate::state::registry::use_registry;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
+use crate::store::{self, Change};
 
 #[component]
 pub fn ActionFormPage() -> impl IntoView {
@@ -225,6 +227,28 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         }
     };
 
+    // The submission, kept in this browser by run id for the run page's "Run again with changes".
+    let remember = move |run_id: &str, attempt: Option<Attempt>| {
+        let ws = workspace.resource.get_untracked().and_then(Result::ok);
+        let (Some(attempt), Some(ws)) = (attempt, ws) else {
+            return;
+        };
+        let saved = SavedSubmission {
+            workspace: ws.workspace_id,
+            action: attempt.action,
+            live: attempt.live,
+            body: attempt.body,
+        };
+        let change = Change::Put {
+            store: store::SUBMISSIONS,
+            key: run_id.to_owned(),
+            json: saved.to_json().to_string(),
+        };
+        spawn_local(async move {
+            let _ = store::write(vec![change]).await;
+        });
+    };
+
     // What the answer means for the form.
     Effect::new(move |_| {
         let Some(result) = submit.value().get() else {
@@ -233,6 +257,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         untrack(|| match result {
             Ok(Submitted { run, .. }) => {
                 key_for.set(None);
+                remember(&run.id, last_attempt.get_value());
                 workspace.refresh();
                 navigate(&run_path(&run.id), Default::default());
             }

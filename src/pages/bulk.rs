@@ -12,15 +12,16 @@ use wasm_bindgen_futures::JsFuture;
 use crate::browser::download;
 use crate::components::ApiErrorPanel;
 use crate::model::bulk::{
-    CheckedRow, RowState, Source, Tally, auto_mapping, check_rows, describe, merged_csv,
-    merged_json, read_table,
+    CheckedRow, RowState, SavedBatch, Source, Tally, auto_mapping, check_rows, describe,
+    merged_csv, merged_json, read_table,
 };
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
 use crate::model::urls::run_path;
-use crate::state::bulk::{Phase, use_bulk};
+use crate::state::bulk::{Keeping, Phase, saved_batches, saved_rows, use_bulk};
 use crate::state::registry::use_registry;
 use crate::state::workspace::use_workspace;
+use crate::store::{self, Change};
 
 /// Rows shown per page of the batch's table.
 const PAGE_ROWS: usize = 50;
@@ -41,9 +42,127 @@ pub fn BulkPage() -> impl IntoView {
             {move || if has_batch.get() {
                 view! { <BatchView /> }.into_any()
             } else {
-                view! { <Prepare /> }.into_any()
+                view! { <SavedBatches /> <Prepare /> }.into_any()
             }}
         </section>
+    }
+}
+
+/// The batches this browser keeps for the workspace: an unfinished one (a reload, a closed
+/// tab) is taken up from here, a finished one opened for its export, either forgotten.
+#[component]
+fn SavedBatches() -> impl IntoView {
+    let bulk = use_bulk();
+    let workspace = use_workspace().resource;
+    let reload = RwSignal::new(0_u32);
+    let saved = LocalResource::new(move || {
+        reload.track();
+        let id = workspace.get().and_then(Result::ok).map(|w| w.workspace_id);
+        async move {
+            match id {
+                Some(id) => saved_batches(&id).await,
+                None => Ok(Vec::new()),
+            }
+        }
+    });
+    let problem = RwSignal::new(None::<String>);
+    let confirming = RwSignal::new(None::<String>);
+    let open = move |summary: SavedBatch, resume: bool| {
+        leptos::task::spawn_local(async move {
+            match saved_rows(&summary.id).await {
+                Some(rows) if !rows.is_empty() => {
+                    bulk.restore(summary, rows);
+                    if resume {
+                        bulk.resume();
+                    }
+                }
+                _ => problem.set(Some(
+                    "This batch's rows could not be read back from this browser's storage."
+                        .to_owned(),
+                )),
+            }
+        });
+    };
+    let forget = move |id: String| {
+        confirming.set(None);
+        leptos::task::spawn_local(async move {
+            if store::write(vec![Change::DeleteBatch(id)]).await.is_err() {
+                problem.set(Some(
+                    "This browser's storage refused to delete the batch.".to_owned(),
+                ));
+            }
+            reload.update(|n| *n += 1);
+        });
+    };
+    let item = move |b: SavedBatch| {
+        let unfinished = !b.done;
+        let state = if b.done {
+            if b.cancelled { "cancelled" } else { "done" }
+        } else if b.cancelled {
+            "cancelling"
+        } else {
+            "unfinished"
+        };
+        let started = chrono::DateTime::from_timestamp_millis(b.created_at as i64)
+            .map(crate::model::format::local_time)
+            .unwrap_or_default();
+        let id = b.id.clone();
+        let id_shown = id.clone();
+        let summary = StoredValue::new(b.clone());
+        view! {
+            <li data-batch=b.id.clone() data-state=state>
+                <p>
+                    <code>{b.action.clone()}</code> " · " <strong>{state}</strong> " · "
+                    {format!("{} of {} rows finished · started {started}",
+                        group_thousands(b.finished as u64), group_thousands(b.to_send as u64))}
+                </p>
+                <div class="actions-row">
+                    {unfinished.then(|| view! {
+                        <button type="button" class="button primary" data-field="resume-saved"
+                            on:click=move |_| open(summary.get_value(), true)>"Resume"</button>
+                    })}
+                    <button type="button" class="button secondary" data-field="open-saved"
+                        on:click=move |_| open(summary.get_value(), false)>"Open"</button>
+                    <button type="button" class="button secondary" data-field="forget-saved"
+                        on:click=move |_| confirming.set(Some(id.clone()))>"Forget…"</button>
+                </div>
+                {move || (confirming.get().as_deref() == Some(id_shown.as_str())).then(|| {
+                    let id = id_shown.clone();
+                    view! {
+                        <div class="confirm" role="alertdialog" aria-label="Forget this batch?">
+                            <p>
+                                "Forget this batch? Its rows, keys and results are deleted from this browser; "
+                                "its runs stay in the workspace."
+                                {unfinished.then_some(" Rows not sent yet will not be sent, and sending the same file again makes new runs.")}
+                            </p>
+                            <div class="actions-row">
+                                <button type="button" class="button danger" data-field="confirm-forget"
+                                    on:click=move |_| forget(id.clone())>"Forget"</button>
+                                <button type="button" class="button secondary" on:click=move |_| confirming.set(None)>"Keep"</button>
+                            </div>
+                        </div>
+                    }
+                })}
+            </li>
+        }
+    };
+    view! {
+        {move || problem.get().map(|p| view! { <p class="field-error" role="alert">{p}</p> })}
+        {move || saved.get().and_then(|list| match list {
+            Ok(list) if list.is_empty() => None,
+            Ok(list) => Some(view! {
+                <section class="bulk-saved" data-field="saved-batches">
+                    <h2 class="section-title">"Batches kept in this browser"</h2>
+                    <ul>{list.into_iter().map(item).collect_view()}</ul>
+                </section>
+            }.into_any()),
+            Err(()) => Some(view! {
+                <p class="notice" role="status" data-field="storage-unavailable">
+                    "This browser does not keep batches (its storage is unavailable, as in some private "
+                    "windows): a batch lasts as long as this page."
+                </p>
+            }.into_any()),
+        })}
     }
 }
 
@@ -220,9 +339,9 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
                 disabled=move || !can_start() on:click=start>
                 {move || format!("Start {} runs", group_thousands(valid.get() as u64))}
             </button>
-            <p class="help">
-                "The rows, their keys and their runs stay in this page's memory while the batch runs; "
-                "the credential is never stored with them."
+            <p class="help" data-field="kept-note">
+                "The rows, their keys and their results are kept in this browser (IndexedDB), so a reload "
+                "or a closed tab loses nothing, until you clear the batch. The credential is never kept with them."
             </p>
         </form>
     }
@@ -467,6 +586,13 @@ fn BatchView() -> impl IntoView {
                 </div>
             </dl>
             {move || paused_reason().map(|reason| view! { <p class="notice" role="status" data-field="paused-reason">{reason}</p> })}
+            <p class="help" data-field="keeping">{move || match bulk.keeping.get() {
+                Keeping::Pending => "Saving the batch in this browser before the first row is sent…",
+                Keeping::Kept => "Kept in this browser: after a reload, sign in and open Bulk to take it up. \
+                    Clearing the batch deletes its inputs and results from this browser.",
+                Keeping::Refused => "This browser does not keep the batch (its storage is unavailable): \
+                    leaving or reloading the page stops it.",
+            }}</p>
             <div class="actions-row">
                 {move || running().then(|| view! {
                     <button type="button" class="button secondary" on:click=move |_| bulk.pause()>"Pause"</button>
@@ -487,7 +613,8 @@ fn BatchView() -> impl IntoView {
                 <button type="button" class="button secondary" data-field="export-csv" on:click=move |_| export(false)>"Export CSV"</button>
                 <button type="button" class="button secondary" data-field="export-json" on:click=move |_| export(true)>"Export JSON"</button>
                 {move || (phase.get() == Some(Phase::Done)).then(|| view! {
-                    <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()>"New batch"</button>
+                    <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
+                        title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
                 })}
             </div>
             {move || confirming_cancel.get().then(|| view! {

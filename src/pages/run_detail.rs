@@ -9,12 +9,15 @@ use crate::api::{ApiClient, ApiError};
 use crate::app::use_id_param;
 use crate::browser::{copy_text, download};
 use crate::components::{ApiErrorPanel, OutputTable, PollNotice, RunStatusBadge};
+use crate::model::form::SavedSubmission;
 use crate::model::format::{group_thousands, local_time, run_duration};
 use crate::model::output::{pretty, to_csv};
 use crate::model::urls::action_form_path;
+use crate::state::drafts::{Draft, use_drafts};
 use crate::state::polling::{Poll, use_poll};
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
+use crate::store;
 
 /// The page for the id in the URL; a new id (Back between two runs) is a new page.
 #[component]
@@ -36,6 +39,8 @@ struct PageState {
     cancel: Action<(ApiClient, String), CancelResult>,
     /// What the last copy or export did, for the status line.
     notice: RwSignal<&'static str>,
+    /// The run's submission as this browser kept it (read once per page).
+    kept: LocalResource<Option<SavedSubmission>>,
 }
 
 #[component]
@@ -66,11 +71,22 @@ fn WatchedRun(id: String) -> impl IntoView {
             watch.set(run);
         }
     });
+    let kept = {
+        let id = id.clone();
+        LocalResource::new(move || {
+            let id = id.clone();
+            async move {
+                let json = store::get(store::SUBMISSIONS, &id).await.ok().flatten()?;
+                SavedSubmission::from_json(&json)
+            }
+        })
+    };
     let state = PageState {
         watch,
         confirming: RwSignal::new(false),
         cancel,
         notice: RwSignal::new(""),
+        kept,
     };
     // A run seen unfinished and then finished (by itself or cancelled) has changed the
     // workspace's credits: refresh them once. A run already final when opened has not, and
@@ -187,6 +203,7 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
             <button type="button" class="button secondary" hidden=move || !confirming.get()
                 on:click=move |_| confirming.set(false)>"Keep it"</button>
         </div>
+        <RunAgain action=run.action.clone() kept=state.kept />
         {move || cancel_error().map(|error| view! {
             <p class="notice" role="status" hidden={error.status() != Some(409)}>
                 "The run had already finished, so it could not be cancelled. It is shown as it is now."
@@ -201,6 +218,48 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
         } else {
             view! { <OutputViewer run_id=run.id action=run.action records=run.output state /> }.into_any()
         }}
+    }
+}
+
+/// "Run again with changes": the action's form, filled with what this browser sent for the run
+/// (a new submission, with a new key). The API does not return a run's input, so for a run this
+/// browser did not submit it says so.
+#[component]
+fn RunAgain(action: String, kept: LocalResource<Option<SavedSubmission>>) -> impl IntoView {
+    let drafts = use_drafts();
+    let workspace = use_workspace().resource;
+    let navigate = leptos_router::hooks::use_navigate();
+    let form = action_form_path(&action);
+    move || {
+        let saved = kept.get()?;
+        let workspace_id = workspace.get().and_then(Result::ok).map(|w| w.workspace_id);
+        let known = saved
+            .filter(|s| Some(&s.workspace) == workspace_id.as_ref() && s.action == action)
+            .and_then(|s| Some((s.live, s.values()?)));
+        Some(match known {
+            Some((live, values)) => {
+                let (action, form, navigate) = (action.clone(), form.clone(), navigate.clone());
+                view! {
+                    <div class="actions-row run-again">
+                        <button type="button" class="button secondary" data-field="run-again"
+                            on:click=move |_| {
+                                drafts.save(&action, Draft { values: values.clone(), live });
+                                navigate(&form, Default::default());
+                            }>"Run again with changes"</button>
+                        <span class="help">"Opens the form with this run's input and limits; submitting makes a new run."</span>
+                    </div>
+                }
+                .into_any()
+            }
+            None => view! {
+                <p class="help run-again" data-field="input-unknown">
+                    "This run's input is not known here: the API does not return inputs, and this browser "
+                    "did not submit the run. "
+                    <a href=form.clone()>"Open the empty form"</a>
+                </p>
+            }
+            .into_any(),
+        })
     }
 }
 

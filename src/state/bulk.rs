@@ -7,6 +7,11 @@
 //! person to sign in again. The watcher follows the submitted runs with one request at a time:
 //! `GET /v1/runs` (the latest 100) each second, and `GET /v1/runs/{id}` only for a run that has
 //! dropped out of that list before finishing, so the status requests per run stay small.
+//!
+//! A third task, the keeper, writes the batch to this browser's store (`crate::store`) each
+//! second: its summary and the rows that changed. Nothing is sent before the batch's first save,
+//! so after a reload the batch is found again and its rows go with the keys they had: a reload
+//! never makes a second run. The credential is never written.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -18,7 +23,11 @@ use super::session::Session;
 use super::workspace::SharedWorkspace;
 use crate::api::{ApiClient, ApiError};
 use crate::browser::{page_hidden, sleep};
-use crate::model::bulk::{BatchRow, CheckedRow, Pacer, RowState, retry_delay_ms, row_key};
+use crate::model::bulk::{
+    BatchRow, CheckedRow, Pacer, RowMark, RowState, SavedBatch, Tally, retry_delay_ms, row_key,
+};
+use crate::model::form::SavedSubmission;
+use crate::store::{self, Change};
 
 /// Where the batch as a whole stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +46,10 @@ pub enum Phase {
 pub struct Batch {
     /// 32 hex digits; part of every row's idempotency key.
     pub id: String,
+    /// The workspace it runs in (empty until the workspace is known).
+    pub workspace: String,
+    /// When it was first started, ms since the epoch.
+    pub created_at: f64,
     pub action: String,
     pub headers: Vec<String>,
     pub rows: Vec<BatchRow>,
@@ -53,10 +66,34 @@ pub struct Batch {
     pub cancelled: bool,
 }
 
+/// Whether this browser keeps the batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keeping {
+    /// Not written yet.
+    Pending,
+    /// Written as of the last second.
+    Kept,
+    /// The browser refused (IndexedDB missing or full): the batch lives in this page only.
+    Refused,
+}
+
+/// What the store does not have yet (see [`Bulk::unsaved`]).
+struct Unsaved {
+    changes: Vec<Change>,
+    /// The rows' marks once the changes are written, by row index.
+    marks: Vec<(usize, RowMark)>,
+    summary: SavedBatch,
+}
+
 /// The batch and the tasks that run it. `Copy`, like the signals inside.
 #[derive(Clone, Copy)]
 pub struct Bulk {
     pub batch: RwSignal<Option<Batch>>,
+    pub keeping: RwSignal<Keeping>,
+    /// The marks of the rows as last written, by row index.
+    saved_marks: StoredValue<Vec<Option<RowMark>>>,
+    saved_summary: StoredValue<Option<SavedBatch>>,
+    keeper_alive: StoredValue<bool>,
     pacer: StoredValue<Pacer>,
     in_flight: StoredValue<usize>,
     /// Bumped when a batch starts or is cleared: tasks of an older one stop.
@@ -84,6 +121,10 @@ impl Bulk {
     pub fn provide(session: Session, workspace: SharedWorkspace) {
         provide_context(Bulk {
             batch: RwSignal::new(None),
+            keeping: RwSignal::new(Keeping::Pending),
+            saved_marks: StoredValue::new(Vec::new()),
+            saved_summary: StoredValue::new(None),
+            keeper_alive: StoredValue::new(false),
             pacer: StoredValue::new(Pacer::default()),
             in_flight: StoredValue::new(0),
             generation: StoredValue::new(0),
@@ -96,11 +137,11 @@ impl Bulk {
 
     /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent).
     pub fn start(&self, action: String, headers: Vec<String>, rows: Vec<CheckedRow>) {
-        self.generation.update_value(|g| *g += 1);
-        self.pacer.set_value(Pacer::default());
-        self.in_flight.set_value(0);
+        self.fresh_generation();
         self.batch.set(Some(Batch {
             id: uuid::Uuid::new_v4().simple().to_string(),
+            workspace: self.workspace_id().unwrap_or_default(),
+            created_at: now(),
             action,
             headers,
             rows: rows.into_iter().map(BatchRow::new).collect(),
@@ -114,10 +155,76 @@ impl Bulk {
         self.ensure_tasks();
     }
 
-    /// Forgets the batch (its tasks stop).
+    /// Takes up a batch kept in this browser, paused (or going on with its cancel): rows that
+    /// were being sent go again with their keys once the person resumes.
+    pub fn restore(&self, summary: SavedBatch, rows: Vec<BatchRow>) {
+        self.fresh_generation();
+        self.saved_marks
+            .set_value(rows.iter().map(|r| Some(r.mark())).collect());
+        let done = rows.iter().all(|r| r.state.is_final());
+        let phase = if done {
+            Phase::Done
+        } else {
+            Phase::Paused(Some(
+                "Paused: this batch was taken up again from this browser. Resume to send the rest; \
+                 rows that were on their way go again with the same key, so none runs twice."
+                    .to_owned(),
+            ))
+        };
+        let cancelled = summary.cancelled;
+        self.batch.set(Some(Batch {
+            id: summary.id.clone(),
+            workspace: summary.workspace.clone(),
+            created_at: summary.created_at,
+            action: summary.action.clone(),
+            headers: summary.headers.clone(),
+            rows,
+            phase,
+            started_at: now(),
+            accepted: 0,
+            limited: 0,
+            status_requests: 0,
+            cancelled,
+        }));
+        self.saved_summary.set_value(Some(summary));
+        self.keeping.set(Keeping::Kept);
+        self.ensure_tasks();
+        if cancelled && !done {
+            self.cancel();
+        }
+    }
+
+    /// Forgets the batch, here and in this browser's store (its tasks stop).
     pub fn clear(&self) {
-        self.generation.update_value(|g| *g += 1);
+        let id = self
+            .batch
+            .with_untracked(|b| b.as_ref().map(|b| b.id.clone()));
+        self.fresh_generation();
         self.batch.set(None);
+        if let Some(id) = id {
+            spawn_local(async move {
+                let _ = store::write(vec![Change::DeleteBatch(id)]).await;
+            });
+        }
+    }
+
+    /// A new batch, or none: the tasks of the one before stop, and nothing of it is counted as
+    /// saved.
+    fn fresh_generation(&self) {
+        self.generation.update_value(|g| *g += 1);
+        self.pacer.set_value(Pacer::default());
+        self.in_flight.set_value(0);
+        self.saved_marks.set_value(Vec::new());
+        self.saved_summary.set_value(None);
+        self.keeping.set(Keeping::Pending);
+    }
+
+    fn workspace_id(&self) -> Option<String> {
+        self.workspace
+            .resource
+            .get_untracked()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id)
     }
 
     pub fn pause(&self) {
@@ -254,6 +361,10 @@ impl Bulk {
 
     fn ensure_tasks(&self) {
         let generation = self.generation.get_value();
+        if !self.keeper_alive.get_value() {
+            self.keeper_alive.set_value(true);
+            spawn_local(self.keeper(generation));
+        }
         if !self.submitter_alive.get_value() {
             self.submitter_alive.set_value(true);
             spawn_local(self.submitter(generation));
@@ -262,6 +373,144 @@ impl Bulk {
             self.watcher_alive.set_value(true);
             spawn_local(self.watcher(generation));
         }
+    }
+
+    /// Writes the batch to this browser's store each second: the summary when it changed, and
+    /// the rows whose mark changed (a row's first run id also records its submission for "Run
+    /// again with changes"). Ends with the batch, once everything final is written.
+    async fn keeper(self, generation: u32) {
+        let mut unknown_workspace = 0;
+        loop {
+            if self.generation.get_value() != generation {
+                break;
+            }
+            if self.workspace_id().is_some() {
+                self.batch.update_untracked(|b| {
+                    if let Some(b) = b.as_mut().filter(|b| b.workspace.is_empty()) {
+                        b.workspace = self.workspace_id().unwrap_or_default();
+                    }
+                });
+            }
+            let done = self.phase() == Some(Phase::Done);
+            match self.unsaved() {
+                // The workspace is not known yet (only its sign-ins may see the batch). After a
+                // few seconds the batch goes on without being kept, and says so.
+                None => {
+                    unknown_workspace += 1;
+                    if unknown_workspace == 5 && self.keeping.get_untracked() == Keeping::Pending {
+                        self.keeping.set(Keeping::Refused);
+                    }
+                }
+                Some(unsaved) if unsaved.changes.is_empty() => {
+                    if done {
+                        break;
+                    }
+                }
+                Some(Unsaved {
+                    changes,
+                    marks,
+                    summary,
+                }) => {
+                    let written = store::write(changes).await;
+                    if self.generation.get_value() != generation {
+                        break;
+                    }
+                    if written.is_ok() {
+                        self.saved_marks.update_value(|saved| {
+                            for (i, mark) in marks {
+                                if let Some(slot) = saved.get_mut(i) {
+                                    *slot = Some(mark);
+                                }
+                            }
+                        });
+                        self.saved_summary.set_value(Some(summary));
+                    }
+                    let keeping = if written.is_ok() {
+                        Keeping::Kept
+                    } else {
+                        Keeping::Refused
+                    };
+                    if self.keeping.get_untracked() != keeping {
+                        self.keeping.set(keeping);
+                    }
+                    if written.is_err() {
+                        // The browser keeps nothing: the batch goes on in this page.
+                        break;
+                    }
+                }
+            }
+            sleep(Duration::from_millis(1_000)).await;
+        }
+        self.keeper_alive.set_value(false);
+    }
+
+    /// What the store does not have yet: the changes to write, the rows' new marks and the
+    /// summary. `None` while the workspace is unknown.
+    fn unsaved(&self) -> Option<Unsaved> {
+        self.batch.with_untracked(|b| {
+            let b = b.as_ref().filter(|b| !b.workspace.is_empty())?;
+            let tally = Tally::of(&b.rows);
+            let summary = SavedBatch {
+                id: b.id.clone(),
+                workspace: b.workspace.clone(),
+                action: b.action.clone(),
+                headers: b.headers.clone(),
+                created_at: b.created_at,
+                cancelled: b.cancelled,
+                done: b.phase == Phase::Done,
+                to_send: tally.to_send,
+                finished: tally.finished,
+            };
+            let mut changes = Vec::new();
+            let mut marks = Vec::new();
+            self.saved_marks.update_value(|saved| {
+                saved.resize(b.rows.len(), None);
+                for (i, row) in b.rows.iter().enumerate() {
+                    let mark = row.mark();
+                    let before = saved[i];
+                    if before == Some(mark) {
+                        continue;
+                    }
+                    if mark.2
+                        && !before.is_some_and(|m| m.2 && m.1 == mark.1)
+                        && let Some(run) = &row.run_id
+                    {
+                        let submission = SavedSubmission {
+                            workspace: b.workspace.clone(),
+                            action: b.action.clone(),
+                            live: false,
+                            body: row.body.clone(),
+                        };
+                        changes.push(Change::Put {
+                            store: store::SUBMISSIONS,
+                            key: run.clone(),
+                            json: submission.to_json().to_string(),
+                        });
+                    }
+                    changes.push(Change::Put {
+                        store: store::ROWS,
+                        key: store::row_key(&b.id, row.line),
+                        json: row.to_json().to_string(),
+                    });
+                    marks.push((i, mark));
+                }
+            });
+            if self
+                .saved_summary
+                .with_value(|s| s.as_ref() != Some(&summary))
+            {
+                changes.push(Change::Put {
+                    store: store::BATCHES,
+                    key: b.id.clone(),
+                    json: summary.to_json().to_string(),
+                });
+            }
+            Some(Unsaved {
+                changes,
+                marks,
+                summary,
+            })
+        })
     }
 
     async fn submitter(self, generation: u32) {
@@ -282,6 +531,11 @@ impl Bulk {
                 sleep(Duration::from_millis(500)).await;
                 continue;
             };
+            if self.keeping.get_untracked() == Keeping::Pending {
+                // Not a row leaves before the batch is kept: a reload must find its keys.
+                sleep(Duration::from_millis(20)).await;
+                continue;
+            }
             let t = now();
             let (next, earliest, submitting) = self.batch.with_untracked(|b| {
                 let rows = b.as_ref().map_or(&[][..], |b| &b.rows[..]);
@@ -514,6 +768,29 @@ impl Bulk {
             }
         });
     }
+}
+
+/// The batches this browser keeps for a workspace, newest first.
+pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, ()> {
+    let mut list: Vec<SavedBatch> = store::all(store::BATCHES)
+        .await
+        .map_err(|_| ())?
+        .iter()
+        .filter_map(|json| SavedBatch::from_json(&serde_json::from_str(json).ok()?))
+        .filter(|b| b.workspace == workspace)
+        .collect();
+    list.sort_by(|a, b| b.created_at.total_cmp(&a.created_at));
+    Ok(list)
+}
+
+/// A kept batch's rows, in line order; `None` when they cannot be read back whole.
+pub async fn saved_rows(batch: &str) -> Option<Vec<BatchRow>> {
+    store::batch_rows(batch)
+        .await
+        .ok()?
+        .iter()
+        .map(|json| BatchRow::from_json(&serde_json::from_str(json).ok()?))
+        .collect()
 }
 
 pub fn use_bulk() -> Bulk {

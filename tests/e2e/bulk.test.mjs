@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { startSandbox, launchBrowser, screenshot, api, besides, openSignedIn, seriousViolations } from "./harness.mjs";
+import { startSandbox, launchBrowser, screenshot, api, besides, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -178,5 +178,87 @@ test("a lack of credits pauses the batch with the API's message", async () => {
   await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
   await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
   assert.deepEqual(besides(problems, 409), []);
+  await context.close();
+});
+
+test("a reload mid-batch, sign in, resume: still exactly one run per row; a row's run can be run again", async () => {
+  const rows = 90;
+  const lines = [csvLine(["query"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`reload row ${i}`]));
+  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key);
+  // Every key sent, and the run each answer names, across the reload.
+  const keys = new Set();
+  const runByKey = new Map();
+  page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.add(r.headers()["idempotency-key"]); });
+  page.on("response", async (r) => {
+    if (r.request().method() !== "POST" || !/\/run\/async$/.test(new URL(r.url()).pathname) || ![200, 202].includes(r.status())) return;
+    const key = r.request().headers()["idempotency-key"];
+    const id = (await r.json().catch(() => ({}))).id;
+    if (id) runByKey.set(key, new Set([...(runByKey.get(key) ?? []), id]));
+  });
+  await page.getByLabel("Action").selectOption("network-search-schools");
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  assert.match(await page.locator('[data-field="kept-note"]').textContent(), /kept in this browser/);
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+  await page.waitForFunction(() => Number(document.querySelector('[data-count="completed"] dd')?.textContent) >= 15);
+  await page.reload();
+
+  // The credential was in memory only: sign in again, and Bulk lists the unfinished batch.
+  await page.waitForURL(/\/sign-in/);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/bulk$/);
+  const saved = page.locator('[data-field="saved-batches"] li[data-state="unfinished"]');
+  await saved.waitFor();
+  assert.match(await saved.textContent(), /network-search-schools/);
+  await axeClean(page, "kept batches");
+  await screenshot(page, "bulk-kept");
+  await saved.locator('[data-field="resume-saved"]').click();
+  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  const c = await counts(page);
+  assert.equal(c.completed, rows, JSON.stringify(c));
+
+  // One key per row, one run per key, and the API holds exactly one run per row.
+  assert.equal(keys.size, rows);
+  assert.ok([...runByKey.values()].every((ids) => ids.size === 1));
+  const latest = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.action === "network-search-schools");
+  assert.equal(latest.length, rows);
+  const fromAnswers = new Set([...runByKey.values()].flatMap((ids) => [...ids]));
+  assert.ok(latest.every((r) => fromAnswers.has(r.id)), "every run was named by an answer");
+
+  // A row's run page offers its input again: the form opens filled, for a new run.
+  const first = page.locator('[data-field="batch-rows"] tbody tr[data-line="2"] a');
+  await first.click();
+  await page.locator('[data-field="run-again"]').click();
+  await page.waitForURL(/\/actions\/network-search-schools$/);
+  assert.equal(await page.getByLabel(/^Query/).inputValue(), "reload row 1");
+
+  // Clearing the batch deletes it from this browser.
+  await go(page, "/bulk");
+  await page.locator('[data-field="clear-batch"]').click();
+  await page.locator('[data-field="start-batch"]').waitFor();
+  assert.equal(await page.locator('[data-field="saved-batches"]').count(), 0);
+  const left = await page.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open("console");
+    open.onsuccess = () => {
+      const req = open.result.transaction("rows").objectStore("rows").count();
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = reject;
+    };
+    open.onerror = reject;
+  }));
+  assert.equal(left, 0, "no row is left in the browser's store");
+  // Nothing kept holds the credential.
+  const kept = await page.evaluate(() => new Promise((resolve) => {
+    const open = indexedDB.open("console");
+    open.onsuccess = () => {
+      const all = [];
+      const tx = open.result.transaction(["batches", "rows", "submissions"]);
+      for (const name of ["batches", "rows", "submissions"]) tx.objectStore(name).getAll().onsuccess = (e) => all.push(...e.target.result);
+      tx.oncomplete = () => resolve(JSON.stringify(all));
+    };
+  }));
+  assert.ok(!kept.includes(sandbox.api_key), "the API key is not in IndexedDB");
+  assert.deepEqual(besides(problems), []);
   await context.close();
 });

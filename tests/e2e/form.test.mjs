@@ -220,3 +220,38 @@ test("a 401 on submit leads to sign-in and back to the form with the input kept"
   assert.deepEqual(besides(problems, 401), []);
   await context.close();
 });
+
+test("run again with changes: the form opens with the run's input, and makes a new run with a new key", async () => {
+  const { context, page, problems } = await signedInAt("/actions/premium-search-company-employees");
+  const sent = trackSubmissions(page);
+  await fill(page, { Company: "Initech", Keywords: "staplers" });
+  await field(page, "Max results").fill("3");
+  await page.getByLabel("Async: queue it and watch the run").check();
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\//);
+  const firstRun = runIdOf(page);
+  const again = page.locator('[data-field="run-again"]');
+  await again.waitFor();
+  await screenshot(page, "run-again");
+  await again.click();
+  await page.waitForURL(/\/actions\/premium-search-company-employees$/);
+  assert.equal(await field(page, "Company").inputValue(), "Initech");
+  assert.equal(await field(page, "Keywords").inputValue(), "staplers");
+  assert.equal(await field(page, "Max results").inputValue(), "3");
+  assert.equal(await page.getByLabel("Async: queue it and watch the run").isChecked(), true, "the mode it was sent in");
+  await field(page, "Keywords").fill("red staplers");
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL((url) => url.pathname.startsWith("/runs/") && !url.pathname.endsWith(firstRun));
+  assert.equal(sent.length, 2);
+  assert.notEqual(sent[0].key, sent[1].key, "a new submission has a new key");
+  assert.deepEqual(sent[1].body, { input: { company: "Initech", keywords: "red staplers" }, max_results: 3 });
+
+  // A run made elsewhere (here: straight through the API): its input is not known here.
+  const other = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", { key: `elsewhere-${Date.now()}`, body: { input: { query: "made elsewhere" } } });
+  await go(page, `/runs/${other.json.id}`);
+  await page.locator('[data-field="input-unknown"]').waitFor();
+  assert.equal(await page.locator('[data-field="run-again"]').count(), 0);
+  assert.match(await page.locator('[data-field="input-unknown"]').textContent(), /not known/);
+  assert.deepEqual(besides(problems), []);
+  await context.close();
+});

@@ -1,0 +1,164 @@
+//! The console's store in this browser (IndexedDB, database `console`): bulk batches and their
+//! rows, so a batch survives a reload, and the submissions the console made, so a run can be
+//! run again with changes. Keys are strings and values JSON text; a credential never goes in.
+//!
+//! Every function answers `Err` when the browser keeps nothing (IndexedDB missing or refused,
+//! as in some private windows); callers then go on in memory and say so.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::{JsCast, JsValue, closure::Closure};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
+
+const NAME: &str = "console";
+const VERSION: u32 = 1;
+/// Batch summaries by batch id.
+pub const BATCHES: &str = "batches";
+/// Batch rows by `{batch id}/{line, ten digits}`: a batch's rows are one key range, in order.
+pub const ROWS: &str = "rows";
+/// What the console submitted, by run id.
+pub const SUBMISSIONS: &str = "submissions";
+const STORES: [&str; 3] = [BATCHES, ROWS, SUBMISSIONS];
+
+thread_local! {
+    static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
+}
+
+/// Resolves with the request's result once it succeeds.
+async fn finished(request: &IdbRequest) -> Result<JsValue, JsValue> {
+    let done = js_sys::Promise::new(&mut |resolve, reject| {
+        request.set_onsuccess(Some(&resolve));
+        request.set_onerror(Some(&reject));
+    });
+    JsFuture::from(done).await?;
+    request.result()
+}
+
+async fn database() -> Result<IdbDatabase, JsValue> {
+    if let Some(db) = DB.with_borrow(Clone::clone) {
+        return Ok(db);
+    }
+    let factory = web_sys::window()
+        .ok_or(JsValue::NULL)?
+        .indexed_db()?
+        .ok_or(JsValue::NULL)?;
+    let request = factory.open_with_u32(NAME, VERSION)?;
+    // The first open creates the stores (the only version so far).
+    let upgrade = Closure::once_into_js(move |event: web_sys::Event| {
+        let db = event
+            .target()
+            .and_then(|t| t.dyn_into::<IdbRequest>().ok())
+            .and_then(|r| r.result().ok())
+            .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
+        if let Some(db) = db {
+            for name in STORES {
+                let _ = db.create_object_store(name);
+            }
+        }
+    });
+    request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+    let db: IdbDatabase = finished(&request).await?.dyn_into()?;
+    DB.with_borrow_mut(|kept| *kept = Some(db.clone()));
+    Ok(db)
+}
+
+/// The key of a batch's row: zero-padded so that keys sort as lines do.
+pub fn row_key(batch: &str, line: usize) -> String {
+    format!("{batch}/{line:010}")
+}
+
+/// Every key of a batch's rows: from `{batch}/` up to `{batch}0` (`0` follows `/`).
+fn rows_of(batch: &str) -> Result<IdbKeyRange, JsValue> {
+    IdbKeyRange::bound(
+        &JsValue::from_str(&format!("{batch}/")),
+        &JsValue::from_str(&format!("{batch}0")),
+    )
+}
+
+/// One change in a [`write`].
+pub enum Change {
+    Put {
+        store: &'static str,
+        key: String,
+        json: String,
+    },
+    Delete {
+        store: &'static str,
+        key: String,
+    },
+    /// A batch's summary and all its rows.
+    DeleteBatch(String),
+}
+
+/// Writes the changes in one transaction: all of them, or none. Resolves once they are on disk
+/// as far as the browser promises (`complete`).
+pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let db = database().await?;
+    let names = js_sys::Array::new();
+    for name in STORES {
+        names.push(&JsValue::from_str(name));
+    }
+    let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite)?;
+    for change in changes {
+        match change {
+            Change::Put { store, key, json } => {
+                tx.object_store(store)?
+                    .put_with_key(&JsValue::from_str(&json), &JsValue::from_str(&key))?;
+            }
+            Change::Delete { store, key } => {
+                tx.object_store(store)?.delete(&JsValue::from_str(&key))?;
+            }
+            Change::DeleteBatch(id) => {
+                tx.object_store(BATCHES)?.delete(&JsValue::from_str(&id))?;
+                tx.object_store(ROWS)?.delete(&rows_of(&id)?.into())?;
+            }
+        }
+    }
+    let done = js_sys::Promise::new(&mut |resolve, reject| {
+        tx.set_oncomplete(Some(&resolve));
+        tx.set_onerror(Some(&reject));
+        tx.set_onabort(Some(&reject));
+    });
+    JsFuture::from(done).await.map(|_| ())
+}
+
+/// The JSON text under `key`, if any.
+pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(store)?
+        .object_store(store)?
+        .get(&JsValue::from_str(key))?;
+    Ok(finished(&request).await?.as_string())
+}
+
+/// Every value of a store (the batch summaries: a few per workspace).
+pub async fn all(store: &'static str) -> Result<Vec<String>, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(store)?
+        .object_store(store)?
+        .get_all()?;
+    Ok(strings(finished(&request).await?))
+}
+
+/// A batch's rows, in line order.
+pub async fn batch_rows(batch: &str) -> Result<Vec<String>, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(ROWS)?
+        .object_store(ROWS)?
+        .get_all_with_key(&rows_of(batch)?.into())?;
+    Ok(strings(finished(&request).await?))
+}
+
+fn strings(array: JsValue) -> Vec<String> {
+    js_sys::Array::from(&array)
+        .iter()
+        .filter_map(|v| v.as_string())
+        .collect()
+}
