@@ -928,4 +928,19 @@ mod tests {
         let back = serde_json::from_str(&summary.to_json().to_string()).unwrap();
         assert_eq!(SavedBatch::from_json(&back), Some(summary));
     }
+
+    #[test]
+    fn a_max_results_column_above_the_actions_ceiling_is_capped_not_invalid() {
+        let f = form(ActionId::NetworkExtractPeople);
+        let t = read_table("identifier,max_results\nada,50\nbob,101\n").unwrap();
+        let rows = check_rows(&f, &auto_mapping(&f, &t.headers), &t);
+        assert!(rows[0].errors.is_empty(), "{:?}", rows[0].errors);
+        assert_eq!(
+            rows[0].estimate,
+            f.credits_per_record * u64::from(f.max_results_ceiling)
+        );
+        let body: Value = serde_json::from_str(&rows[0].body).unwrap();
+        assert_eq!(body["max_results"], 50, "sent as written; the API caps it");
+        assert_eq!(rows[1].errors.len(), 1, "101 is outside the contract");
+    }
 }

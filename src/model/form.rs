@@ -5,7 +5,8 @@
 //! Pure functions, tested natively; `pages/action_form.rs` only renders them.
 
 use api_contract::input::{
-    FieldSpec, MAX_CREDITS_LIMIT, MAX_RESULTS_LIMIT, check_text, validate_action_input,
+    FieldSpec, MAX_CREDITS_LIMIT, MAX_RESULTS_LIMIT, capped_max_results, check_text,
+    validate_action_input,
 };
 use api_contract::{ActionEntry, ActionId};
 use serde_json::{Map, Value};
@@ -171,9 +172,10 @@ impl FormModel {
             .collect()
     }
 
-    /// `max_results` as typed: `None` when empty, an error outside 1 to the action's ceiling.
+    /// `max_results` as typed: `None` when empty, an error outside the contract's 1 to 100. More
+    /// than the action's ceiling is accepted and capped at it, as the API does.
     pub fn max_results(&self, values: &Values) -> Result<Option<u64>, String> {
-        parse_limit(values, MAX_RESULTS, u64::from(self.max_results_ceiling))
+        parse_limit(values, MAX_RESULTS, u64::from(MAX_RESULTS_LIMIT))
     }
 
     /// `max_credits` as typed: `None` when empty, an error outside 1 to 300,000.
@@ -213,11 +215,12 @@ impl FormModel {
     /// The most this submission can cost: credits per record × the records asked for (the
     /// ceiling when empty), capped by `max_credits`.
     pub fn estimate(&self, values: &Values) -> u64 {
-        let records = self
+        let asked = self
             .max_results(values)
             .ok()
             .flatten()
-            .unwrap_or(u64::from(self.max_results_ceiling));
+            .and_then(|n| u32::try_from(n).ok());
+        let records = u64::from(capped_max_results(asked, self.max_results_ceiling));
         let full = self.credits_per_record * records;
         self.max_credits(values)
             .ok()
@@ -484,9 +487,14 @@ mod tests {
         }
         assert_eq!(limit(MAX_CREDITS, "300000"), Ok(Some(300_000)));
         assert!(limit(MAX_CREDITS, "300001").is_err());
-        // The action's own ceiling, not only the contract's 100.
+        // Above the action's own ceiling is the contract's to accept: the run is capped.
         let enrich = model(ActionId::NetworkExtractPeople);
-        assert!(enrich.max_results(&typed(&[(MAX_RESULTS, "2")])).is_err());
+        assert_eq!(enrich.max_results(&typed(&[(MAX_RESULTS, "2")])), Ok(Some(2)));
+        assert_eq!(
+            enrich.estimate(&typed(&[(MAX_RESULTS, "50")])),
+            enrich.credits_per_record * u64::from(enrich.max_results_ceiling),
+            "estimated at the ceiling the run is capped at"
+        );
         let errors = people.errors(&typed(&[("keywords", "x"), (MAX_RESULTS, "0")]));
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].0, MAX_RESULTS);

@@ -419,7 +419,11 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 <Field state=state_of(MAX_RESULTS) error=error_of(MAX_RESULTS.to_owned())
                     label="Max results".to_owned() required=false numeric=true
                     placeholder=format!("{ceiling} (this action's most)")
-                    help=format!("1 to {ceiling}. Optional; defaults to {ceiling}.") />
+                    help=if ceiling < 100 {
+                        format!("1 to 100; this action returns at most {ceiling} per run, so more is capped at {ceiling}. Optional; defaults to {ceiling}.")
+                    } else {
+                        "1 to 100. Optional; defaults to 100.".to_owned()
+                    } />
                 <Field state=state_of(MAX_CREDITS) error=error_of(MAX_CREDITS.to_owned())
                     label="Max credits".to_owned() required=false numeric=true
                     placeholder="no cap".to_owned()

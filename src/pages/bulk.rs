@@ -480,10 +480,10 @@ fn BatchView() -> impl IntoView {
             .with(|b| b.as_ref().map(|b| Tally::of(&b.rows)).unwrap_or_default())
     });
     let phase = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|b| b.phase.clone())));
-    let action = move || {
+    let action = Memo::new(move |_| {
         bulk.batch
             .with(|b| b.as_ref().map(|b| b.action.clone()).unwrap_or_default())
-    };
+    });
     let cancelled =
         Memo::new(move |_| bulk.batch.with(|b| b.as_ref().is_some_and(|b| b.cancelled)));
     let confirming_cancel = RwSignal::new(false);
@@ -650,7 +650,9 @@ fn BatchRows() -> impl IntoView {
         filter.track();
         page.set(0);
     });
-    let rows = move || {
+    // A memo: the batch changes with every answer, the rows on show far less often, and only
+    // then is the table redrawn (a 1,000-row batch spent most of its main-thread time redrawing).
+    let rows = Memo::new(move |_| {
         let first = page.get() * PAGE_ROWS;
         bulk.batch.with(|b| {
             b.as_ref()
@@ -675,7 +677,7 @@ fn BatchRows() -> impl IntoView {
                 })
                 .unwrap_or_default()
         })
-    };
+    });
     view! {
         <div class="toolbar">
             <label for="bulk-filter">"Show"</label>
@@ -692,7 +694,7 @@ fn BatchRows() -> impl IntoView {
                     <th scope="col">"Run"</th><th scope="col" class="num">"Credits"</th><th scope="col" class="num">"Records"</th><th scope="col">"Error"</th>
                 </tr></thead>
                 <tbody>
-                    {move || rows().into_iter().map(|(line, input, state, run_id, credits, records, error)| view! {
+                    {move || rows.get().into_iter().map(|(line, input, state, run_id, credits, records, error)| view! {
                         <tr data-line=line data-state=state.label()>
                             <td class="num">{line}</td>
                             <td class="bulk-input">{input}</td>
