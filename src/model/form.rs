@@ -489,7 +489,10 @@ mod tests {
         assert!(limit(MAX_CREDITS, "300001").is_err());
         // Above the action's own ceiling is the contract's to accept: the run is capped.
         let enrich = model(ActionId::NetworkExtractPeople);
-        assert_eq!(enrich.max_results(&typed(&[(MAX_RESULTS, "2")])), Ok(Some(2)));
+        assert_eq!(
+            enrich.max_results(&typed(&[(MAX_RESULTS, "2")])),
+            Ok(Some(2))
+        );
         assert_eq!(
             enrich.estimate(&typed(&[(MAX_RESULTS, "50")])),
             enrich.credits_per_record * u64::from(enrich.max_results_ceiling),
