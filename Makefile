@@ -13,11 +13,12 @@ setup:
 build: setup
 	@bash scripts/build-console.sh
 
-# Benchmarks (not part of the test suite): the console against Swagger UI, a 1,000-row bulk batch,
+# Benchmarks (not part of the test suite): first load of the console, Swagger UI and RapiDoc on
+# loopback and Slow 4G, a 1,000-row bulk batch,
 # and sandbox load.
 bench: build
 	@cargo build --release -p sandbox --quiet
-	@node bench/console-vs-swagger.mjs 7
+	@node bench/first-load.mjs 7
 	@node bench/bulk.mjs
 
 bench-sandbox:
