@@ -4,6 +4,11 @@
 demo:
 	@bash scripts/demo.sh
 
+# Live reloading: the sandbox's API and `trunk serve` on http://127.0.0.1:8080 (scripts/dev.sh).
+.PHONY: dev
+dev:
+	@bash scripts/dev.sh
+
 test:
 	@bash scripts/test.sh
 

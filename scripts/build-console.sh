@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 . target/toolchain.env
 CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$CONSOLE_RELEASE_RUSTFLAGS" \
-  trunk build --release "$@"
+  trunk build --release --dist dist "$@"
 node scripts/finish-dist.mjs dist

@@ -38,6 +38,20 @@ fn describe(token: &str) -> Option<String> {
     })
 }
 
+/// Whether a refused check means that no API answers at all: no answer, or a 5xx without the
+/// contract's error body (trunk's proxy answers an empty 500 when nothing listens behind it; other
+/// proxies a 502–504). The API itself always answers with its error body, so a 401 never counts.
+fn nothing_answers(error: &ApiError) -> bool {
+    matches!(
+        error,
+        ApiError::Network(_)
+            | ApiError::UnexpectedStatus {
+                status: 500..=599,
+                ..
+            }
+    )
+}
+
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let session = use_session();
@@ -49,6 +63,8 @@ pub fn SignInPage() -> impl IntoView {
     let bearer = RwSignal::new(String::new());
     let keep_in_tab = RwSignal::new(false);
     let form_error = RwSignal::new(None::<String>);
+    // The base URL of the latest check: the hint to start the sandbox only fits this origin.
+    let checked_base = RwSignal::new(String::new());
 
     // The check: `GET /v1/workspace` with the credential, before it becomes the session.
     let check = Action::new_local(|signed_in: &SignedIn| {
@@ -70,6 +86,11 @@ pub fn SignInPage() -> impl IntoView {
         Some(Err(error)) if !check.pending().get() => Some(error),
         _ => None,
     };
+    let own_origin = origin.clone();
+    let no_api_here = move || {
+        refused().is_some_and(|error| nothing_answers(&error))
+            && checked_base.with(|base| *base == own_origin)
+    };
 
     let placeholder = origin.clone();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
@@ -85,6 +106,7 @@ pub fn SignInPage() -> impl IntoView {
         match normalize_base_url(&base_url.get_untracked(), &origin) {
             Ok(base) => {
                 form_error.set(None);
+                checked_base.set(base.clone());
                 check.dispatch_local(SignedIn::new(base, token));
             }
             Err(message) => form_error.set(Some(message)),
@@ -120,10 +142,38 @@ pub fn SignInPage() -> impl IntoView {
                 </div>
                 {move || form_error.get().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
                 {move || refused().map(|error| view! { <ApiErrorPanel error context="Checking the credential" /> })}
+                {move || no_api_here().then(|| view! {
+                    <p class="notice" role="alert">
+                        "No API answers at /v1. Start the sandbox: " <code>"make dev"</code>
+                        " (or " <code>"cargo run -p sandbox"</code> " beside " <code>"trunk serve"</code> ")."
+                    </p>
+                })}
                 <button type="submit" class="button primary" disabled=move || check.pending().get()>
                     {move || if check.pending().get() { "Checking…" } else { "Sign in" }}
                 </button>
             </form>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_the_sandbox_hint_is_for_no_answer_or_a_foreign_5xx_only() {
+        let foreign = |status| crate::api::interpret_error(status, None, "");
+        let api = |status| {
+            crate::api::interpret_error(status, None, r#"{"error":{"code":"x","message":"m"}}"#)
+        };
+        assert!(nothing_answers(&ApiError::Network("refused".into())));
+        for status in [500, 502, 503, 504] {
+            assert!(nothing_answers(&foreign(status)), "{status}");
+            assert!(!nothing_answers(&api(status)), "{status}");
+        }
+        for status in [401, 403, 404] {
+            assert!(!nothing_answers(&foreign(status)), "{status}");
+            assert!(!nothing_answers(&api(status)), "{status}");
+        }
     }
 }
