@@ -106,7 +106,7 @@ fn AppHeader() -> impl IntoView {
             })}
             <div class="header-end">
                 {move || session.is_signed_in().then(|| view! {
-                    <span class="credential" title=move || session.base_url().unwrap_or_default()>
+                    <span class="credential" title=move || format!("{} at {}", credential(), session.base_url().unwrap_or_default())>
                         {credential}
                     </span>
                     <button type="button" class="button secondary" on:click=sign_out.clone()>

@@ -11,6 +11,7 @@ use crate::model::credential::{CredentialKind, classify};
 use crate::model::format::local_time;
 use crate::model::urls::{normalize_base_url, safe_next};
 use crate::state::session::{SignedIn, use_session};
+use crate::state::workspace::use_workspace;
 
 /// What the credential field recognises, as the person types.
 fn describe(token: &str) -> Option<String> {
@@ -55,6 +56,7 @@ fn nothing_answers(error: &ApiError) -> bool {
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let session = use_session();
+    let workspace = use_workspace();
     let navigate = use_navigate();
     let query = use_query_map();
     let origin = window().location().origin().unwrap_or_default();
@@ -67,16 +69,18 @@ pub fn SignInPage() -> impl IntoView {
     let checked_base = RwSignal::new(String::new());
 
     // The check: `GET /v1/workspace` with the credential, before it becomes the session.
+    // Its answer becomes the shared workspace's first load: signing in costs one request.
     let check = Action::new_local(|signed_in: &SignedIn| {
         let signed_in = signed_in.clone();
         async move {
-            signed_in.client().workspace().await?;
-            Ok::<_, ApiError>(signed_in)
+            let workspace = signed_in.client().workspace().await?;
+            Ok::<_, ApiError>((signed_in, workspace))
         }
     });
     // A success signs in and goes back to where the person was headed, in place of this page.
     Effect::new(move |_| {
-        if let Some(Ok(signed_in)) = check.value().get() {
+        if let Some(Ok((signed_in, answer))) = check.value().get() {
+            workspace.prime(answer);
             session.sign_in(signed_in, keep_in_tab.get_untracked());
             let next = query.with_untracked(|q| safe_next(q.get_str("next")));
             navigate(&next, replace());
