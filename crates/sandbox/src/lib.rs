@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod config;
 pub mod console_csp;
+pub mod console_hosting;
 pub mod data;
 pub mod engine;
 pub mod error;
@@ -19,9 +20,6 @@ pub mod state;
 use std::path::PathBuf;
 
 use axum::Router;
-use axum::http::{HeaderName, HeaderValue, header};
-use tower_http::services::{ServeDir, ServeFile};
-use tower_http::set_header::SetResponseHeaderLayer;
 
 pub use config::SandboxConfig;
 pub use routes::ROUTES;
@@ -45,25 +43,11 @@ pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
         axum::routing::get(|| async { axum::Json(openapi::document()) }),
     );
     if let Some(dist) = dist {
-        let index = dist.join("index.html");
-        let html = std::fs::read_to_string(&index).unwrap_or_default();
-        let csp = console_csp::content_security_policy(&html, &connect_src);
-        let files = tower::ServiceBuilder::new()
-            .layer(header(header::CONTENT_SECURITY_POLICY, &csp))
-            .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-            .layer(header(header::REFERRER_POLICY, "no-referrer"))
-            .service(ServeDir::new(dist).fallback(ServeFile::new(index)));
-        router = router.fallback_service(files);
+        router = router.fallback_service(console_hosting::files(&dist, &connect_src));
     }
     router
         .layer(axum::middleware::from_fn(request_id::stamp_request_id))
-        // Browsers get the console and JSON gzipped, as from any real deployment.
+        // JSON (and console files the build did not precompress, as in a dev build) gzipped on
+        // the fly, as from any real deployment; answers already encoded pass through untouched.
         .layer(tower_http::compression::CompressionLayer::new().gzip(true))
-}
-
-fn header(name: HeaderName, value: &str) -> SetResponseHeaderLayer<HeaderValue> {
-    SetResponseHeaderLayer::overriding(
-        name,
-        HeaderValue::from_str(value).unwrap_or_else(|_| HeaderValue::from_static("")),
-    )
 }

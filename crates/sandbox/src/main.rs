@@ -1,4 +1,5 @@
-//! The sandbox binary: binds, prints one JSON line with its URL and credentials, and serves.
+//! The sandbox binary: binds, prints one JSON line with its URL and credentials, and serves;
+//! or, as `sandbox headers`, prints the headers a built console needs from another server.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -6,13 +7,16 @@ use std::path::PathBuf;
 
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use sandbox::{SandboxConfig, SandboxState, app};
 
 /// A faithful local implementation of the data-extraction API (/v1), for demos and tests.
 #[derive(Parser, Debug)]
-#[command(name = "sandbox", version)]
+#[command(name = "sandbox", version, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
     /// Address to listen on. Use port 0 to pick a free port (the start-up line tells which).
     #[arg(long, default_value = "127.0.0.1:8787")]
     addr: SocketAddr,
@@ -62,6 +66,38 @@ struct Cli {
     connect_src: Vec<String>,
 }
 
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Prints the headers another web server must send with a built console (the CSP with its
+    /// loader's hash, cache rules), then exits.
+    Headers {
+        /// The built console (trunk's dist/, after scripts/build-console.sh).
+        #[arg(long, value_name = "DIR", default_value = "dist")]
+        dist: PathBuf,
+
+        /// The API's origin, e.g. https://api.example.com, when it is not the console's own
+        /// (CSP connect-src); repeatable.
+        #[arg(long, value_name = "ORIGIN", value_parser = origin)]
+        api_origin: Vec<String>,
+    },
+}
+
+/// `scheme://host[:port]`, as CSP source lists and browsers' Origin header write it.
+fn origin(text: &str) -> Result<String, String> {
+    let text = text.trim_end_matches('/');
+    let host = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))
+        .ok_or_else(|| format!("{text} does not start with https:// or http://"))?;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || ".-:[]*".contains(c);
+    if host.is_empty() || !host.chars().all(allowed) {
+        return Err(format!(
+            "{text} is not an origin (scheme://host[:port], no path)"
+        ));
+    }
+    Ok(text.to_owned())
+}
+
 fn share(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .parse()
@@ -93,6 +129,21 @@ impl Cli {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let cli = Cli::parse();
+    if let Some(Command::Headers { dist, api_origin }) = &cli.command {
+        match sandbox::console_hosting::hosting_headers(dist, api_origin) {
+            Ok(text) => {
+                print!("{text}");
+                return Ok(());
+            }
+            Err(e) => {
+                eprintln!(
+                    "sandbox headers: cannot read {}/index.html ({e}); build the console first",
+                    dist.display()
+                );
+                std::process::exit(2);
+            }
+        }
+    }
     if let Some(dist) = &cli.dist
         && !dist.join("index.html").is_file()
     {

@@ -1,0 +1,113 @@
+// The console served as in production (the sandbox's --dist): the first visit gets the wasm, js
+// and css as brotli with a year-long immutable cache rule; a second visit downloads none of them
+// and only revalidates index.html. Bytes are counted with the DevTools protocol, as they came off
+// the network (encodedDataLength), not as the page sees them.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { startSandbox, launchBrowser, openPage } from "./harness.mjs";
+
+// Only the release build (scripts/build-console.sh) writes the precompressed siblings.
+const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
+const release = readdirSync(dist).some((name) => name.endsWith(".wasm.br"));
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+/** Records every response of the page: url, status, headers, cache origin and bytes on the wire. */
+async function recordNetwork(page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  const byId = new Map();
+  cdp.on("Network.responseReceived", ({ requestId, response }) => {
+    byId.set(requestId, {
+      ...byId.get(requestId),
+      url: new URL(response.url),
+      status: response.status,
+      headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      cached: Boolean(byId.get(requestId)?.cached || response.fromDiskCache || response.fromPrefetchCache),
+      bytes: byId.get(requestId)?.bytes ?? null,
+    });
+  });
+  cdp.on("Network.requestServedFromCache", ({ requestId }) => {
+    byId.set(requestId, { ...(byId.get(requestId) ?? {}), cached: true });
+  });
+  cdp.on("Network.loadingFinished", ({ requestId, encodedDataLength }) => {
+    const entry = byId.get(requestId);
+    if (entry) entry.bytes = encodedDataLength;
+  });
+  return {
+    take() {
+      const list = [...byId.values()].filter((e) => e.url);
+      byId.clear();
+      return list;
+    },
+  };
+}
+
+const asset = (e) => /\.(wasm|js|css)$/.test(e.url.pathname);
+
+async function visit(page) {
+  await page.goto(`${sandbox.url}/sign-in`);
+  await page.getByLabel("API key or session token").waitFor();
+  // The wasm's fetch is finished once the app has drawn; let the loadingFinished events arrive.
+  await page.waitForLoadState("networkidle");
+}
+
+test("a second visit downloads no wasm, js or css; the first gets them as brotli", { skip: !release && "not a release build (no .br files)" }, async () => {
+  const { context, page, problems } = await openPage(browser);
+  const network = await recordNetwork(page);
+
+  await visit(page);
+  const first = network.take();
+  const assets = first.filter(asset);
+  assert.deepEqual(assets.map((e) => e.url.pathname.split(".").pop()).sort(), ["css", "js", "wasm"]);
+  for (const e of assets) {
+    assert.equal(e.status, 200, e.url.pathname);
+    assert.equal(e.headers["content-encoding"], "br", `${e.url.pathname} as brotli`);
+    assert.equal(e.headers["cache-control"], "public, max-age=31536000, immutable", e.url.pathname);
+  }
+  const wasm = assets.find((e) => e.url.pathname.endsWith(".wasm"));
+  assert.ok(wasm.bytes > 100_000 && wasm.bytes < 400_000, `the wasm's bytes on the wire: ${wasm.bytes}`);
+  const html = first.find((e) => e.url.pathname === "/sign-in");
+  assert.equal(html.headers["cache-control"], "no-cache");
+  assert.match(html.headers["content-security-policy"], /script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
+  assert.equal(first.filter((e) => e.url.pathname === "/favicon.ico").length, 0, "no favicon request");
+
+  // A second visit, as after closing the tab and coming back: a new navigation, same browser.
+  await visit(page);
+  const second = network.take();
+  const again = second.filter(asset);
+  assert.equal(again.length, 3, second.map((e) => e.url.pathname).join(", "));
+  for (const e of again) {
+    assert.ok(e.cached, `${e.url.pathname} from the cache`);
+    assert.equal(e.bytes, 0, `${e.url.pathname}: ${e.bytes} bytes transferred`);
+  }
+  const revalidated = second.find((e) => e.url.pathname === "/sign-in");
+  assert.ok(revalidated, "index.html asked for again (no-cache)");
+  assert.ok(revalidated.bytes < 2_000, `index.html: ${revalidated.bytes} bytes`);
+  assert.ok(
+    second.reduce((sum, e) => sum + (e.bytes ?? 0), 0) < 2_000,
+    `second visit total: ${second.map((e) => `${e.url.pathname} ${e.bytes}`).join(", ")}`,
+  );
+
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the API beside the console is still compressed", async () => {
+  const res = await fetch(`${sandbox.url}/v1/actions`, {
+    headers: { "accept-encoding": "gzip, br", authorization: `Bearer ${sandbox.api_key}` },
+  });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-encoding"), "gzip");
+  assert.equal(res.headers.get("cache-control"), null);
+});
