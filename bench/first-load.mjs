@@ -231,23 +231,27 @@ async function signedIn(browser, sandbox, { visibility = false } = {}) {
   return p;
 }
 
-/** In-app navigation to a run with 100 records: ms to the table, of which after the answer. */
+/** In-app navigation to a run with 100 records: ms to the first rows (the first screenful; the
+ * table builds the rest a frame after they are painted) and to all 100, each from the answer. */
 async function measureRunPage(browser, sandbox, runId) {
   const p = await signedIn(browser, sandbox);
   const timing = await p.page.evaluate(async (id) => {
     const t = {};
     const rows = () => document.querySelectorAll('[data-field="output-table"] tbody tr').length;
+    // Once a render is done: style and layout, forced now rather than at the next frame.
+    const layout = () => document.querySelector('[data-field="output-table"]').getBoundingClientRect();
     const laidOut = new Promise((resolve) => {
       const observer = new MutationObserver(() => {
-        if (t.dom || rows() < 100) return;
+        const n = rows();
+        if (!t.firstDom && n > 0) {
+          t.firstDom = performance.now();
+          t.firstRows = n;
+          setTimeout(() => { layout(); t.firstLayout = performance.now(); }, 0);
+        }
+        if (t.dom || n < 100) return;
         t.dom = performance.now();
         observer.disconnect();
-        // Once this render is done: style and layout, forced now rather than at the next frame.
-        setTimeout(() => {
-          document.querySelector('[data-field="output-table"]').getBoundingClientRect();
-          t.layout = performance.now();
-          resolve();
-        }, 0);
+        setTimeout(() => { layout(); t.layout = performance.now(); resolve(); }, 0);
       });
       observer.observe(document.body, { childList: true, subtree: true });
     });
@@ -255,14 +259,17 @@ async function measureRunPage(browser, sandbox, runId) {
     history.pushState({}, "", `/runs/${id}`);
     dispatchEvent(new PopStateEvent("popstate"));
     await laidOut;
-    const answer = performance.getEntriesByType("resource").filter((e) => e.name.endsWith(`/v1/runs/${id}`)).at(-1);
+    const answer = performance.getEntriesByType("resource").filter((e) => e.name.endsWith(`/v1/runs/${id}`)).at(-1).responseEnd;
     const button = [...document.querySelectorAll(".segmented button")].find((b) => b.textContent === "JSON");
     const jsonStart = performance.now();
     button.click();
     while (!document.querySelector('[data-field="output-json"]')) await new Promise((r) => setTimeout(r, 0));
     document.querySelector('[data-field="output-json"]').getBoundingClientRect();
     const jsonShown = performance.now();
-    return { toTable: t.layout - start, domAfterAnswer: t.dom - answer.responseEnd, afterAnswer: t.layout - answer.responseEnd, toJson: jsonShown - jsonStart };
+    return {
+      toFirstRows: t.firstLayout - start, firstRows: t.firstRows, firstDomAfterAnswer: t.firstDom - answer, firstAfterAnswer: t.firstLayout - answer,
+      toTable: t.layout - start, domAfterAnswer: t.dom - answer, afterAnswer: t.layout - answer, toJson: jsonShown - jsonStart,
+    };
   }, runId);
   await p.context.close();
   return timing;
@@ -392,7 +399,7 @@ const APPS = [
 ];
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS });
 const loads = Object.fromEntries(Object.keys(LINKS).map((l) => [l, Object.fromEntries(APPS.map((a) => [a.name, []]))]));
-const samples = { catalog: [], runPage: [], runRender: [], runDom: [], toJson: [], watches: [] };
+const samples = { catalog: [], runFirst: [], runFirstRows: [], runFirstDom: [], runFirstRender: [], runPage: [], runRender: [], runDom: [], toJson: [], watches: [] };
 const repeats = Object.fromEntries(APPS.map((a) => [a.name, []]));
 const hundred = await runWith100Records(sandbox);
 try {
@@ -413,6 +420,10 @@ try {
     await p.context.close();
 
     const run = await measureRunPage(browser, sandbox, hundred);
+    samples.runFirst.push(run.toFirstRows);
+    samples.runFirstRows.push(run.firstRows);
+    samples.runFirstDom.push(run.firstDomAfterAnswer);
+    samples.runFirstRender.push(run.firstAfterAnswer);
     samples.runPage.push(run.toTable);
     samples.runRender.push(run.afterAnswer);
     samples.runDom.push(run.domAfterAnswer);
@@ -507,6 +518,10 @@ const result = {
   console: {
     navigation_to_catalog_rendered: stat(samples.catalog),
     run_with_100_records: {
+      first_rows: Math.round(median(samples.runFirstRows)),
+      navigation_to_first_rows_rendered: stat(samples.runFirst),
+      first_rows_dom_built_after_answer: stat(samples.runFirstDom),
+      first_rows_render_after_answer: stat(samples.runFirstRender),
       navigation_to_table_rendered: stat(samples.runPage),
       dom_built_after_answer: stat(samples.runDom),
       render_after_answer: stat(samples.runRender),
@@ -559,9 +574,10 @@ console.log("\n| in-app measure (console, loopback) | value |");
 console.log("|---|---|");
 console.log(`| navigation → actions catalog rendered (signed in) | ${ms(result.console.navigation_to_catalog_rendered)} |`);
 const r100 = result.console.run_with_100_records;
-console.log(`| run with 100 records: in-app navigation → table rendered and laid out | ${ms(r100.navigation_to_table_rendered)} |`);
-console.log(`| … after the answer arrived: rows in the DOM | ${ms(r100.dom_built_after_answer)} |`);
-console.log(`| … after the answer arrived: rows in the DOM, styled and laid out | ${ms(r100.render_after_answer)} |`);
+console.log(`| run with 100 records: in-app navigation → first screenful (${r100.first_rows} rows) rendered and laid out | ${ms(r100.navigation_to_first_rows_rendered)} |`);
+console.log(`| … after the answer arrived: first ${r100.first_rows} rows in the DOM | ${ms(r100.first_rows_dom_built_after_answer)} |`);
+console.log(`| … after the answer arrived: first ${r100.first_rows} rows in the DOM, styled and laid out | ${ms(r100.first_rows_render_after_answer)} |`);
+console.log(`| … after the answer arrived: all 100 rows in the DOM / styled and laid out | ${ms(r100.dom_built_after_answer)} / ${ms(r100.render_after_answer)} |`);
 console.log(`| … switching to the JSON view | ${ms(r100.switch_to_json_view)} |`);
 const aw = result.console.async_run_watch;
 console.log(`| async run watched to the end (runs ~5.5 s, page hidden 2.5 s of it): requests per run | ${aw.requests.join(", ")} |`);

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . target/toolchain.env
-# A folder of its own: the release build in dist/ stays as it is.
-trunk build --dist target/dev-dist
+# A folder of its own: the release build in dist/ stays as it is, and so does target/dev-dist,
+# which a running `make dev` (trunk serve) is serving.
+trunk build --dist target/test-dev-dist
 cargo build -p sandbox --quiet
-CONSOLE_DIST=target/dev-dist node --test --test-concurrency=1 "${@:-tests/e2e/}"
+CONSOLE_DIST=target/test-dev-dist node --test --test-concurrency=1 "${@:-tests/e2e/}"
