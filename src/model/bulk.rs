@@ -321,8 +321,20 @@ impl BatchRow {
         }
     }
 
-    /// Takes a run's latest state: status, credits, records and error.
+    /// Takes a run's latest state: status, credits, records and error. A snapshot of the row's
+    /// own run older than what the row shows is ignored, since a run's status only moves forward
+    /// (queued, processing, then final): a status list asked for before a cancel was answered
+    /// must not bring the cancelled run back as processing.
     pub fn take_run(&mut self, run: &api_contract::Run) {
+        let stage = |state: RowState| match state {
+            RowState::Queued => 0,
+            RowState::Processing => 1,
+            _ => 2,
+        };
+        let same_run = self.run_id.as_deref() == Some(run.id.as_str());
+        if same_run && stage(RowState::from_run(run.status)) < stage(self.state) {
+            return;
+        }
         self.run_id = Some(run.id.clone());
         self.state = RowState::from_run(run.status);
         self.credits_used = run.credits_used;
@@ -783,6 +795,32 @@ mod tests {
             "error": if status == api_contract::RunStatus::Failed { serde_json::json!({ "code": "upstream_timeout", "message": "slow" }) } else { Value::Null },
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn an_older_snapshot_of_the_same_run_does_not_undo_its_end() {
+        use api_contract::RunStatus as S;
+        let f = form(ActionId::PremiumSearchPeople);
+        let t = read_table("keywords\na\n").unwrap();
+        let mut row = BatchRow::new(check_rows(&f, &auto_mapping(&f, &t.headers), &t).remove(0));
+        row.take_run(&run(S::Processing, 0, 0));
+        row.take_run(&run(S::Queued, 0, 0));
+        assert_eq!(
+            row.state,
+            RowState::Processing,
+            "processing does not go back to queued"
+        );
+        row.take_run(&run(S::Cancelled, 1, 0));
+        row.take_run(&run(S::Processing, 0, 0));
+        assert_eq!((row.state, row.credits_used), (RowState::Cancelled, 1));
+        // Another run (the row sent again after "Retry failed rows") starts over.
+        let mut other = run(S::Queued, 0, 0);
+        other.id = "r2".into();
+        row.take_run(&other);
+        assert_eq!(
+            (row.state, row.run_id.as_deref()),
+            (RowState::Queued, Some("r2"))
+        );
     }
 
     #[test]
