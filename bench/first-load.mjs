@@ -162,15 +162,21 @@ async function signInAndWait(page, sandbox, next, readySelector, count) {
   return page.evaluate(() => performance.now());
 }
 
+/** The console's files by kind; `first_load` leaves out the pages' chunk (any wasm but trunk's
+ * `*_bg.wasm`), which the first screen does not wait for; `total` has everything. */
 function distSizes() {
   const sizes = {};
+  const add = (a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, br: a.br + b.br });
+  const none = { raw: 0, gzip: 0, br: 0 };
   for (const name of readdirSync(join(root, "dist"))) {
-    const kind = { ".wasm": "wasm", ".js": "js", ".css": "css", ".html": "html" }[extname(name)];
+    let kind = { ".wasm": "wasm", ".js": "js", ".css": "css", ".html": "html" }[extname(name)];
     if (!kind) continue;
+    if (kind === "wasm" && !name.endsWith("_bg.wasm")) kind = "chunks";
     const b = readFileSync(join(root, "dist", name));
-    sizes[kind] = { raw: b.length, gzip: gz(b), br: br(b) };
+    sizes[kind] = add(sizes[kind] ?? none, { raw: b.length, gzip: gz(b), br: br(b) });
   }
-  sizes.total = Object.values(sizes).reduce((a, s) => ({ raw: a.raw + s.raw, gzip: a.gzip + s.gzip, br: a.br + s.br }), { raw: 0, gzip: 0, br: 0 });
+  sizes.first_load = Object.entries(sizes).filter(([k]) => k !== "chunks").map(([, v]) => v).reduce(add, none);
+  sizes.total = add(sizes.first_load, sizes.chunks ?? none);
   return sizes;
 }
 
@@ -235,6 +241,12 @@ async function signedIn(browser, sandbox, { visibility = false } = {}) {
  * table builds the rest a frame after they are painted) and to all 100, each from the answer. */
 async function measureRunPage(browser, sandbox, runId) {
   const p = await signedIn(browser, sandbox);
+  // In-app navigation as a person makes it, seconds after signing in: the pages' chunk (a split
+  // release build) has been fetched and instantiated in the background by then. The cold case,
+  // a page of the chunk right after sign-in, is the catalog measure.
+  if (readdirSync(join(root, "dist")).some((n) => /^console-pages-[0-9a-f]+\.wasm$/.test(n))) {
+    await p.page.waitForFunction(() => window.__bench.wasm.filter((e) => e.end).length >= 2, null, { timeout: 30_000 });
+  }
   const timing = await p.page.evaluate(async (id) => {
     const t = {};
     const rows = () => document.querySelectorAll('[data-field="output-table"] tbody tr').length;
@@ -547,7 +559,9 @@ console.log(`First useful content: console, the workspace's numbers after signin
 console.log(`Slow 4G: ${SLOW_4G.latency} ms latency per request, ${SLOW_4G.downloadThroughput * 8 / 1e6} Mbit/s down, ${SLOW_4G.uploadThroughput * 8 / 1e3} kbit/s up (CDP emulation).\n`);
 console.log("| measure | console | Swagger UI | RapiDoc | console/Swagger | console/RapiDoc |");
 console.log("|---|---|---|---|---|---|");
-console.log(`| files, brotli 11 / gzip 9 / raw | ${kb(sizes.total.br)} / ${kb(sizes.total.gzip)} / ${kb(sizes.total.raw)} | ${kb(swaggerSize.br)} / ${kb(swaggerSize.gzip)} / ${kb(swaggerSize.raw)} | ${kb(rapidocSize.br)} / ${kb(rapidocSize.gzip)} / ${kb(rapidocSize.raw)} | ${(sizes.total.br / swaggerSize.br).toFixed(3)} | ${(sizes.total.br / rapidocSize.br).toFixed(3)} |`);
+const F = sizes.first_load;
+console.log(`| files for the first load, brotli 11 / gzip 9 / raw | ${kb(F.br)} / ${kb(F.gzip)} / ${kb(F.raw)} | ${kb(swaggerSize.br)} / ${kb(swaggerSize.gzip)} / ${kb(swaggerSize.raw)} | ${kb(rapidocSize.br)} / ${kb(rapidocSize.gzip)} / ${kb(rapidocSize.raw)} | ${(F.br / swaggerSize.br).toFixed(3)} | ${(F.br / rapidocSize.br).toFixed(3)} |`);
+if (sizes.chunks) console.log(`| … with the pages' chunk, fetched after the first screen | ${kb(sizes.total.br)} / ${kb(sizes.total.gzip)} / ${kb(sizes.total.raw)} | | | ${(sizes.total.br / swaggerSize.br).toFixed(3)} | ${(sizes.total.br / rapidocSize.br).toFixed(3)} |`);
 console.log(`| main file served as (content-encoding) | ${L.loopback.console.main_file_encoding} (wasm; js ${Object.entries(L.loopback.console.encodings).find(([k]) => k.endsWith(".js"))?.[1]}) | ${L.loopback.swagger.main_file_encoding} | ${L.loopback.rapidoc.main_file_encoding} | | |`);
 console.log(`| bytes on the wire to first useful content | ${kb(L.loopback.console.bytes_on_wire)} | ${kb(L.loopback.swagger.bytes_on_wire)} | ${kb(L.loopback.rapidoc.bytes_on_wire)} | ${(L.loopback.console.bytes_on_wire / L.loopback.swagger.bytes_on_wire).toFixed(3)} | ${(L.loopback.console.bytes_on_wire / L.loopback.rapidoc.bytes_on_wire).toFixed(3)} |`);
 for (const [l, label] of [["loopback", "loopback"], ["slow4g", "Slow 4G"]]) {
@@ -572,7 +586,7 @@ console.log(`| **first useful content** | | | ${fall.first_useful_content_ms} | 
 
 console.log("\n| in-app measure (console, loopback) | value |");
 console.log("|---|---|");
-console.log(`| navigation → actions catalog rendered (signed in) | ${ms(result.console.navigation_to_catalog_rendered)} |`);
+console.log(`| deep link to the actions catalog: navigation → sign-in → catalog rendered (its code fetched meanwhile) | ${ms(result.console.navigation_to_catalog_rendered)} |`);
 const r100 = result.console.run_with_100_records;
 console.log(`| run with 100 records: in-app navigation → first screenful (${r100.first_rows} rows) rendered and laid out | ${ms(r100.navigation_to_first_rows_rendered)} |`);
 console.log(`| … after the answer arrived: first ${r100.first_rows} rows in the DOM | ${ms(r100.first_rows_dom_built_after_answer)} |`);

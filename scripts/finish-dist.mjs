@@ -9,22 +9,40 @@
 //   the glue's import object; the hashes do not compress. Both are renamed to short names
 //   (`a`, `b`, …) and the import module to `m`: 6.4 KB gzip less. The step checks that every
 //   name occurs exactly once in the glue, and fails the build otherwise.
+// With `--split DIR --linked FILE` (release builds, scripts/build-console.sh), the pages' chunk
+// that crates/wasm-split-link cut out of the main module joins dist/: each chunk gets the same
+// binaryen passes and a content-hashed name, its loader (`__wasm_split.js`) is pointed at the
+// glue and the chunks' names, minified and preloaded from index.html, and the glue imports it.
+// The glue and the loader are renamed by one hash over both and the main wasm (see addSplit).
+// The chunks must belong to the module trunk bound (FILE, the linked console.wasm): finish-dist
+// refuses them otherwise.
 // Last, every text asset (wasm included) gets precompressed siblings, `name.br` (brotli quality
 // 11) and `name.gz` (gzip level 9), for servers that send them by Accept-Encoding (the sandbox's
 // --dist, nginx's brotli_static/gzip_static): the best ratio at no cost per request.
-// Usage: node scripts/finish-dist.mjs [dist-dir]
+// Usage: node scripts/finish-dist.mjs [dist-dir] [--split DIR --linked FILE]
 import { readdirSync, readFileSync, writeFileSync, rmSync, existsSync } from "node:fs";
-import { join, extname } from "node:path";
+import { join, extname, basename } from "node:path";
 import { brotliCompressSync, gzipSync, constants } from "node:zlib";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { transformSync } from "esbuild";
 
-const dist = process.argv[2] ?? "dist";
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const [value] = args.splice(at, 2).slice(1);
+  if (!value) fail(`${name} needs a value`);
+  return value;
+};
+const splitDir = option("--split");
+const linked = option("--linked");
+const dist = args[0] ?? "dist";
 const fail = (message) => {
   console.error(`finish-dist: ${message}`);
   process.exit(1);
 };
+if (!!splitDir !== !!linked) fail("--split and --linked go together");
 const only = (suffix) => {
   const names = readdirSync(dist).filter((n) => n.endsWith(suffix));
   if (names.length !== 1) fail(`expected one *${suffix} in ${dist}, found ${names.length}`);
@@ -41,30 +59,89 @@ let js = transformSync(before.js.toString("utf8"), { minify: true, format: "esm"
 
 // 2. The second binaryen pass.
 const optimized = `${wasmPath}.opt`;
-execFileSync("wasm-opt", [
+const FEATURES = [
   "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-reference-types",
   "--enable-sign-ext", "--enable-mutable-globals",
-  "--flatten", "--rereloop", "-Oz", "-Oz", wasmPath, "-o", optimized,
-]);
+];
+const SECOND_PASS = ["--flatten", "--rereloop", "-Oz", "-Oz"];
+execFileSync("wasm-opt", [...FEATURES, ...SECOND_PASS, wasmPath, "-o", optimized]);
 let wasm = readFileSync(optimized);
 rmSync(optimized);
 
 // 3. Short import names.
 ({ wasm, js } = shortenImportNames(wasm, js));
 
-// Index.html's integrity hashes follow the files.
 let index = readFileSync(indexPath, "utf8");
-for (const [kind, path, after] of [["js", jsPath, Buffer.from(js)], ["wasm", wasmPath, wasm]]) {
+// 4. The pages' chunk and its loader; the glue may get a new name.
+let jsOut = jsPath;
+if (splitDir) ({ js, index, jsOut } = addSplit(js, wasm, index));
+
+// Index.html's integrity hashes follow the files.
+for (const [kind, path, out, after] of [["js", jsPath, jsOut, Buffer.from(js)], ["wasm", wasmPath, wasmPath, wasm]]) {
   const oldHash = sri(before[kind]);
   if (!index.includes(oldHash)) fail(`index.html has no integrity ${oldHash} for ${path}`);
   index = index.replaceAll(oldHash, sri(after));
-  writeFileSync(path, after);
-  console.log(`finish-dist: ${path} ${before[kind].length} -> ${after.length} bytes`);
+  if (out !== path) rmSync(path);
+  writeFileSync(out, after);
+  console.log(`finish-dist: ${out} ${before[kind].length} -> ${after.length} bytes`);
 }
 writeFileSync(indexPath, index);
 
-// 4. Precompressed siblings, made from the final files.
+// 5. Precompressed siblings, made from the final files.
 precompress(dist);
+
+/**
+ * Puts the chunks of `splitDir` and their loader into dist (see the header). The glue and the
+ * loader import each other, so neither name can be a hash of its own final text: both are
+ * named by one hash over the glue, the loader (which names the chunks by their own hashes) and
+ * the main wasm, so a change to any of them renames both, as the immutable cache rule needs
+ * (trunk's name for the glue would not change with the chunk alone). Returns the glue, now
+ * importing the loader, index.html, now loading the glue by its new name and preloading the
+ * loader, and the glue's new path.
+ */
+function addSplit(js, wasm, index) {
+  const mainModule = join(splitDir, "main.wasm");
+  if (!existsSync(mainModule)) fail(`${splitDir} has no main.wasm: was the console linked by wasm-split-link?`);
+  if (!readFileSync(mainModule).equals(readFileSync(linked))) {
+    fail(`the chunks in ${splitDir} belong to another build than ${linked}; rebuild (touch src/main.rs)`);
+  }
+  const hashed = (bytes) => createHash("sha256").update(bytes).digest("hex").slice(0, 16);
+  const replaceOnce = (text, from, to, what) => {
+    if (text.split(from).length !== 2) fail(`${what}: expected ${from} once`);
+    return text.replace(from, to);
+  };
+  let loader = readFileSync(join(splitDir, "__wasm_split.js"), "utf8");
+  const chunks = readdirSync(splitDir).filter((n) => n.endsWith(".wasm") && n !== "main.wasm");
+  if (chunks.length === 0) fail(`${splitDir} has no chunks`);
+  for (const chunk of chunks) {
+    const optimized = join(dist, `${chunk}.opt`);
+    execFileSync("wasm-opt", [...FEATURES, "-Oz", ...SECOND_PASS, join(splitDir, chunk), "-o", optimized]);
+    const bytes = readFileSync(optimized);
+    rmSync(optimized);
+    const name = `console-${chunk.replace(/^split_/, "").replace(/\.wasm$/, "")}-${hashed(bytes)}.wasm`;
+    writeFileSync(join(dist, name), bytes);
+    loader = replaceOnce(loader, `"./${chunk}"`, `"./${name}"`, "the loader");
+    console.log(`finish-dist: chunk ${name} ${bytes.length} bytes`);
+  }
+  // The main module exports its table under the name wasm-bindgen keeps (crates/wasm-split-link).
+  loader = replaceOnce(loader, "const { __indirect_function_table,", "const { __wasm_split_table: __indirect_function_table,", "the loader");
+  const together = hashed(Buffer.concat([Buffer.from(js), Buffer.from(loader), wasm]));
+  const glueName = `console-${together}.js`;
+  const loaderName = `console-split-${together}.js`;
+  loader = replaceOnce(loader, `from "./console.js"`, `from "./${glueName}"`, "the loader");
+  loader = transformSync(loader, { minify: true, format: "esm", target: "es2022" }).code;
+  writeFileSync(join(dist, loaderName), loader);
+  js = replaceOnce(js, `from"./__wasm_split.js"`, `from"./${loaderName}"`, "the glue");
+  // index.html names the glue twice: trunk's inline loader imports it, a modulepreload fetches it.
+  const trunkName = `/${basename(jsPath)}`;
+  if (index.split(trunkName).length !== 3) fail(`index.html: expected ${trunkName} twice`);
+  index = index.replaceAll(trunkName, `/${glueName}`);
+  // Fetched with the glue rather than after it: one round trip less before the app starts.
+  const preload = `<link crossorigin href=/${loaderName} integrity=${sri(Buffer.from(loader))} rel=modulepreload>`;
+  index = replaceOnce(index, "</head>", `${preload}</head>`, "index.html");
+  console.log(`finish-dist: loader ${loaderName} ${loader.length} bytes, ${chunks.length} chunk(s)`);
+  return { js, index, jsOut: join(dist, glueName) };
+}
 
 /**
  * Writes `name.br` and `name.gz` beside every text asset under `dir`, and removes siblings whose
@@ -116,6 +193,8 @@ function precompress(dir) {
  * `name:` of the glue's import object, to a short name, in both. Fails if any import does not.
  */
 function shortenImportNames(wasm, js) {
+  // The module the split chunks' loader is imported as (wasm_split_cli_support's default).
+  const SPLIT_LOADER = "./__wasm_split.js";
   const readU32 = (pos) => {
     let value = 0, shift = 0, byte;
     do {
@@ -169,6 +248,11 @@ function shortenImportNames(wasm, js) {
       const kind = wasm[at++];
       if (kind !== 0) fail(`import ${module}.${field} is not a function (kind ${kind})`);
       [, at] = readU32(at); // its type index
+      if (module === SPLIT_LOADER) {
+        // The loader's exports keep their names: the loader module is not the glue.
+        section.push(...writeName("s"), ...writeName(field), ...wasm.subarray(describedFrom, at));
+        continue;
+      }
       if (js.split(field).length !== 2 || !js.includes(`${field}:`)) {
         fail(`import ${field} is not exactly one key of the glue's import object`);
       }
@@ -185,6 +269,11 @@ function shortenImportNames(wasm, js) {
   if (js.split(JSON.stringify(module)).length !== 2) fail(`the module name ${module} is not once in the glue`);
   for (const [field, renamed] of renames) js = js.replace(`${field}:`, `${renamed}:`);
   js = js.replace(JSON.stringify(module), '"m"');
+  const loaderKey = `${JSON.stringify(SPLIT_LOADER)}:`;
+  if (js.includes(loaderKey)) {
+    if (js.split(loaderKey).length !== 2) fail(`the module name ${SPLIT_LOADER} is not once a key in the glue`);
+    js = js.replace(loaderKey, "s:");
+  }
   console.log(`finish-dist: ${renames.length} imports renamed`);
   return { wasm: Buffer.concat(parts), js };
 }

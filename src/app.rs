@@ -2,6 +2,7 @@
 //! page shares (header, navigation, main area).
 
 use leptos::prelude::*;
+use leptos_router::Lazy;
 use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
 use leptos_router::hooks::{use_navigate, use_params};
 use leptos_router::params::Params;
@@ -9,10 +10,11 @@ use leptos_router::{NavigateOptions, path};
 
 use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::group_thousands;
-use crate::pages::{
-    ActionFormPage, ActionsPage, BulkPage, KeysPage, NotFoundPage, RunDetailPage, RunsPage,
-    SignInPage, WorkspacePage,
+use crate::pages::lazy::{
+    ActionFormRoute, ActionsRoute, BulkRoute, KeysRoute, RunDetailRoute, RunsRoute,
+    schedule_preload,
 };
+use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::Bulk;
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::registry::Registry;
@@ -26,20 +28,29 @@ pub fn App() -> impl IntoView {
     Registry::provide(session);
     Drafts::provide();
     Bulk::provide(session, use_workspace());
+    // The other pages' code, fetched in the background (see pages::lazy).
+    schedule_preload();
+    // True while a navigation waits for its page's code: a bar at the top and `aria-busy` on the
+    // main area say so (the current page stays until the next one is ready).
+    let (routing, set_routing) = signal(false);
     view! {
-        <Router>
+        <Router set_is_routing=set_routing>
+            // Indeterminate: how much of the chunk has arrived is not known.
+            {move || routing.get().then(|| view! {
+                <progress class="route-progress" aria-label="Loading the page"></progress>
+            })}
             <AppHeader />
-            <main id="main" class="main" tabindex="-1">
+            <main id="main" class="main" tabindex="-1" aria-busy=move || routing.get().to_string()>
                 <FlatRoutes fallback=NotFoundPage>
                     <Route path=path!("/sign-in") view=SignInPage />
                     <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
                     <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
-                    <Route path=path!("/actions") view=|| view! { <RequireSession><ActionsPage /></RequireSession> } />
-                    <Route path=path!("/actions/:id") view=|| view! { <RequireSession><ActionFormPage /></RequireSession> } />
-                    <Route path=path!("/runs") view=|| view! { <RequireSession><RunsPage /></RequireSession> } />
-                    <Route path=path!("/runs/:id") view=|| view! { <RequireSession><RunDetailPage /></RequireSession> } />
-                    <Route path=path!("/bulk") view=|| view! { <RequireSession><BulkPage /></RequireSession> } />
-                    <Route path=path!("/keys") view=|| view! { <RequireSession><KeysPage /></RequireSession> } />
+                    <Route path=path!("/actions") view={Lazy::<ActionsRoute>::new()} />
+                    <Route path=path!("/actions/:id") view={Lazy::<ActionFormRoute>::new()} />
+                    <Route path=path!("/runs") view={Lazy::<RunsRoute>::new()} />
+                    <Route path=path!("/runs/:id") view={Lazy::<RunDetailRoute>::new()} />
+                    <Route path=path!("/bulk") view={Lazy::<BulkRoute>::new()} />
+                    <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />
                 </FlatRoutes>
             </main>
         </Router>

@@ -4,6 +4,7 @@ mod action_form;
 mod actions;
 mod bulk;
 mod keys;
+pub mod lazy;
 mod not_found;
 mod run_detail;
 mod runs;

@@ -87,9 +87,21 @@ export async function signIn(page, credential) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-/** Navigates inside the app without reloading it, so the in-memory session stays. */
+/**
+ * Navigates inside the app without reloading it, so the in-memory session stays, and waits
+ * until the new page is on screen: a page whose code is in the pages' chunk keeps the old page
+ * up, with `aria-busy` on the main area, until the chunk has arrived (src/pages/lazy.rs).
+ */
 export async function go(page, path) {
   await page.evaluate((p) => { history.pushState({}, "", p); dispatchEvent(new PopStateEvent("popstate")); }, path);
+  await settled(page);
+}
+
+/** Waits until no navigation is waiting for its page's code. */
+export async function settled(page) {
+  // The router starts routing in a task of its own: give it that turn first.
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+  await page.waitForFunction(() => document.querySelector("main")?.getAttribute("aria-busy") !== "true");
 }
 
 /**

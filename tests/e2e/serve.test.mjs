@@ -1,6 +1,6 @@
 // The console served as in production (the sandbox's --dist): the first visit gets the wasm, js
-// and css as brotli with a year-long immutable cache rule; a second visit downloads none of them
-// and only revalidates index.html. Bytes are counted with the DevTools protocol, as they came off
+// and css as brotli with a year-long immutable cache rule, and the pages' chunk after the first
+// screen; a second visit downloads none of them and only revalidates index.html. Bytes are counted with the DevTools protocol, as they came off
 // the network (encodedDataLength), not as the page sees them.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -45,37 +45,66 @@ async function recordNetwork(page) {
     if (entry) entry.bytes = encodedDataLength;
   });
   return {
-    take() {
-      const list = [...byId.values()].filter((e) => e.url);
+    /**
+     * The responses so far, once each has finished loading (its bytes counted) and at least
+     * `assets` of them are wasm, js or css (the DevTools events can trail the page's own).
+     */
+    async take(assets = 0) {
+      const list = () => [...byId.values()].filter((e) => e.url);
+      const pending = () => list().some((e) => e.bytes === null) || list().filter(asset).length < assets;
+      for (let waited = 0; pending() && waited < 5_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const taken = list();
       byId.clear();
-      return list;
+      return taken;
     },
   };
 }
 
 const asset = (e) => /\.(wasm|js|css)$/.test(e.url.pathname);
 
+// The release build's pages chunk (src/pages/lazy.rs): not needed for the first screen, and
+// fetched in the background soon after it.
+const chunk = readdirSync(dist).find((name) => /^console-pages-[0-9a-f]+\.wasm$/.test(name));
+
+/** Opens the sign-in page; resolves with the paths requested before the app had drawn. */
 async function visit(page) {
+  const requested = [];
+  const record = (r) => requested.push(new URL(r.url()).pathname);
+  page.on("request", record);
+  const chunkAnswered = chunk && page.waitForResponse((r) => r.url().endsWith(`/${chunk}`));
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").waitFor();
+  const beforeDrawn = [...requested];
+  page.off("request", record);
+  await chunkAnswered;
   // The wasm's fetch is finished once the app has drawn; let the loadingFinished events arrive.
   await page.waitForLoadState("networkidle");
+  return beforeDrawn;
 }
 
 test("a second visit downloads no wasm, js or css; the first gets them as brotli", { skip: !release && "not a release build (no .br files)" }, async () => {
   const { context, page, problems } = await openPage(browser);
   const network = await recordNetwork(page);
 
-  await visit(page);
-  const first = network.take();
+  // The stylesheet, the glue, the chunk loader and the main wasm; then the pages chunk, which
+  // the first screen does not wait for.
+  const expected = chunk ? ["css", "js", "js", "wasm", "wasm"] : ["css", "js", "wasm"];
+  const drawnAfter = await visit(page);
+  const first = await network.take(expected.length);
   const assets = first.filter(asset);
-  assert.deepEqual(assets.map((e) => e.url.pathname.split(".").pop()).sort(), ["css", "js", "wasm"]);
+  assert.deepEqual(assets.map((e) => e.url.pathname.split(".").pop()).sort(), expected);
+  if (chunk) {
+    assert.ok(!drawnAfter.includes(`/${chunk}`), `the first screen did not wait for the chunk: ${drawnAfter.join(", ")}`);
+    assert.ok(assets.some((e) => e.url.pathname === `/${chunk}`), "the chunk was fetched after");
+  }
   for (const e of assets) {
     assert.equal(e.status, 200, e.url.pathname);
     assert.equal(e.headers["content-encoding"], "br", `${e.url.pathname} as brotli`);
     assert.equal(e.headers["cache-control"], "public, max-age=31536000, immutable", e.url.pathname);
   }
-  const wasm = assets.find((e) => e.url.pathname.endsWith(".wasm"));
+  const wasm = assets.find((e) => e.url.pathname.endsWith("_bg.wasm"));
   assert.ok(wasm.bytes > 100_000 && wasm.bytes < 400_000, `the wasm's bytes on the wire: ${wasm.bytes}`);
   const html = first.find((e) => e.url.pathname === "/sign-in");
   assert.equal(html.headers["cache-control"], "no-cache");
@@ -84,9 +113,9 @@ test("a second visit downloads no wasm, js or css; the first gets them as brotli
 
   // A second visit, as after closing the tab and coming back: a new navigation, same browser.
   await visit(page);
-  const second = network.take();
+  const second = await network.take(expected.length);
   const again = second.filter(asset);
-  assert.equal(again.length, 3, second.map((e) => e.url.pathname).join(", "));
+  assert.equal(again.length, expected.length, second.map((e) => e.url.pathname).join(", "));
   for (const e of again) {
     assert.ok(e.cached, `${e.url.pathname} from the cache`);
     assert.equal(e.bytes, 0, `${e.url.pathname}: ${e.bytes} bytes transferred`);

@@ -1,0 +1,250 @@
+//! The pages that are not needed for the first screen, loaded when first visited.
+//!
+//! Release builds (`--cfg console_split`, scripts/build-console.sh) mark [`build_page`] as a
+//! split point: `wasm_split` (Leptos's re-export of `wasm_split_helpers`) turns it into an
+//! `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
+//! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
+//! the shell, sign-in and the workspace; actions, runs, bulk and keys come after, in the
+//! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
+//! is a plain `async fn`, so `trunk serve` needs no extra tool.
+//!
+//! The routes are leptos_router's `Lazy` routes: the router keeps the current page on screen
+//! while the next one's chunk loads, and `set_is_routing` shows that it is loading. A chunk that
+//! fails to load (the network dropped) shows a message with a retry in place of the page,
+//! instead of aborting the app; nothing else on the page is lost.
+
+use leptos::prelude::*;
+use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
+use leptos_router::LazyRoute;
+use leptos_router::location::{BrowserUrl, LocationProvider};
+
+use crate::components::RequireSession;
+use crate::state::session::use_session;
+
+use super::{ActionFormPage, ActionsPage, BulkPage, KeysPage, RunDetailPage, RunsPage};
+
+/// A page's code could not be fetched or instantiated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkError;
+
+impl From<leptos::wasm_split::SplitLoaderError> for ChunkError {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        ChunkError
+    }
+}
+
+type Loaded = Result<AnyView, ChunkError>;
+
+/// Which page to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKey {
+    Actions,
+    ActionForm,
+    Runs,
+    RunDetail,
+    Bulk,
+    Keys,
+}
+
+/// Builds a page, inside the chunk. One chunk holds all of them: measured against one chunk per
+/// page group (actions, runs, bulk, keys), it is 45 KB smaller in brotli over all, since code the
+/// groups share would otherwise sit in eleven more small chunks, and every chunk is fetched in
+/// the background soon after the first screen anyway.
+#[cfg(console_split)]
+#[leptos::wasm_split::wasm_split(
+    pages,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible,
+    preload(preload_pages)
+)]
+fn build_page(key: PageKey) -> Loaded {
+    Ok(page_view(key))
+}
+
+#[cfg(not(console_split))]
+async fn build_page(key: PageKey) -> Loaded {
+    Ok(page_view(key))
+}
+
+#[cfg(not(console_split))]
+async fn preload_pages() -> Result<(), leptos::wasm_split::SplitLoaderError> {
+    Ok(())
+}
+
+fn page_view(key: PageKey) -> AnyView {
+    match key {
+        PageKey::Actions => view! { <RequireSession><ActionsPage /></RequireSession> }.into_any(),
+        PageKey::ActionForm => {
+            view! { <RequireSession><ActionFormPage /></RequireSession> }.into_any()
+        }
+        PageKey::Runs => view! { <RequireSession><RunsPage /></RequireSession> }.into_any(),
+        PageKey::RunDetail => {
+            view! { <RequireSession><RunDetailPage /></RequireSession> }.into_any()
+        }
+        PageKey::Bulk => view! { <RequireSession><BulkPage /></RequireSession> }.into_any(),
+        PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
+    }
+}
+
+/// Fetches the pages' chunk in the background (at most once; if it fails, the first visit to
+/// one of its pages tries again), so later navigation does not wait for the network: at once
+/// when the page opened, or the one sign-in will return to, is in the chunk; otherwise 1.5 s
+/// after the start, once the first screen's own requests (sign-in's check, the workspace) have
+/// had the link to themselves.
+pub fn schedule_preload() {
+    let opened = BrowserUrl::current().ok().map(|url| {
+        if url.path().starts_with("/sign-in") {
+            url.search_params()
+                .get_str("next")
+                .unwrap_or_default()
+                .to_owned()
+        } else {
+            url.path().to_owned()
+        }
+    });
+    if opened.is_some_and(|path| in_chunk(&path)) {
+        preload();
+    } else {
+        set_timeout(preload, std::time::Duration::from_millis(1500));
+    }
+}
+
+fn preload() {
+    spawn_local(async {
+        let _ = preload_pages().await;
+    });
+}
+
+/// Whether the page at `path` (with or without its query) is one of the chunk's.
+fn in_chunk(path: &str) -> bool {
+    let first = path
+        .trim_start_matches('/')
+        .split(['/', '?'])
+        .next()
+        .unwrap_or_default();
+    matches!(first, "actions" | "runs" | "bulk" | "keys")
+}
+
+/// The router awaits `view`; on a failed fetch the page is a message with a retry. Signed out,
+/// the guard sends the person to sign-in at once, without waiting for the chunk (a deep link
+/// opened in a new tab always starts signed out).
+async fn route_view(key: PageKey) -> AnyView {
+    if !untrack(|| use_session().is_signed_in()) {
+        return view! { <RequireSession>""</RequireSession> }.into_any();
+    }
+    match build_page(key).await {
+        Ok(view) => view,
+        Err(ChunkError) => view! { <ChunkRetry key /> }.into_any(),
+    }
+}
+
+/// In place of a page whose code did not arrive: says so, and loads it again on request.
+#[component]
+fn ChunkRetry(key: PageKey) -> impl IntoView {
+    let (busy, set_busy) = signal(false);
+    let (failures, set_failures) = signal(1_u32);
+    // The page, once its code arrived: handed to the view below exactly once.
+    let page = StoredValue::new_local(None::<AnyView>);
+    let (loaded, set_loaded) = signal(false);
+    // The page is built under this component's owner, as the router would have built it: its
+    // components find the session and the other contexts, and leaving cancels the attempt.
+    let owner = Owner::current().expect("ChunkRetry renders under the router");
+    let retry = move |_| {
+        set_busy.set(true);
+        owner.with(|| {
+            spawn_local_scoped_with_cancellation(async move {
+                match build_page(key).await {
+                    Ok(view) => {
+                        page.set_value(Some(view));
+                        set_loaded.set(true);
+                    }
+                    Err(ChunkError) => set_failures.update(|n| *n += 1),
+                }
+                set_busy.set(false);
+            })
+        });
+    };
+    move || {
+        match loaded.get() {
+        true => page
+            .try_update_value(Option::take)
+            .flatten()
+            .unwrap_or_else(|| ().into_any()),
+        false => view! {
+            <section class="page">
+                <div class="error-panel" role="alert">
+                    <p class="error-title">"This page could not be loaded"</p>
+                    <p class="error-message">
+                        "Its code did not arrive: the connection to the console's server dropped or it did not answer. "
+                        "Nothing you entered elsewhere is lost."
+                    </p>
+                    {move || (failures.get() > 1).then(|| view! {
+                        <p class="hint">{move || format!("Tried {} times.", failures.get())}</p>
+                    })}
+                </div>
+                <div class="actions-row">
+                    <button type="button" class="button primary" on:click=retry.clone() disabled=busy>
+                        {move || if busy.get() { "Loading…" } else { "Try again" }}
+                    </button>
+                </div>
+            </section>
+        }
+        .into_any(),
+    }
+    }
+}
+
+macro_rules! lazy_route {
+    ($route:ident, $key:expr) => {
+        /// A route whose page is built by its chunk (see the module's documentation).
+        #[derive(Debug, Clone, Copy)]
+        pub struct $route;
+
+        impl LazyRoute for $route {
+            fn data() -> Self {
+                $route
+            }
+
+            async fn view(_: Self) -> AnyView {
+                route_view($key).await
+            }
+        }
+    };
+}
+
+lazy_route!(ActionsRoute, PageKey::Actions);
+lazy_route!(ActionFormRoute, PageKey::ActionForm);
+lazy_route!(RunsRoute, PageKey::Runs);
+lazy_route!(RunDetailRoute, PageKey::RunDetail);
+lazy_route!(BulkRoute, PageKey::Bulk);
+lazy_route!(KeysRoute, PageKey::Keys);
+
+#[cfg(test)]
+mod tests {
+    use super::in_chunk;
+
+    #[test]
+    fn the_chunks_pages_are_told_from_the_first_screens() {
+        for path in [
+            "/actions",
+            "/actions/premium-search-person",
+            "/runs?status=failed",
+            "/runs/r_1",
+            "/bulk",
+            "/keys",
+        ] {
+            assert!(in_chunk(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/workspace",
+            "/sign-in",
+            "",
+            "/nowhere",
+            "/actionsx",
+            "/keysmith",
+        ] {
+            assert!(!in_chunk(path), "{path}");
+        }
+    }
+}

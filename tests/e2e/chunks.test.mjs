@@ -1,0 +1,124 @@
+// The release build's pages chunk (src/pages/lazy.rs): the first screen does not need it, a page
+// in it shows a progress bar while it loads (the old page stays up), and when it cannot be
+// fetched, the page says so and loads it again on request, with nothing else lost.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
+
+const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
+const chunk = readdirSync(dist).find((name) => /^console-pages-[0-9a-f]+\.wasm$/.test(name));
+const skip = !chunk && "not a split release build (no pages chunk)";
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+/** Clicks a link of the header's navigation, as a person would. */
+const navigate = (page, name) => page.getByRole("navigation").getByRole("link", { name, exact: true }).click();
+
+test("a page whose code did not arrive says so, and Try again loads it", { skip }, async () => {
+  const { context, page, problems } = await openPage(browser);
+  // The network drops every request for the chunk: the background preload and the visit fail.
+  let blocked = true;
+  let attempts = 0;
+  await page.route(`**/${chunk}`, (route) => {
+    attempts++;
+    return blocked ? route.abort("internetdisconnected") : route.continue();
+  });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await page.locator('[data-field="credits_balance"]').waitFor();
+
+  await navigate(page, "Runs");
+  await page.waitForURL(/\/runs$/);
+  const panel = page.getByRole("alert").filter({ hasText: "This page could not be loaded" });
+  await panel.waitFor();
+  assert.match(await panel.textContent(), /did not arrive/);
+  assert.ok(attempts >= 1, "the chunk was asked for");
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, "chunk-failed");
+
+  // Still down: a second try fails the same way, and says it tried again.
+  await page.getByRole("button", { name: "Try again" }).click();
+  await page.getByText("Tried 2 times.").waitFor();
+
+  // The network is back: the same place shows the page, without a reload.
+  blocked = false;
+  await page.getByRole("button", { name: "Try again" }).click();
+  await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
+  assert.equal(await panel.count(), 0);
+  // The other pages of the chunk need nothing more.
+  await navigate(page, "Actions");
+  await page.getByRole("heading", { name: "Actions", level: 1 }).waitFor();
+
+  // What a dropped chunk logs: the browser's failed load and the loader's error. Nothing else.
+  const unexpected = problems.filter((p) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(p));
+  assert.deepEqual(unexpected, []);
+  await context.close();
+});
+
+test("while a page's code loads, the old page stays and a labelled progress bar shows", { skip }, async () => {
+  const { context, page, problems } = await openPage(browser);
+  // A slow link for the chunk only, and no background preload before the visit.
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  await page.route(`**/${chunk}`, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await page.locator('[data-field="credits_balance"]').waitFor();
+
+  await navigate(page, "Bulk");
+  const progress = page.getByRole("progressbar", { name: "Loading the page" });
+  await progress.waitFor();
+  assert.equal(await page.locator("main").getAttribute("aria-busy"), "true");
+  // The workspace stays readable meanwhile; the bar appears once the wait passes 150 ms.
+  assert.ok(await page.locator('[data-field="credits_balance"]').isVisible());
+  await page.waitForFunction(() => getComputedStyle(document.querySelector(".route-progress")).opacity === "1");
+  await screenshot(page, "chunk-loading");
+
+  release();
+  await settled(page);
+  await page.getByRole("heading", { name: "Bulk runs", level: 1 }).waitFor();
+  assert.equal(await page.locator("main").getAttribute("aria-busy"), "false");
+  await progress.waitFor({ state: "detached" });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a deep link opened signed out shows sign-in at once, fetching the page's code meanwhile", { skip }, async () => {
+  const { context, page, problems } = await openPage(browser);
+  // The chunk is held back until the sign-in form is on screen.
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  let asked = 0;
+  await page.route(`**/${chunk}`, async (route) => {
+    asked++;
+    await released;
+    await route.continue();
+  });
+  await page.goto(`${sandbox.url}/runs?status=failed`);
+  await page.waitForURL(/\/sign-in\?next=/);
+  await page.getByLabel("API key or session token").waitFor();
+  // The page asked for is in the chunk, so its code is already on its way, without delaying this.
+  assert.equal(asked, 1, "the chunk is fetched while the person signs in");
+  release();
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/runs\?status=failed$/);
+  await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
+  assert.equal(asked, 1, "and only once");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
