@@ -21,6 +21,19 @@ after(async () => {
   sandbox?.stop();
 });
 
+/** Holds every request for the chunk until `release()`; `asked` counts them. */
+async function holdBack(page) {
+  let release;
+  const released = new Promise((resolve) => { release = resolve; });
+  const held = { asked: 0, release };
+  await page.route(`**/${chunk}`, async (route) => {
+    held.asked++;
+    await released;
+    await route.continue();
+  });
+  return held;
+}
+
 /** Clicks a link of the header's navigation, as a person would. */
 const navigate = (page, name) => page.getByRole("navigation").getByRole("link", { name, exact: true }).click();
 
@@ -69,12 +82,7 @@ test("a page whose code did not arrive says so, and Try again loads it", { skip 
 test("while a page's code loads, the old page stays and a labelled progress bar shows", { skip }, async () => {
   const { context, page, problems } = await openPage(browser);
   // A slow link for the chunk only, and no background preload before the visit.
-  let release;
-  const released = new Promise((resolve) => { release = resolve; });
-  await page.route(`**/${chunk}`, async (route) => {
-    await released;
-    await route.continue();
-  });
+  const held = await holdBack(page);
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
@@ -89,7 +97,7 @@ test("while a page's code loads, the old page stays and a labelled progress bar 
   await page.waitForFunction(() => getComputedStyle(document.querySelector(".route-progress")).opacity === "1");
   await screenshot(page, "chunk-loading");
 
-  release();
+  held.release();
   await settled(page);
   await page.getByRole("heading", { name: "Bulk runs", level: 1 }).waitFor();
   assert.equal(await page.locator("main").getAttribute("aria-busy"), "false");
@@ -101,24 +109,17 @@ test("while a page's code loads, the old page stays and a labelled progress bar 
 test("a deep link opened signed out shows sign-in at once, fetching the page's code meanwhile", { skip }, async () => {
   const { context, page, problems } = await openPage(browser);
   // The chunk is held back until the sign-in form is on screen.
-  let release;
-  const released = new Promise((resolve) => { release = resolve; });
-  let asked = 0;
-  await page.route(`**/${chunk}`, async (route) => {
-    asked++;
-    await released;
-    await route.continue();
-  });
+  const held = await holdBack(page);
   await page.goto(`${sandbox.url}/runs?status=failed`);
   await page.waitForURL(/\/sign-in\?next=/);
   await page.getByLabel("API key or session token").waitFor();
   // The page asked for is in the chunk, so its code is already on its way, without delaying this.
-  assert.equal(asked, 1, "the chunk is fetched while the person signs in");
-  release();
+  assert.equal(held.asked, 1, "the chunk is fetched while the person signs in");
+  held.release();
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/runs\?status=failed$/);
   await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
-  assert.equal(asked, 1, "and only once");
+  assert.equal(held.asked, 1, "and only once");
   assert.deepEqual(problems, []);
   await context.close();
 });
