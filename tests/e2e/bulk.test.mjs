@@ -157,7 +157,9 @@ test("cancel stops sending and cancels the batch's running runs", async () => {
   assert.equal(runs.filter((r) => ["queued", "processing"].includes(r.status)).length, 0);
   assert.ok(runs.some((r) => r.status === "cancelled"), "runs were cancelled through the API");
   await screenshot(page, "bulk-cancelled-375");
-  assert.deepEqual(besides(problems, 409), []);
+  // A batch paced at the rate limit may meet a 429 (retried with the same key): Chromium logs
+  // each as "Failed to load resource"; that is the API's answer, not the console's error.
+  assert.deepEqual(besides(problems, 409, 429), []);
   await context.close();
 });
 
@@ -177,7 +179,7 @@ test("a lack of credits pauses the batch with the API's message", async () => {
   await page.locator('[data-field="cancel-batch"]').click();
   await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
   await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
-  assert.deepEqual(besides(problems, 409), []);
+  assert.deepEqual(besides(problems, 409, 429), []);
   await context.close();
 });
 
@@ -259,6 +261,8 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
     };
   }));
   assert.ok(!kept.includes(sandbox.api_key), "the API key is not in IndexedDB");
-  assert.deepEqual(besides(problems), []);
+  // The rate limit's 429s (Chromium logs each as a failed resource) are the API pacing the
+  // batch, not a console error; everything else still fails the test.
+  assert.deepEqual(besides(problems, 429), []);
   await context.close();
 });
