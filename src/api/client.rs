@@ -37,6 +37,8 @@ impl std::fmt::Debug for ApiClient {
 pub struct WithRequestId<T> {
     pub value: T,
     pub request_id: Option<String>,
+    /// The size of the answer's body: what the read cost (bulk batches choose reads by it).
+    pub body_bytes: usize,
 }
 
 /// How a submission was answered: 200 (the run is terminal) or 202 (still queued or processing).
@@ -119,7 +121,14 @@ impl ApiClient {
             body,
         } = self.send(request).await?;
         let value = interpret_response(status, request_id.clone(), &body)?;
-        Ok((status, WithRequestId { value, request_id }))
+        Ok((
+            status,
+            WithRequestId {
+                value,
+                request_id,
+                body_bytes: body.len(),
+            },
+        ))
     }
 
     async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<WithRequestId<T>, ApiError> {

@@ -3,10 +3,18 @@
 //! shared crate's), each row's idempotency key, the batch's rows and their states, the pace
 //! that keeps submissions at the API's rate limit, and the merged export.
 //!
-//! Pure functions, tested natively; `state/bulk.rs` drives a batch and `pages/bulk.rs`
-//! renders it.
+//! Pure functions, tested natively. [`engine`] runs a batch as a state machine without I/O,
+//! at the pace of [`pacer`]; `state/bulk.rs` drives it and `pages/bulk.rs` renders it.
 
+pub mod engine;
+pub mod pacer;
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use self::pacer::LearnedPace;
 
 use crate::model::form::{FormModel, MAX_CREDITS, MAX_RESULTS, Values};
 use crate::model::output::{columns, csv_field, plain};
@@ -209,8 +217,9 @@ pub fn row_key(batch: &str, attempt: u32, line: usize) -> String {
     format!("bulk-{batch}-{attempt}-{line}")
 }
 
-/// Where a row stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Where a row stands. Kept in this browser by its label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RowState {
     /// Breaks a rule; never sent.
     Invalid,
@@ -277,8 +286,40 @@ impl RowState {
     }
 }
 
+/// Why a row failed: the API's refusal, the run's error, or the rules an invalid row breaks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowError {
+    pub code: String,
+    pub message: String,
+    /// The answer's `x-request-id`, to quote in a support ticket, when an answer refused it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+/// A row's error as kept: today's object, or the `[code, message]` pair that batches kept
+/// before it.
+fn kept_row_error<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<RowError>, D::Error> {
+    use serde::de::Error;
+    match Option::<Value>::deserialize(deserializer)? {
+        None => Ok(None),
+        Some(Value::Array(pair)) => match <[String; 2]>::deserialize(Value::Array(pair)) {
+            Ok([code, message]) => Ok(Some(RowError {
+                code,
+                message,
+                request_id: None,
+            })),
+            Err(e) => Err(D::Error::custom(e)),
+        },
+        Some(object) => RowError::deserialize(object)
+            .map(Some)
+            .map_err(D::Error::custom),
+    }
+}
+
 /// One row of a batch and what became of it; kept in this browser as JSON (see `store`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BatchRow {
     pub line: usize,
     pub cells: Vec<String>,
@@ -287,15 +328,18 @@ pub struct BatchRow {
     pub state: RowState,
     /// Which submission the key belongs to: 0, then one more per "Retry failed rows".
     pub attempt: u32,
-    /// Tries of the current submission (retries with the same key).
+    /// Tries of the current submission (retries with the same key); starts again after a reload.
+    #[serde(skip)]
     pub tries: u32,
     /// Not to be sent before this time (ms since the epoch): a backoff after an error.
+    #[serde(skip)]
     pub not_before: f64,
     pub run_id: Option<String>,
     pub credits_used: u64,
     pub output: Vec<Value>,
-    /// `(code, message)` of a refusal or a failed run; for an invalid row, its broken rules.
-    pub error: Option<(String, String)>,
+    /// A refusal or a failed run's error; for an invalid row, its broken rules.
+    #[serde(default, deserialize_with = "kept_row_error")]
+    pub error: Option<RowError>,
 }
 
 impl BatchRow {
@@ -317,7 +361,11 @@ impl BatchRow {
             run_id: None,
             credits_used: 0,
             output: Vec::new(),
-            error: invalid.then(|| ("invalid".to_owned(), describe(&row.errors))),
+            error: invalid.then(|| RowError {
+                code: "invalid".to_owned(),
+                message: describe(&row.errors),
+                request_id: None,
+            }),
         }
     }
 
@@ -341,96 +389,17 @@ impl BatchRow {
         if run.status.is_terminal() {
             self.output = run.output.clone();
         }
-        self.error = run
-            .error
-            .as_ref()
-            .map(|e| (e.code.clone(), e.message.clone()));
+        self.error = run.error.as_ref().map(|e| RowError {
+            code: e.code.clone(),
+            message: e.message.clone(),
+            request_id: None,
+        });
     }
-}
-
-/// What changes in a row as its batch goes on: when it differs from the mark last saved, the
-/// row is written to this browser's store again.
-pub type RowMark = (RowState, u32, bool, u64, usize);
-
-impl BatchRow {
-    pub fn mark(&self) -> RowMark {
-        (
-            self.state,
-            self.attempt,
-            self.run_id.is_some(),
-            self.credits_used,
-            self.output.len(),
-        )
-    }
-
-    /// The row as this browser keeps it. Written by hand, as is [`BatchRow::from_json`]: serde's
-    /// derives for the kept types measured several KB gzip more.
-    pub fn to_json(&self) -> Value {
-        let mut v = Map::new();
-        v.insert("line".into(), self.line.into());
-        v.insert("cells".into(), self.cells.clone().into());
-        v.insert("body".into(), self.body.clone().into());
-        v.insert("estimate".into(), self.estimate.into());
-        v.insert("state".into(), self.state.label().into());
-        v.insert("attempt".into(), self.attempt.into());
-        v.insert("run_id".into(), self.run_id.clone().into());
-        v.insert("credits_used".into(), self.credits_used.into());
-        v.insert("output".into(), self.output.clone().into());
-        v.insert(
-            "error".into(),
-            self.error
-                .as_ref()
-                .map(|(code, message)| vec![code.clone(), message.clone()])
-                .into(),
-        );
-        Value::Object(v)
-    }
-
-    /// A row read back after a reload; `None` if it is not one [`BatchRow::to_json`] wrote. One
-    /// that was being sent goes again with the same key: the API answers with the run it made,
-    /// if it made one, so nothing runs twice.
-    pub fn from_json(v: &Value) -> Option<BatchRow> {
-        let number = |key: &str| v.get(key)?.as_u64();
-        let state = v.get("state")?.as_str()?;
-        let state = RowState::ALL.into_iter().find(|s| s.label() == state)?;
-        let error = match v.get("error")?.as_array() {
-            Some(pair) => Some((text(pair.first())?, text(pair.get(1))?)),
-            None => None,
-        };
-        Some(BatchRow {
-            line: usize::try_from(number("line")?).ok()?,
-            cells: v
-                .get("cells")?
-                .as_array()?
-                .iter()
-                .map(|c| text(Some(c)))
-                .collect::<Option<_>>()?,
-            body: text(v.get("body"))?,
-            estimate: number("estimate")?,
-            state: if state == RowState::Submitting {
-                RowState::Waiting
-            } else {
-                state
-            },
-            attempt: u32::try_from(number("attempt")?).ok()?,
-            tries: 0,
-            not_before: 0.0,
-            run_id: text(v.get("run_id")),
-            credits_used: number("credits_used")?,
-            output: v.get("output")?.as_array()?.clone(),
-            error,
-        })
-    }
-}
-
-/// A JSON string's text.
-pub fn text(v: Option<&Value>) -> Option<String> {
-    v?.as_str().map(str::to_owned)
 }
 
 /// A batch's summary as kept in this browser: enough to list it and to take it up again. Its
 /// rows are kept apart, one entry each (see `store`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedBatch {
     pub id: String,
     /// Only sign-ins to this workspace see the batch.
@@ -444,43 +413,9 @@ pub struct SavedBatch {
     pub done: bool,
     pub to_send: usize,
     pub finished: usize,
-}
-
-impl SavedBatch {
-    pub fn to_json(&self) -> Value {
-        let mut v = Map::new();
-        v.insert("id".into(), self.id.clone().into());
-        v.insert("workspace".into(), self.workspace.clone().into());
-        v.insert("action".into(), self.action.clone().into());
-        v.insert("headers".into(), self.headers.clone().into());
-        v.insert("created_at".into(), self.created_at.into());
-        v.insert("cancelled".into(), self.cancelled.into());
-        v.insert("done".into(), self.done.into());
-        v.insert("to_send".into(), self.to_send.into());
-        v.insert("finished".into(), self.finished.into());
-        Value::Object(v)
-    }
-
-    /// `None` if `v` is not a summary [`SavedBatch::to_json`] wrote.
-    pub fn from_json(v: &Value) -> Option<SavedBatch> {
-        let count = |key: &str| usize::try_from(v.get(key)?.as_u64()?).ok();
-        Some(SavedBatch {
-            id: text(v.get("id"))?,
-            workspace: text(v.get("workspace"))?,
-            action: text(v.get("action"))?,
-            headers: v
-                .get("headers")?
-                .as_array()?
-                .iter()
-                .map(|h| text(Some(h)))
-                .collect::<Option<_>>()?,
-            created_at: v.get("created_at")?.as_f64()?,
-            cancelled: v.get("cancelled")?.as_bool()?,
-            done: v.get("done")?.as_bool()?,
-            to_send: count("to_send")?,
-            finished: count("finished")?,
-        })
-    }
+    /// The rate limit's pace as learned so far (absent in batches kept before it was kept).
+    #[serde(default)]
+    pub pace: Option<LearnedPace>,
 }
 
 /// `field: reason; …` for people.
@@ -501,7 +436,7 @@ pub fn describe(errors: &[(String, String)]) -> String {
 /// How many rows are in each state, and the credits so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
-    pub counts: Vec<(RowState, usize)>,
+    counts: HashMap<RowState, usize>,
     /// Rows that will be or were sent (all but invalid ones).
     pub to_send: usize,
     /// Rows with nothing more to happen, invalid ones excepted.
@@ -512,107 +447,44 @@ pub struct Tally {
 
 impl Tally {
     pub fn of(rows: &[BatchRow]) -> Tally {
-        let mut counts: Vec<(RowState, usize)> = RowState::ALL.iter().map(|s| (*s, 0)).collect();
         let mut tally = Tally::default();
         for row in rows {
-            if let Some((_, n)) = counts.iter_mut().find(|(s, _)| *s == row.state) {
-                *n += 1;
-            }
-            if row.state != RowState::Invalid {
-                tally.to_send += 1;
-                if row.state.is_final() {
-                    tally.finished += 1;
-                }
-            }
-            tally.credits_used += row.credits_used;
-            tally.records += row.output.len();
+            tally.add(row);
         }
-        tally.counts = counts;
         tally
     }
 
+    /// Counts one more row.
+    pub fn add(&mut self, row: &BatchRow) {
+        *self.counts.entry(row.state).or_default() += 1;
+        if row.state != RowState::Invalid {
+            self.to_send += 1;
+            if row.state.is_final() {
+                self.finished += 1;
+            }
+        }
+        self.credits_used += row.credits_used;
+        self.records += row.output.len();
+    }
+
+    /// Counts one row less (before it changes, then [`Tally::add`] counts it as it is now).
+    pub fn remove(&mut self, row: &BatchRow) {
+        if let Some(n) = self.counts.get_mut(&row.state) {
+            *n = n.saturating_sub(1);
+        }
+        if row.state != RowState::Invalid {
+            self.to_send = self.to_send.saturating_sub(1);
+            if row.state.is_final() {
+                self.finished = self.finished.saturating_sub(1);
+            }
+        }
+        self.credits_used = self.credits_used.saturating_sub(row.credits_used);
+        self.records = self.records.saturating_sub(row.output.len());
+    }
+
     pub fn count(&self, state: RowState) -> usize {
-        self.counts
-            .iter()
-            .find(|(s, _)| *s == state)
-            .map_or(0, |(_, n)| *n)
+        self.counts.get(&state).copied().unwrap_or(0)
     }
-}
-
-/// Keeps submissions at the API's rate limit rather than against it.
-///
-/// Until the first `429` there is no pace: the burst the API allows goes at once. Between two
-/// `429`s the bucket went from empty to empty, so the submissions it accepted in between are
-/// what it refilled: their count over the time between the two is the rate. The pace is set
-/// just under it, and creeps up by 2 % every few seconds without a `429` (the API may allow
-/// more), so the batch runs at the limit with a `429` now and then, not a storm of them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Pacer {
-    /// Milliseconds between submissions; `None` until learned.
-    pub interval: Option<f64>,
-    /// No submission before this time (after a `429`'s `retry_after`).
-    resume_at: f64,
-    /// The earliest time for the next submission by the pace.
-    next_at: f64,
-    last_limited: Option<f64>,
-    accepted_since_limited: u32,
-    accepted_since_change: u32,
-}
-
-impl Pacer {
-    /// The earliest time (ms) the next submission may go.
-    pub fn ready_at(&self) -> f64 {
-        self.resume_at.max(self.next_at)
-    }
-
-    /// A submission left at `now`.
-    pub fn sent(&mut self, now: f64) {
-        if let Some(interval) = self.interval {
-            // A late sender (a hidden tab's timers are slowed) may catch up a few submissions.
-            self.next_at = (self.next_at + interval).max(now - 4.0 * interval);
-        }
-    }
-
-    /// The API accepted a submission.
-    pub fn accepted(&mut self) {
-        self.accepted_since_limited += 1;
-        self.accepted_since_change += 1;
-        if let Some(interval) = self.interval
-            && f64::from(self.accepted_since_change) * interval >= 3_000.0
-        {
-            self.interval = Some(interval * 0.98);
-            self.accepted_since_change = 0;
-        }
-    }
-
-    /// The API answered `429` at `now`, asking to wait `retry_after` seconds.
-    pub fn limited(&mut self, now: f64, retry_after: f64) {
-        if let Some(then) = self.last_limited
-            && self.accepted_since_limited >= 3
-            && now > then
-        {
-            let rate = f64::from(self.accepted_since_limited) / (now - then);
-            self.interval = Some(1.03 / rate);
-            self.accepted_since_change = 0;
-        }
-        self.last_limited = Some(now);
-        self.accepted_since_limited = 0;
-        self.resume_at = self
-            .resume_at
-            .max(now + retry_after.clamp(0.05, 60.0) * 1000.0);
-    }
-
-    /// Submissions that may be on their way at once: one until the pace is known, so the
-    /// burst's end costs one `429`, not several.
-    pub fn window(&self) -> usize {
-        if self.interval.is_some() { 3 } else { 1 }
-    }
-}
-
-/// How long a row waits before its next try with the same key after a 5xx or no answer:
-/// 1 s, 2 s, 4 s … up to 30 s.
-pub fn retry_delay_ms(tries: u32) -> f64 {
-    (1000.0 * 2f64.powi(tries.saturating_sub(1).min(5) as i32)).min(30_000.0)
 }
 
 /// The merged export as CSV: one line per output record (a row without records gets one line),
@@ -638,8 +510,8 @@ pub fn merged_csv(headers: &[String], rows: &[BatchRow]) -> String {
         lead.push(csv_field(row.run_id.as_deref().unwrap_or("")));
         lead.push(row.state.label().to_owned());
         let (code, message) = match (&row.error, row.state) {
-            (Some((code, message)), RowState::Failed | RowState::Invalid) => {
-                (code.as_str(), message.as_str())
+            (Some(error), RowState::Failed | RowState::Invalid) => {
+                (error.code.as_str(), error.message.as_str())
             }
             _ => ("", ""),
         };
@@ -689,8 +561,8 @@ pub fn merged_json(headers: &[String], rows: &[BatchRow]) -> String {
             item.insert(
                 "error".into(),
                 match (&row.error, row.state) {
-                    (Some((code, message)), RowState::Failed | RowState::Invalid) => {
-                        serde_json::json!({ "code": code, "message": message })
+                    (Some(error), RowState::Failed | RowState::Invalid) => {
+                        serde_json::json!({ "code": error.code, "message": error.message })
                     }
                     _ => Value::Null,
                 },
@@ -856,48 +728,6 @@ mod tests {
     }
 
     #[test]
-    fn the_pace_learns_the_rate_between_two_429s_and_creeps_up() {
-        let mut p = Pacer::default();
-        assert_eq!((p.ready_at(), p.window()), (0.0, 1));
-        for _ in 0..20 {
-            p.sent(0.0);
-            p.accepted();
-        }
-        // The burst ends: wait as told, no pace yet.
-        p.limited(10.0, 1.0);
-        assert_eq!((p.ready_at(), p.interval), (1010.0, None));
-        // After the wait, 20 more went through before the next 429 at 2010 ms: 20 per 2 s.
-        for _ in 0..20 {
-            p.accepted();
-        }
-        p.limited(2010.0, 1.0);
-        let interval = p.interval.unwrap();
-        assert!((interval - 103.0).abs() < 0.01, "{interval}");
-        assert_eq!(p.window(), 3);
-        // Paced after the wait: a late sender catches up (this one and five
-        // more at most), then one per interval.
-        let mut sent_at_once = 0;
-        while p.ready_at() <= 3010.0 {
-            p.sent(3010.0);
-            sent_at_once += 1;
-        }
-        assert_eq!(sent_at_once, 6);
-        assert!((p.ready_at() - 3113.0).abs() < 0.01, "{}", p.ready_at());
-        // Three seconds of acceptances without a 429: 2 % faster.
-        for _ in 0..30 {
-            p.accepted();
-        }
-        assert!(p.interval.unwrap() < interval);
-    }
-
-    #[test]
-    fn retries_back_off_to_thirty_seconds() {
-        assert_eq!(retry_delay_ms(1), 1000.0);
-        assert_eq!(retry_delay_ms(2), 2000.0);
-        assert_eq!(retry_delay_ms(20), 30_000.0);
-    }
-
-    #[test]
     fn the_merged_csv_has_every_record_with_its_input_and_neutralised_cells() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords,team\n=cmd,a\nb,b\n").unwrap();
@@ -924,34 +754,29 @@ mod tests {
     }
 
     #[test]
-    fn a_row_read_back_after_a_reload_is_the_row_kept_and_one_being_sent_goes_again() {
+    fn a_row_read_back_after_a_reload_is_the_row_kept() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords\n=a\nb\nc\n").unwrap();
         let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
             .into_iter()
             .map(BatchRow::new)
             .collect();
-        rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
-        rows[1].state = RowState::Submitting;
+        rows[0].take_run(&run(api_contract::RunStatus::Failed, 2, 2));
         rows[1].tries = 3;
         rows[1].not_before = 9e12;
         rows[2].attempt = 2;
-        let marks: Vec<RowMark> = rows.iter().map(BatchRow::mark).collect();
         let restored: Vec<BatchRow> = rows
             .iter()
-            .map(|r| {
-                let text = r.to_json().to_string();
-                BatchRow::from_json(&serde_json::from_str(&text).unwrap()).unwrap()
-            })
+            .map(|r| serde_json::from_str(&serde_json::to_string(r).unwrap()).unwrap())
             .collect();
-        assert_eq!(restored[0], rows[0], "JSON keeps every field");
+        assert_eq!(restored[0], rows[0], "JSON keeps every kept field");
         assert_eq!(restored[2], rows[2]);
-        assert_eq!(restored[1].state, RowState::Waiting);
-        assert_eq!((restored[1].tries, restored[1].not_before), (0, 0.0));
-        // Same line and attempt: the same key as before the reload.
-        assert_eq!(restored[2].attempt, 2);
-        assert_eq!(marks[2], restored[2].mark());
-        assert_eq!(BatchRow::from_json(&serde_json::json!({ "line": 2 })), None);
+        assert_eq!(
+            (restored[1].tries, restored[1].not_before),
+            (0, 0.0),
+            "the backoff starts again"
+        );
+        assert!(serde_json::from_str::<BatchRow>(r#"{ "line": 2 }"#).is_err());
         let summary = SavedBatch {
             id: "b".into(),
             workspace: "ws".into(),
@@ -962,9 +787,42 @@ mod tests {
             done: false,
             to_send: 3,
             finished: 1,
+            pace: Some(LearnedPace { interval_ms: 480.0 }),
         };
-        let back = serde_json::from_str(&summary.to_json().to_string()).unwrap();
-        assert_eq!(SavedBatch::from_json(&back), Some(summary));
+        let back: SavedBatch =
+            serde_json::from_str(&serde_json::to_string(&summary).unwrap()).unwrap();
+        assert_eq!(back, summary);
+    }
+
+    #[test]
+    fn rows_and_batches_kept_by_the_console_before_serde_are_read_back() {
+        // As the hand-written codec wrote them (error as a [code, message] pair, no pace).
+        let row: BatchRow = serde_json::from_str(
+            r#"{"line":3,"cells":["b"],"body":"{}","estimate":5,"state":"failed","attempt":1,
+                "run_id":"run_1","credits_used":0,"output":[],"error":["upstream_timeout","slow"]}"#,
+        )
+        .unwrap();
+        assert_eq!(row.state, RowState::Failed);
+        assert_eq!(
+            row.error,
+            Some(RowError {
+                code: "upstream_timeout".into(),
+                message: "slow".into(),
+                request_id: None
+            })
+        );
+        let waiting: BatchRow = serde_json::from_str(
+            r#"{"line":4,"cells":[],"body":"{}","estimate":1,"state":"waiting","attempt":0,
+                "run_id":null,"credits_used":0,"output":[],"error":null}"#,
+        )
+        .unwrap();
+        assert_eq!(waiting.error, None);
+        let summary: SavedBatch = serde_json::from_str(
+            r#"{"id":"b","workspace":"ws","action":"network-search-schools","headers":["query"],
+                "created_at":1.7e12,"cancelled":false,"done":false,"to_send":90,"finished":15}"#,
+        )
+        .unwrap();
+        assert_eq!((summary.to_send, summary.pace), (90, None));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! confirm, then follow the batch: progress, counts per state, pause, resume, cancel, the rows
 //! page by page with links to their runs, and one merged export.
 
-use api_contract::ActionEntry;
+use api_contract::{ActionEntry, ActionId};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use wasm_bindgen::JsCast;
@@ -12,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::browser::download;
 use crate::components::ApiErrorPanel;
 use crate::model::bulk::{
-    CheckedRow, RowState, SavedBatch, Source, Tally, auto_mapping, check_rows, describe,
+    CheckedRow, RowError, RowState, SavedBatch, Source, auto_mapping, check_rows, describe,
     merged_csv, merged_json, read_table,
 };
 use crate::model::form::FormModel;
@@ -71,8 +71,11 @@ fn SavedBatches() -> impl IntoView {
         leptos::task::spawn_local(async move {
             match saved_rows(&summary.id).await {
                 Some(rows) if !rows.is_empty() => {
-                    bulk.restore(summary, rows);
-                    if resume {
+                    if !bulk.restore(summary, rows) {
+                        problem.set(Some(
+                            "This batch's action is not one this console knows.".to_owned(),
+                        ));
+                    } else if resume {
                         bulk.resume();
                     }
                 }
@@ -280,7 +283,9 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
         let (Some(Ok(table)), rows) = (table.get_untracked(), checked.get_untracked()) else {
             return;
         };
-        bulk.start(action.get_untracked(), table.headers, rows);
+        if let Some(action) = ActionId::parse(&action.get_untracked()) {
+            bulk.start(action, table.headers, rows);
+        }
     };
 
     view! {
@@ -477,15 +482,21 @@ fn BatchView() -> impl IntoView {
     let bulk = use_bulk();
     let tally = Memo::new(move |_| {
         bulk.batch
-            .with(|b| b.as_ref().map(|b| Tally::of(&b.rows)).unwrap_or_default())
+            .with(|b| b.as_ref().map(|b| b.tally().clone()).unwrap_or_default())
     });
-    let phase = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|b| b.phase.clone())));
+    let phase = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|b| b.phase().clone())));
     let action = Memo::new(move |_| {
         bulk.batch
-            .with(|b| b.as_ref().map(|b| b.action.clone()).unwrap_or_default())
+            .with(|b| b.as_ref().map_or("", |b| b.action.as_str()))
     });
-    let cancelled =
-        Memo::new(move |_| bulk.batch.with(|b| b.as_ref().is_some_and(|b| b.cancelled)));
+    let cancelled = Memo::new(move |_| {
+        bulk.batch
+            .with(|b| b.as_ref().is_some_and(|b| b.cancelled()))
+    });
+    let keeping = Memo::new(move |_| {
+        bulk.batch
+            .with(|b| b.as_ref().map_or(Keeping::Pending, |b| b.keeping()))
+    });
     let confirming_cancel = RwSignal::new(false);
     let (now, set_now) = signal(js_sys::Date::now());
     // A clock for the rate and the time left, while the batch is going.
@@ -497,14 +508,16 @@ fn BatchView() -> impl IntoView {
     });
     let pace = move || {
         let t = tally.get();
-        let (accepted, started) = bulk
-            .batch
-            .with(|b| b.as_ref().map_or((0, 0.0), |b| (b.accepted, b.started_at)));
+        let (accepted, started) = bulk.batch.with(|b| {
+            b.as_ref().map_or((0, 0.0), |b| {
+                (b.counters().accepted, b.counters().started_at)
+            })
+        });
         let elapsed = (now.get() - started) / 1000.0;
         let unsent = t.count(RowState::Waiting) + t.count(RowState::Submitting);
         let going = bulk
             .batch
-            .with(|b| b.as_ref().is_some_and(|b| b.phase == Phase::Running));
+            .with(|b| b.as_ref().is_some_and(|b| *b.phase() == Phase::Running));
         if !going || accepted < 2 || elapsed < 1.0 || unsent == 0 {
             return None;
         }
@@ -538,17 +551,18 @@ fn BatchView() -> impl IntoView {
         bulk.batch.with_untracked(|b| {
             if let Some(b) = b {
                 let name = format!("bulk-{}-{}", b.action, &b.id[..8]);
+                let rows = b.rows();
                 if json {
                     download(
                         &format!("{name}.json"),
                         "application/json",
-                        &merged_json(&b.headers, &b.rows),
+                        &merged_json(&b.headers, rows),
                     );
                 } else {
                     download(
                         &format!("{name}.csv"),
                         "text/csv",
-                        &merged_csv(&b.headers, &b.rows),
+                        &merged_csv(&b.headers, rows),
                     );
                 }
             }
@@ -586,7 +600,7 @@ fn BatchView() -> impl IntoView {
                 </div>
             </dl>
             {move || paused_reason().map(|reason| view! { <p class="notice" role="status" data-field="paused-reason">{reason}</p> })}
-            <p class="help" data-field="keeping">{move || match bulk.keeping.get() {
+            <p class="help" data-field="keeping">{move || match keeping.get() {
                 Keeping::Pending => "Saving the batch in this browser before the first row is sent…",
                 Keeping::Kept => "Kept in this browser: after a reload, sign in and open Bulk to take it up. \
                     Clearing the batch deletes its inputs and results from this browser.",
@@ -632,6 +646,32 @@ fn BatchView() -> impl IntoView {
     }
 }
 
+/// One line of the batch's table: what it shows of a row.
+#[derive(Clone, Debug, PartialEq)]
+struct ShownRow {
+    line: usize,
+    input: String,
+    state: RowState,
+    run_id: Option<String>,
+    credits: u64,
+    records: usize,
+    error: Option<RowError>,
+}
+
+impl ShownRow {
+    fn of(row: &crate::model::bulk::BatchRow) -> ShownRow {
+        ShownRow {
+            line: row.line,
+            input: row.cells.join(" · "),
+            state: row.state,
+            run_id: row.run_id.clone(),
+            credits: row.credits_used,
+            records: row.output.len(),
+            error: row.error.clone(),
+        }
+    }
+}
+
 /// The batch's rows, a page at a time (fast at 10,000 rows), filterable by state.
 #[component]
 fn BatchRows() -> impl IntoView {
@@ -642,7 +682,7 @@ fn BatchRows() -> impl IntoView {
     let total = Memo::new(move |_| {
         bulk.batch.with(|b| {
             b.as_ref()
-                .map_or(0, |b| b.rows.iter().filter(|r| matching(r.state)).count())
+                .map_or(0, |b| b.rows().iter().filter(|r| matching(r.state)).count())
         })
     });
     let pages = move || total.get().div_ceil(PAGE_ROWS).max(1);
@@ -657,22 +697,12 @@ fn BatchRows() -> impl IntoView {
         bulk.batch.with(|b| {
             b.as_ref()
                 .map(|b| {
-                    b.rows
+                    b.rows()
                         .iter()
                         .filter(|r| matching(r.state))
                         .skip(first)
                         .take(PAGE_ROWS)
-                        .map(|r| {
-                            (
-                                r.line,
-                                r.cells.join(" · "),
-                                r.state,
-                                r.run_id.clone(),
-                                r.credits_used,
-                                r.output.len(),
-                                r.error.clone(),
-                            )
-                        })
+                        .map(ShownRow::of)
                         .collect::<Vec<_>>()
                 })
                 .unwrap_or_default()
@@ -694,7 +724,7 @@ fn BatchRows() -> impl IntoView {
                     <th scope="col">"Run"</th><th scope="col" class="num">"Credits"</th><th scope="col" class="num">"Records"</th><th scope="col">"Error"</th>
                 </tr></thead>
                 <tbody>
-                    {move || rows.get().into_iter().map(|(line, input, state, run_id, credits, records, error)| view! {
+                    {move || rows.get().into_iter().map(|ShownRow { line, input, state, run_id, credits, records, error }| view! {
                         <tr data-line=line data-state=state.label()>
                             <td class="num">{line}</td>
                             <td class="bulk-input">{input}</td>
@@ -702,7 +732,10 @@ fn BatchRows() -> impl IntoView {
                             <td>{run_id.map(|id| view! { <a href=run_path(&id)><code>{id[..8.min(id.len())].to_owned()} "…"</code></a> })}</td>
                             <td class="num">{credits}</td>
                             <td class="num">{records}</td>
-                            <td class="bulk-error">{error.map(|(code, message)| view! { <code>{code}</code> " " {message} })}</td>
+                            <td class="bulk-error">{error.map(|RowError { code, message, request_id }| view! {
+                                <code>{code}</code> " " {message}
+                                {request_id.map(|id| view! { " " <span class="muted">"(request " <code>{id}</code> ")"</span> })}
+                            })}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>

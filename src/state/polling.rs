@@ -152,7 +152,9 @@ where
             polls = 0;
         }
         match result {
-            Ok(WithRequestId { value, request_id }) => {
+            Ok(WithRequestId {
+                value, request_id, ..
+            }) => {
                 poll.transient.set(None);
                 poll.request_id.set(request_id);
                 poll.set(value);

@@ -1,0 +1,1745 @@
+//! The bulk engine: a batch as a state machine without I/O. It is fed events (time passed, an
+//! answer from the API, the store's answer, the person's pause, resume, cancel and retry) and
+//! answers with commands (submit this row with this key, read the run list, read this run,
+//! cancel this run, save these rows, refresh the workspace). A thin driver (`state::bulk`) does
+//! the requests and the timers; the tests drive it with a fake clock and a fake API.
+//!
+//! What it guarantees:
+//! - A row's key is fixed by its batch, attempt and line, and the same on every retry, so the
+//!   API answers a repeat with the run it already made. Only "Retry failed rows" moves a row to a
+//!   new attempt. A row has at most one submission on its way at a time.
+//! - Nothing is sent before the batch is saved (or the browser refused to keep it), so a reload
+//!   finds every key that may have reached the API.
+//! - Submissions keep the learned pace ([`Pacer`]) and at most [`Pacer::window`] are on their way.
+//! - Status is read by cost: a running row is read on its own when it is due (at the time runs
+//!   have been taking), unless one read of the run list costs less than the due rows' reads.
+//!   A finished run's output is read once.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use api_contract::{ActionId, Run};
+use serde::{Deserialize, Serialize};
+
+use super::pacer::{LearnedPace, Pacer, retry_delay_ms};
+use super::{BatchRow, RUN_LIST_LIMIT, RowError, RowState, SavedBatch, Tally, row_key};
+
+/// Where the batch as a whole stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Running,
+    /// Stopped by the person (`None`) or by the engine, with the reason.
+    Paused(Option<String>),
+    /// Cancel asked: nothing more is sent, the runs still going are being cancelled.
+    Cancelling,
+    /// Every row is final (or, paused, nothing is left to send).
+    Done,
+}
+
+/// Whether this browser keeps the batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Keeping {
+    /// Not written yet: nothing is sent.
+    Pending,
+    /// Written as of the last save.
+    Kept,
+    /// The browser keeps nothing (IndexedDB missing or refused at the first write): the batch
+    /// lives in this page only.
+    Refused,
+}
+
+/// How a submission was answered, as the engine needs to know it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubmitAnswer {
+    /// 200 or 202 with the run.
+    Accepted(Run),
+    /// 429, with the seconds the API asked to wait.
+    RateLimited { retry_after: Option<f64> },
+    /// 401: wait for the person to sign in again, then send the row again with its key.
+    Unauthorized,
+    /// 409 `insufficient_credits`, with the API's message.
+    InsufficientCredits { message: Option<String> },
+    /// A 5xx or no answer: try again later with the same key.
+    Transient,
+    /// Any other refusal (400, 403, an answer that is not the contract's): the row fails.
+    Refused(RowError),
+}
+
+/// How a status read (the run list or one run) was answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadAnswer<T> {
+    Read {
+        value: T,
+        /// The answer's size, for choosing between list and single reads.
+        bytes: usize,
+    },
+    Unauthorized,
+    /// 404: the run is gone (the workspace's runs were reset).
+    NotFound,
+    /// Anything else: try again at the next round.
+    Failed,
+}
+
+/// How a cancel was answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CancelAnswer {
+    Cancelled(Run),
+    /// 409: the run finished meanwhile.
+    AlreadyFinished,
+    Unauthorized,
+    Failed,
+}
+
+/// Something that happened to the batch.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// Time passed (the driver's timer).
+    Tick,
+    /// The workspace the batch runs in became known.
+    WorkspaceKnown(String),
+    /// A credential is there again after a 401.
+    SignedIn,
+    Pause,
+    Resume,
+    Cancel,
+    RetryFailed,
+    Submitted {
+        row: usize,
+        key: String,
+        answer: SubmitAnswer,
+    },
+    RunListRead(ReadAnswer<Vec<Run>>),
+    RunRead {
+        row: usize,
+        answer: ReadAnswer<Run>,
+    },
+    CancelAnswered {
+        row: usize,
+        answer: CancelAnswer,
+    },
+    /// The save asked for last was written (`true`) or refused.
+    Saved(bool),
+}
+
+/// A run this batch made, for the store of submissions ("Run again with changes").
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewRun {
+    pub run_id: String,
+    pub body: String,
+}
+
+/// What to write to this browser's store in one transaction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Saving {
+    pub summary: SavedBatch,
+    pub rows: Vec<BatchRow>,
+    pub new_runs: Vec<NewRun>,
+}
+
+/// What the driver does next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Submit {
+        row: usize,
+        action: ActionId,
+        key: String,
+        body: String,
+    },
+    ReadRunList,
+    ReadRun {
+        row: usize,
+        run_id: String,
+    },
+    CancelRun {
+        row: usize,
+        run_id: String,
+    },
+    Save(Saving),
+    RefreshWorkspace,
+}
+
+/// The measures of a batch's progress that the page shows and the bench reads.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counters {
+    /// When the batch (or its latest resume) started sending, ms since the epoch.
+    pub started_at: f64,
+    /// Submissions the API accepted since `started_at`.
+    pub accepted: usize,
+    /// `429` answers so far.
+    pub limited: usize,
+    /// Status requests so far (list and single runs).
+    pub status_requests: usize,
+    /// Bytes of those requests' answers.
+    pub status_bytes: usize,
+    /// Bytes of the finished runs' answers, each counted once: what the results weigh.
+    pub result_bytes: usize,
+}
+
+/// A running row's schedule of status reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Watch {
+    /// The order in which the API accepted it (counts this batch's acceptances).
+    accepted_seq: u64,
+    /// When it is next worth reading.
+    due_at: f64,
+    /// Reads that found it still running.
+    early_reads: u32,
+    /// A run list read while it was due did not hold it: more than a list's length of runs
+    /// were made since, so it is read on its own from now on.
+    off_list: bool,
+}
+
+/// How long a run is expected to take before its first read, until runs have been measured.
+const FIRST_GUESS_RUN_MS: f64 = 1_500.0;
+/// What a request costs besides its body (headers both ways), in bytes, for choosing reads.
+const REQUEST_OVERHEAD_BYTES: f64 = 600.0;
+/// Single-run reads on their way at once.
+const SINGLE_READS_AT_ONCE: usize = 8;
+/// A save at most this often (ms), when something changed.
+const SAVE_EVERY_MS: f64 = 1_000.0;
+/// The workspace's balance is refreshed this often (ms) while runs are going.
+const REFRESH_EVERY_MS: f64 = 10_000.0;
+/// Without a known workspace after this long (ms), the batch goes on without being kept.
+const WORKSPACE_WAIT_MS: f64 = 5_000.0;
+/// A failed cancel is asked again after this long (ms).
+const CANCEL_AGAIN_MS: f64 = 1_000.0;
+
+/// A batch: its rows and everything needed to drive them. See the module's documentation.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    /// 32 hex digits; part of every row's idempotency key.
+    pub id: String,
+    pub workspace: Option<String>,
+    /// When it was first started, ms since the epoch.
+    pub created_at: f64,
+    pub action: ActionId,
+    pub headers: Vec<String>,
+    rows: Vec<BatchRow>,
+    phase: Phase,
+    keeping: Keeping,
+    cancelled: bool,
+    counters: Counters,
+    tally: Tally,
+    pacer: Pacer,
+    awaiting_sign_in: bool,
+    submitting: usize,
+    accepted_seq: u64,
+    watches: HashMap<usize, Watch>,
+    reading: HashSet<usize>,
+    list_in_flight: bool,
+    /// Moving averages of what answers weigh and runs take.
+    list_bytes: Option<f64>,
+    finished_run_bytes: Option<f64>,
+    unfinished_run_bytes: f64,
+    run_ms: Option<f64>,
+    cancels: HashMap<usize, CancelState>,
+    dirty: BTreeSet<usize>,
+    new_runs: Vec<NewRun>,
+    saved_summary: Option<SavedBatch>,
+    save_in_flight: Option<SaveInFlight>,
+    last_save_at: f64,
+    last_refresh_at: f64,
+    refreshed_at_end: bool,
+    /// Set by every change the page shows; the driver clears it when it publishes.
+    changed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CancelState {
+    InFlight,
+    AgainAt(f64),
+}
+
+/// What the save on its way holds, so a refusal keeps it unsaved.
+#[derive(Clone, Debug)]
+struct SaveInFlight {
+    rows: Vec<usize>,
+    new_runs: Vec<NewRun>,
+    summary: SavedBatch,
+}
+
+impl Engine {
+    /// A new batch of checked rows (invalid rows are kept and listed, never sent).
+    pub fn new(
+        id: String,
+        workspace: Option<String>,
+        action: ActionId,
+        headers: Vec<String>,
+        rows: Vec<BatchRow>,
+        now: f64,
+    ) -> Engine {
+        let dirty = (0..rows.len()).collect();
+        let mut engine = Engine {
+            id,
+            workspace,
+            created_at: now,
+            action,
+            headers,
+            tally: Tally::of(&rows),
+            rows,
+            phase: Phase::Running,
+            keeping: Keeping::Pending,
+            cancelled: false,
+            counters: Counters {
+                started_at: now,
+                ..Counters::default()
+            },
+            pacer: Pacer::default(),
+            awaiting_sign_in: false,
+            submitting: 0,
+            accepted_seq: 0,
+            watches: HashMap::new(),
+            reading: HashSet::new(),
+            list_in_flight: false,
+            list_bytes: None,
+            finished_run_bytes: None,
+            unfinished_run_bytes: 600.0,
+            run_ms: None,
+            cancels: HashMap::new(),
+            dirty,
+            new_runs: Vec::new(),
+            saved_summary: None,
+            save_in_flight: None,
+            last_save_at: f64::NEG_INFINITY,
+            last_refresh_at: now,
+            refreshed_at_end: false,
+            changed: true,
+        };
+        engine.finish_if_done();
+        engine
+    }
+
+    /// A batch kept in this browser, taken up again after a reload: paused (or going on with
+    /// its cancel). A row that was on its way goes again with the same key once resumed: the API
+    /// answers with the run it made, if it made one, so nothing runs twice.
+    pub fn restore(summary: SavedBatch, mut rows: Vec<BatchRow>, now: f64) -> Option<Engine> {
+        let action = ActionId::parse(&summary.action)?;
+        for row in &mut rows {
+            if row.state == RowState::Submitting {
+                row.state = RowState::Waiting;
+            }
+        }
+        let mut engine = Engine::new(
+            summary.id.clone(),
+            Some(summary.workspace.clone()),
+            action,
+            summary.headers.clone(),
+            rows,
+            now,
+        );
+        engine.created_at = summary.created_at;
+        engine.keeping = Keeping::Kept;
+        engine.dirty.clear();
+        engine.cancelled = summary.cancelled;
+        if let Some(pace) = summary.pace {
+            engine.pacer = Pacer::learned_before(pace);
+        }
+        engine.saved_summary = Some(summary);
+        engine.refreshed_at_end = true;
+        let mut order = 0;
+        for (index, row) in engine.rows.iter().enumerate() {
+            if row.state.is_running() {
+                order += 1;
+                engine.watches.insert(
+                    index,
+                    Watch {
+                        accepted_seq: order,
+                        due_at: now,
+                        early_reads: 0,
+                        off_list: false,
+                    },
+                );
+            }
+        }
+        engine.accepted_seq = order;
+        if engine.rows.iter().all(|r| r.state.is_final()) {
+            engine.phase = Phase::Done;
+        } else if engine.cancelled {
+            engine.start_cancel();
+        } else {
+            engine.phase = Phase::Paused(Some(
+                "Paused: this batch was taken up again from this browser. Resume to send the \
+                 rest; rows that were on their way go again with the same key, so none runs twice."
+                    .to_owned(),
+            ));
+        }
+        Some(engine)
+    }
+
+    pub fn rows(&self) -> &[BatchRow] {
+        &self.rows
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    pub fn keeping(&self) -> Keeping {
+        self.keeping
+    }
+
+    /// Whether cancel was asked (a finished batch says "cancelled" rather than "done").
+    pub fn cancelled(&self) -> bool {
+        self.cancelled
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    pub fn pace(&self) -> Option<LearnedPace> {
+        self.pacer.learned()
+    }
+
+    /// Waiting for the person to sign in again after a 401.
+    pub fn awaiting_sign_in(&self) -> bool {
+        self.awaiting_sign_in
+    }
+
+    /// Whether the engine has nothing more to do: every row final and everything saved.
+    pub fn is_settled(&self) -> bool {
+        self.phase == Phase::Done
+            && self.save_in_flight.is_none()
+            && (self.keeping == Keeping::Refused || !self.has_unsaved())
+    }
+
+    /// Whether anything the page shows changed since the last call.
+    pub fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+
+    /// Feeds one event at `now` (ms since the epoch) and answers what to do.
+    pub fn handle(&mut self, now: f64, event: Event) -> Vec<Command> {
+        let mut commands = Vec::new();
+        match event {
+            Event::Tick => {}
+            Event::WorkspaceKnown(id) => {
+                if self.workspace.is_none() {
+                    self.workspace = Some(id);
+                }
+            }
+            Event::SignedIn => self.awaiting_sign_in = false,
+            Event::Pause => {
+                if self.phase == Phase::Running {
+                    self.set_phase(Phase::Paused(None));
+                }
+            }
+            Event::Resume => {
+                if matches!(self.phase, Phase::Paused(_)) {
+                    self.set_phase(Phase::Running);
+                    self.counters.started_at = now;
+                    self.counters.accepted = 0;
+                    self.finish_if_done();
+                }
+            }
+            Event::Cancel => {
+                if matches!(self.phase, Phase::Running | Phase::Paused(_)) {
+                    self.start_cancel();
+                }
+            }
+            Event::RetryFailed => self.retry_failed(now),
+            Event::Submitted { row, key, answer } => {
+                self.submitted(now, row, &key, answer, &mut commands)
+            }
+            Event::RunListRead(answer) => self.list_read(now, answer),
+            Event::RunRead { row, answer } => self.run_read(now, row, answer),
+            Event::CancelAnswered { row, answer } => {
+                self.cancel_answered(now, row, answer, &mut commands)
+            }
+            Event::Saved(written) => self.saved(written),
+        }
+        self.due(now, &mut commands);
+        commands
+    }
+
+    /// The next time something is due (a submission, a read, a save), for the driver's timer.
+    pub fn wake_at(&self, now: f64) -> Option<f64> {
+        let mut at = f64::INFINITY;
+        if self.may_send() {
+            let earliest_row = self
+                .rows
+                .iter()
+                .filter(|r| r.state == RowState::Waiting)
+                .map(|r| r.not_before)
+                .fold(f64::INFINITY, f64::min);
+            if earliest_row.is_finite() && self.submitting < self.pacer.window() {
+                at = at.min(earliest_row.max(self.pacer.ready_at(now)));
+            }
+        }
+        if !self.awaiting_sign_in {
+            if let Some(due) = self
+                .watches
+                .iter()
+                .filter(|(row, _)| !self.reading.contains(row))
+                .map(|(_, w)| w.due_at)
+                .reduce(f64::min)
+            {
+                at = at.min(due);
+            }
+            for state in self.cancels.values() {
+                if let CancelState::AgainAt(t) = state {
+                    at = at.min(*t);
+                }
+            }
+            if !self.watches.is_empty() {
+                at = at.min(self.last_refresh_at + REFRESH_EVERY_MS);
+            }
+        }
+        if self.save_in_flight.is_none() && self.keeping != Keeping::Refused && self.has_unsaved() {
+            at = at.min(if self.workspace.is_none() {
+                self.created_at + WORKSPACE_WAIT_MS
+            } else {
+                self.last_save_at + SAVE_EVERY_MS
+            });
+        }
+        at.is_finite().then_some(at)
+    }
+
+    fn may_send(&self) -> bool {
+        self.phase == Phase::Running && self.keeping != Keeping::Pending && !self.awaiting_sign_in
+    }
+
+    fn set_phase(&mut self, phase: Phase) {
+        if self.phase != phase {
+            self.phase = phase;
+            self.changed = true;
+        }
+    }
+
+    /// Changes one row, keeping the tally, the save list and the watch list up to date.
+    fn change_row(&mut self, index: usize, change: impl FnOnce(&mut BatchRow)) {
+        let Some(row) = self.rows.get_mut(index) else {
+            return;
+        };
+        let before = row.clone();
+        change(row);
+        if *row == before {
+            return;
+        }
+        self.tally.remove(&before);
+        self.tally.add(row);
+        if row.run_id.is_some() && row.run_id != before.run_id {
+            self.new_runs.push(NewRun {
+                run_id: row.run_id.clone().unwrap_or_default(),
+                body: row.body.clone(),
+            });
+        }
+        if !row.state.is_running() {
+            self.watches.remove(&index);
+        }
+        self.dirty.insert(index);
+        self.changed = true;
+    }
+
+    /// What every due thing asks for now.
+    fn due(&mut self, now: f64, commands: &mut Vec<Command>) {
+        self.due_saves(now, commands);
+        if self.awaiting_sign_in {
+            return;
+        }
+        self.due_cancels(now, commands);
+        self.due_submissions(now, commands);
+        self.due_reads(now, commands);
+        if !self.watches.is_empty() && now - self.last_refresh_at >= REFRESH_EVERY_MS {
+            self.last_refresh_at = now;
+            commands.push(Command::RefreshWorkspace);
+        }
+        self.finish_if_done();
+        // The balance moves with the batch's end: the workspace is refreshed once then.
+        if self.phase == Phase::Done && !self.refreshed_at_end {
+            self.refreshed_at_end = true;
+            commands.push(Command::RefreshWorkspace);
+        }
+    }
+
+    fn has_unsaved(&self) -> bool {
+        !self.dirty.is_empty()
+            || !self.new_runs.is_empty()
+            || self.saved_summary.as_ref() != Some(&self.summary())
+    }
+
+    /// The batch's summary as kept in this browser.
+    pub fn summary(&self) -> SavedBatch {
+        SavedBatch {
+            id: self.id.clone(),
+            workspace: self.workspace.clone().unwrap_or_default(),
+            action: self.action.as_str().to_owned(),
+            headers: self.headers.clone(),
+            created_at: self.created_at,
+            cancelled: self.cancelled,
+            done: self.phase == Phase::Done,
+            to_send: self.tally.to_send,
+            finished: self.tally.finished,
+            pace: self.pacer.learned(),
+        }
+    }
+
+    fn due_saves(&mut self, now: f64, commands: &mut Vec<Command>) {
+        if self.save_in_flight.is_some()
+            || self.keeping == Keeping::Refused
+            || !self.has_unsaved()
+            || now - self.last_save_at < SAVE_EVERY_MS
+        {
+            return;
+        }
+        if self.workspace.is_none() {
+            // Only the workspace's sign-ins may see a kept batch: without it, after a few
+            // seconds the batch goes on in this page only, and says so.
+            if now - self.created_at >= WORKSPACE_WAIT_MS && self.keeping == Keeping::Pending {
+                self.keeping = Keeping::Refused;
+                self.changed = true;
+            }
+            return;
+        }
+        let rows: Vec<usize> = std::mem::take(&mut self.dirty).into_iter().collect();
+        let new_runs = std::mem::take(&mut self.new_runs);
+        let summary = self.summary();
+        commands.push(Command::Save(Saving {
+            summary: summary.clone(),
+            rows: rows.iter().map(|&i| self.rows[i].clone()).collect(),
+            new_runs: new_runs.clone(),
+        }));
+        self.save_in_flight = Some(SaveInFlight {
+            rows,
+            new_runs,
+            summary,
+        });
+        self.last_save_at = now;
+    }
+
+    fn saved(&mut self, written: bool) {
+        let Some(save) = self.save_in_flight.take() else {
+            return;
+        };
+        if written {
+            self.saved_summary = Some(save.summary);
+            if self.keeping != Keeping::Kept {
+                self.keeping = Keeping::Kept;
+                self.changed = true;
+            }
+            return;
+        }
+        // Nothing of it is kept: it stays unsaved for the next try.
+        self.dirty.extend(save.rows);
+        let mut new_runs = save.new_runs;
+        new_runs.append(&mut self.new_runs);
+        self.new_runs = new_runs;
+        match self.keeping {
+            Keeping::Pending => {
+                // The browser keeps nothing at all: the batch goes on in this page.
+                self.keeping = Keeping::Refused;
+                self.changed = true;
+            }
+            Keeping::Kept => {
+                // Kept so far, refused now (a full disk): stop sending, so that no key is sent
+                // that a reload could not find. What was received stays in this page.
+                if matches!(self.phase, Phase::Running) {
+                    self.set_phase(Phase::Paused(Some(
+                        "Paused: this browser's storage refused to save the batch (it may be \
+                         full). Nothing received is lost while this page stays open; free some \
+                         space, then resume."
+                            .to_owned(),
+                    )));
+                }
+            }
+            Keeping::Refused => {}
+        }
+    }
+
+    fn due_submissions(&mut self, now: f64, commands: &mut Vec<Command>) {
+        if !self.may_send() {
+            return;
+        }
+        while self.submitting < self.pacer.window() && self.pacer.ready_at(now) <= now {
+            let Some(index) = self
+                .rows
+                .iter()
+                .position(|r| r.state == RowState::Waiting && r.not_before <= now)
+            else {
+                return;
+            };
+            self.pacer.sent(now);
+            self.submitting += 1;
+            self.change_row(index, |row| {
+                row.state = RowState::Submitting;
+                row.tries += 1;
+            });
+            let row = &self.rows[index];
+            commands.push(Command::Submit {
+                row: index,
+                action: self.action,
+                key: row_key(&self.id, row.attempt, row.line),
+                body: row.body.clone(),
+            });
+        }
+    }
+
+    fn submitted(
+        &mut self,
+        now: f64,
+        index: usize,
+        key: &str,
+        answer: SubmitAnswer,
+        commands: &mut Vec<Command>,
+    ) {
+        let current = self.rows.get(index).is_some_and(|row| {
+            row.state == RowState::Submitting && row_key(&self.id, row.attempt, row.line) == key
+        });
+        if !current {
+            return;
+        }
+        self.submitting = self.submitting.saturating_sub(1);
+        let again = |not_before: f64| {
+            move |row: &mut BatchRow| {
+                row.state = RowState::Waiting;
+                row.not_before = not_before;
+            }
+        };
+        match answer {
+            SubmitAnswer::Accepted(run) => {
+                self.pacer.accepted();
+                self.counters.accepted += 1;
+                self.accepted_seq += 1;
+                let terminal = run.status.is_terminal();
+                if terminal {
+                    self.learn_run_time(&run);
+                }
+                self.change_row(index, |row| row.take_run(&run));
+                if !terminal && self.rows[index].state.is_running() {
+                    let expected = self.run_ms.unwrap_or(FIRST_GUESS_RUN_MS);
+                    self.watches.insert(
+                        index,
+                        Watch {
+                            accepted_seq: self.accepted_seq,
+                            due_at: now + expected * 1.1 + 100.0,
+                            early_reads: 0,
+                            off_list: false,
+                        },
+                    );
+                    if self.phase == Phase::Cancelling {
+                        self.cancels.insert(index, CancelState::AgainAt(now));
+                    }
+                }
+            }
+            SubmitAnswer::RateLimited { retry_after } => {
+                self.pacer.limited(now, retry_after.unwrap_or(1.0));
+                self.counters.limited += 1;
+                self.changed = true;
+                self.change_row(index, again(0.0));
+            }
+            SubmitAnswer::Unauthorized => {
+                self.awaiting_sign_in = true;
+                self.change_row(index, again(0.0));
+            }
+            SubmitAnswer::InsufficientCredits { message } => {
+                self.change_row(index, again(0.0));
+                if self.phase == Phase::Running {
+                    self.set_phase(Phase::Paused(Some(format!(
+                        "Paused: {} Resume once credits are available.",
+                        message
+                            .as_deref()
+                            .unwrap_or("Not enough credits for the next row.")
+                    ))));
+                }
+                commands.push(Command::RefreshWorkspace);
+            }
+            SubmitAnswer::Transient => {
+                let tries = self.rows[index].tries;
+                self.change_row(index, again(now + retry_delay_ms(tries)));
+            }
+            SubmitAnswer::Refused(error) => self.change_row(index, |row| {
+                row.state = RowState::Failed;
+                row.error = Some(error);
+            }),
+        }
+        if self.phase == Phase::Cancelling {
+            self.not_sent_rows();
+        }
+    }
+
+    fn learn_run_time(&mut self, run: &Run) {
+        if let Some(done) = run.completed_at {
+            let ms = (done - run.created_at).num_milliseconds().max(0) as f64;
+            self.run_ms = Some(match self.run_ms {
+                None => ms,
+                Some(before) => before * 0.8 + ms * 0.2,
+            });
+        }
+    }
+
+    fn learn_bytes(average: &mut Option<f64>, bytes: usize) {
+        let bytes = bytes as f64;
+        *average = Some(match *average {
+            None => bytes,
+            Some(before) => before * 0.7 + bytes * 0.3,
+        });
+    }
+
+    /// Reads due now: the run list when it costs less than the due rows' single reads.
+    fn due_reads(&mut self, now: f64, commands: &mut Vec<Command>) {
+        if self.list_in_flight {
+            return;
+        }
+        let mut due: Vec<(usize, Watch)> = self
+            .watches
+            .iter()
+            .filter(|(row, w)| w.due_at <= now && !self.reading.contains(*row))
+            .map(|(row, w)| (*row, *w))
+            .collect();
+        if due.is_empty() {
+            return;
+        }
+        due.sort_by(|a, b| a.1.due_at.total_cmp(&b.1.due_at));
+        // A run accepted more than a list's length before the latest is not in the list.
+        let in_list =
+            |w: &Watch| !w.off_list && self.accepted_seq - w.accepted_seq < RUN_LIST_LIMIT as u64;
+        let single_cost =
+            REQUEST_OVERHEAD_BYTES + self.finished_run_bytes.unwrap_or(self.unfinished_run_bytes);
+        let covered = due.iter().filter(|(_, w)| in_list(w)).count();
+        let list_cost = REQUEST_OVERHEAD_BYTES
+            // Not read yet: as many runs as the list holds, weighing what runs weigh.
+            + self
+                .list_bytes
+                .unwrap_or(RUN_LIST_LIMIT as f64 * single_cost);
+        if covered > 1 && list_cost < covered as f64 * single_cost {
+            self.list_in_flight = true;
+            self.counters.status_requests += 1;
+            self.changed = true;
+            commands.push(Command::ReadRunList);
+            return;
+        }
+        for (row, _) in due {
+            if self.reading.len() >= SINGLE_READS_AT_ONCE {
+                break;
+            }
+            let Some(run_id) = self.rows[row].run_id.clone() else {
+                continue;
+            };
+            self.reading.insert(row);
+            self.counters.status_requests += 1;
+            self.changed = true;
+            commands.push(Command::ReadRun { row, run_id });
+        }
+    }
+
+    /// A running row found still running: read it again later, a little later each time.
+    fn read_again_later(&mut self, now: f64, index: usize) {
+        let expected = self.run_ms.unwrap_or(FIRST_GUESS_RUN_MS);
+        if let Some(watch) = self.watches.get_mut(&index) {
+            watch.early_reads += 1;
+            let wait = (expected / 2.0).max(1_000.0)
+                * 1.5f64.powi(watch.early_reads.saturating_sub(1).min(6) as i32);
+            watch.due_at = now + wait.min(10_000.0);
+        }
+    }
+
+    /// Takes a run's answer for a row; counts a finished run's bytes as results the first time.
+    fn take_read_run(&mut self, now: f64, index: usize, run: &Run, bytes: Option<usize>) {
+        let was_running = self.rows[index].state.is_running();
+        if run.status.is_terminal() && was_running {
+            self.learn_run_time(run);
+            if let Some(bytes) = bytes {
+                self.counters.result_bytes += bytes;
+                Self::learn_bytes(&mut self.finished_run_bytes, bytes);
+            }
+        } else if let Some(bytes) = bytes {
+            self.unfinished_run_bytes = self.unfinished_run_bytes * 0.7 + bytes as f64 * 0.3;
+        }
+        self.change_row(index, |row| row.take_run(run));
+        if self.rows[index].state.is_running() {
+            self.read_again_later(now, index);
+        }
+    }
+
+    fn run_read(&mut self, now: f64, index: usize, answer: ReadAnswer<Run>) {
+        self.reading.remove(&index);
+        match answer {
+            ReadAnswer::Read { value, bytes } => {
+                self.counters.status_bytes += bytes;
+                if self.rows.get(index).and_then(|r| r.run_id.as_deref()) == Some(&value.id) {
+                    self.take_read_run(now, index, &value, Some(bytes));
+                }
+                // A read asked after a cancel's 409: if the run still shows as going, cancel
+                // again.
+                if self.phase == Phase::Cancelling
+                    && self.rows[index].state.is_running()
+                    && !self.cancels.contains_key(&index)
+                {
+                    self.cancels.insert(index, CancelState::AgainAt(now));
+                }
+            }
+            ReadAnswer::Unauthorized => self.awaiting_sign_in = true,
+            ReadAnswer::NotFound => self.change_row(index, |row| {
+                row.state = RowState::Failed;
+                row.error = Some(RowError {
+                    code: "not_found".to_owned(),
+                    message: "The API no longer knows this run.".to_owned(),
+                    request_id: None,
+                });
+            }),
+            ReadAnswer::Failed => self.read_again_later(now, index),
+        }
+    }
+
+    fn list_read(&mut self, now: f64, answer: ReadAnswer<Vec<Run>>) {
+        self.list_in_flight = false;
+        match answer {
+            ReadAnswer::Read { value, bytes } => {
+                self.counters.status_bytes += bytes;
+                Self::learn_bytes(&mut self.list_bytes, bytes);
+                let by_run: HashMap<&str, usize> = self
+                    .watches
+                    .keys()
+                    .filter_map(|&i| Some((self.rows[i].run_id.as_deref()?, i)))
+                    .collect();
+                let found: Vec<(usize, Run)> = value
+                    .into_iter()
+                    .filter_map(|run| Some((*by_run.get(run.id.as_str())?, run)))
+                    .collect();
+                let listed: HashSet<usize> = found.iter().map(|(i, _)| *i).collect();
+                for (index, run) in found {
+                    // The list's bytes are status; a finished run's share is its result.
+                    let share = serde_json::to_string(&run).map_or(0, |s| s.len());
+                    if run.status.is_terminal() {
+                        self.counters.result_bytes += share;
+                        Self::learn_bytes(&mut self.finished_run_bytes, share);
+                    }
+                    self.take_read_run(now, index, &run, None);
+                }
+                // A due run missing from the list left it (over a hundred runs since): read it on
+                // its own.
+                let missing: Vec<usize> = self
+                    .watches
+                    .iter()
+                    .filter(|(i, w)| w.due_at <= now && !listed.contains(*i))
+                    .map(|(i, _)| *i)
+                    .collect();
+                for index in missing {
+                    if let Some(w) = self.watches.get_mut(&index) {
+                        w.off_list = true;
+                    }
+                }
+            }
+            ReadAnswer::Unauthorized => self.awaiting_sign_in = true,
+            ReadAnswer::NotFound | ReadAnswer::Failed => {}
+        }
+    }
+
+    fn start_cancel(&mut self) {
+        self.cancelled = true;
+        self.set_phase(Phase::Cancelling);
+        self.changed = true;
+        self.not_sent_rows();
+        let running: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| self.rows[i].state.is_running() && self.rows[i].run_id.is_some())
+            .collect();
+        for index in running {
+            self.cancels
+                .entry(index)
+                .or_insert(CancelState::AgainAt(f64::NEG_INFINITY));
+        }
+    }
+
+    /// During a cancel, a row not on its way is not sent.
+    fn not_sent_rows(&mut self) {
+        let waiting: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| self.rows[i].state == RowState::Waiting)
+            .collect();
+        for index in waiting {
+            self.change_row(index, |row| {
+                row.state = RowState::Cancelled;
+                row.error = Some(RowError {
+                    code: "not_sent".to_owned(),
+                    message: "The batch was cancelled before this row was sent.".to_owned(),
+                    request_id: None,
+                });
+            });
+        }
+    }
+
+    fn due_cancels(&mut self, now: f64, commands: &mut Vec<Command>) {
+        let due: Vec<usize> = self
+            .cancels
+            .iter()
+            .filter(|(_, s)| matches!(s, CancelState::AgainAt(t) if *t <= now))
+            .map(|(i, _)| *i)
+            .collect();
+        for index in due {
+            let row = &self.rows[index];
+            match (&row.run_id, row.state.is_running()) {
+                (Some(run_id), true) => {
+                    commands.push(Command::CancelRun {
+                        row: index,
+                        run_id: run_id.clone(),
+                    });
+                    self.cancels.insert(index, CancelState::InFlight);
+                }
+                _ => {
+                    self.cancels.remove(&index);
+                }
+            }
+        }
+    }
+
+    fn cancel_answered(
+        &mut self,
+        now: f64,
+        index: usize,
+        answer: CancelAnswer,
+        commands: &mut Vec<Command>,
+    ) {
+        self.cancels.remove(&index);
+        match answer {
+            CancelAnswer::Cancelled(run) => self.take_read_run(now, index, &run, None),
+            CancelAnswer::AlreadyFinished => {
+                if let Some(run_id) = self.rows.get(index).and_then(|r| r.run_id.clone()) {
+                    self.reading.insert(index);
+                    self.counters.status_requests += 1;
+                    commands.push(Command::ReadRun { row: index, run_id });
+                }
+            }
+            CancelAnswer::Unauthorized => {
+                self.awaiting_sign_in = true;
+                self.cancels
+                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN_MS));
+            }
+            CancelAnswer::Failed => {
+                self.cancels
+                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN_MS));
+            }
+        }
+    }
+
+    fn retry_failed(&mut self, now: f64) {
+        if self.phase != Phase::Done {
+            return;
+        }
+        let failed: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| self.rows[i].state == RowState::Failed)
+            .collect();
+        if failed.is_empty() {
+            return;
+        }
+        for index in failed {
+            self.change_row(index, |row| {
+                row.attempt += 1;
+                row.tries = 0;
+                row.not_before = 0.0;
+                row.state = RowState::Waiting;
+                row.run_id = None;
+                row.error = None;
+                row.output.clear();
+                row.credits_used = 0;
+            });
+        }
+        self.cancelled = false;
+        self.set_phase(Phase::Running);
+        self.counters.started_at = now;
+        self.counters.accepted = 0;
+        self.refreshed_at_end = false;
+    }
+
+    /// Running with nothing left to send or follow: done. Cancelling with nothing on its way:
+    /// done.
+    fn finish_if_done(&mut self) {
+        let going = self.submitting > 0 || self.rows.iter().any(|r| !r.state.is_final());
+        match self.phase {
+            Phase::Running if !going => self.set_phase(Phase::Done),
+            Phase::Cancelling => {
+                let busy = self.submitting > 0
+                    || !self.cancels.is_empty()
+                    || !self.reading.is_empty()
+                    || self.rows.iter().any(|r| r.state.is_running());
+                if !busy {
+                    self.not_sent_rows();
+                    self.set_phase(Phase::Done);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The engine against a fake API on a fake clock: answers arrive in any order and any of the
+    //! contract's ways, a page is reloaded (the engine dropped and restored from what it saved)
+    //! or cancelled at any point.
+
+    use std::collections::{BTreeMap, HashMap, HashSet};
+
+    use api_contract::{ActionId, Run, RunStatus};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::model::bulk::{CheckedRow, row_key};
+
+    const START: f64 = 1.7e12;
+
+    /// A tiny deterministic generator, so a proptest case is replayed exactly.
+    struct Dice(u64);
+
+    impl Dice {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        /// `true` with probability `share`.
+        fn chance(&mut self, share: f64) -> bool {
+            (self.next() % 10_000) as f64 / 10_000.0 < share
+        }
+        fn between(&mut self, low: f64, high: f64) -> f64 {
+            low + (self.next() % 10_000) as f64 / 10_000.0 * (high - low)
+        }
+    }
+
+    /// Faults the fake API makes, as shares of requests.
+    #[derive(Clone, Copy, Debug)]
+    struct Faults {
+        /// A 5xx before any run is made.
+        server_error: f64,
+        /// The run is made but the answer is lost (the client sees no answer).
+        lost_answer: f64,
+        /// 400 for a row.
+        refused: f64,
+        /// 401, then the person signs in again a moment later.
+        unauthorized: f64,
+        /// 429 without `retry_after`.
+        no_retry_after: f64,
+        /// A status read or cancel fails.
+        read_failure: f64,
+        /// Runs that fail.
+        failed_run: f64,
+    }
+
+    const NO_FAULTS: Faults = Faults {
+        server_error: 0.0,
+        lost_answer: 0.0,
+        refused: 0.0,
+        unauthorized: 0.0,
+        no_retry_after: 0.0,
+        read_failure: 0.0,
+        failed_run: 0.0,
+    };
+
+    struct FakeRun {
+        id: String,
+        created_at: f64,
+        ends_at: f64,
+        fails: bool,
+        cancelled_at: Option<f64>,
+        records: usize,
+    }
+
+    /// The API as the contract describes it: one run per idempotency key, a token bucket per
+    /// workspace, runs that take a while, the latest 100 in the list.
+    struct FakeApi {
+        burst: f64,
+        per_ms: f64,
+        tokens: f64,
+        refilled_at: f64,
+        runs: Vec<FakeRun>,
+        by_key: HashMap<String, usize>,
+        run_ms: f64,
+        credits: u64,
+        /// Every key a submission carried, with its row.
+        keys_sent: Vec<(usize, String)>,
+        limited: usize,
+        accepted_submissions: usize,
+    }
+
+    impl FakeApi {
+        fn new(burst: f64, per_sec: f64, run_ms: f64) -> FakeApi {
+            FakeApi {
+                burst,
+                per_ms: per_sec / 1000.0,
+                tokens: burst,
+                refilled_at: START,
+                runs: Vec::new(),
+                by_key: HashMap::new(),
+                run_ms,
+                credits: u64::MAX,
+                keys_sent: Vec::new(),
+                limited: 0,
+                accepted_submissions: 0,
+            }
+        }
+
+        fn run(&self, index: usize, now: f64) -> Run {
+            let r = &self.runs[index];
+            let (status, completed_at) = match r.cancelled_at {
+                Some(at) => (RunStatus::Cancelled, Some(at)),
+                None if now >= r.ends_at && r.fails => (RunStatus::Failed, Some(r.ends_at)),
+                None if now >= r.ends_at => (RunStatus::Completed, Some(r.ends_at)),
+                None if now >= r.created_at + 100.0 => (RunStatus::Processing, None),
+                None => (RunStatus::Queued, None),
+            };
+            let records = if status == RunStatus::Completed {
+                r.records
+            } else {
+                0
+            };
+            let time = |ms: f64| {
+                chrono::DateTime::from_timestamp_millis(ms as i64)
+                    .unwrap()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            };
+            serde_json::from_value(json!({
+                "id": r.id, "action": "premium-search-people", "status": status.as_str(),
+                "output": (0..records).map(|i| json!({ "name": format!("person {i}") })).collect::<Vec<_>>(),
+                "credits_used": records, "credits_reserved": 0,
+                "created_at": time(r.created_at), "completed_at": completed_at.map(time),
+                "completeness": { "has_more": false, "scope": "single_page" },
+                "error": if status == RunStatus::Failed { json!({ "code": "provider_error", "message": "no" }) } else { serde_json::Value::Null },
+            }))
+            .unwrap()
+        }
+
+        fn submit(
+            &mut self,
+            now: f64,
+            row: usize,
+            key: &str,
+            dice: &mut Dice,
+            faults: Faults,
+        ) -> Option<SubmitAnswer> {
+            self.keys_sent.push((row, key.to_owned()));
+            self.tokens = (self.tokens + (now - self.refilled_at) * self.per_ms).min(self.burst);
+            self.refilled_at = now;
+            if dice.chance(faults.unauthorized) {
+                return Some(SubmitAnswer::Unauthorized);
+            }
+            if dice.chance(faults.server_error) {
+                return Some(SubmitAnswer::Transient);
+            }
+            if let Some(&index) = self.by_key.get(key) {
+                // A repeat of a key: the run it made, not a new one (and no token).
+                return Some(SubmitAnswer::Accepted(self.run(index, now)));
+            }
+            if dice.chance(faults.refused) {
+                return Some(SubmitAnswer::Refused(RowError {
+                    code: "invalid_input".into(),
+                    message: "no".into(),
+                    request_id: Some("req".into()),
+                }));
+            }
+            if self.tokens < 1.0 {
+                self.limited += 1;
+                let retry_after = if dice.chance(faults.no_retry_after) {
+                    None
+                } else {
+                    Some(((1.0 - self.tokens) / self.per_ms / 1000.0).max(0.05))
+                };
+                return Some(SubmitAnswer::RateLimited { retry_after });
+            }
+            if self.credits == 0 {
+                return Some(SubmitAnswer::InsufficientCredits {
+                    message: Some("none left".into()),
+                });
+            }
+            self.credits -= 1;
+            self.tokens -= 1.0;
+            self.accepted_submissions += 1;
+            let index = self.runs.len();
+            self.runs.push(FakeRun {
+                id: format!("run_{index}"),
+                created_at: now,
+                ends_at: now + self.run_ms * dice.between(0.5, 1.5),
+                fails: dice.chance(faults.failed_run),
+                cancelled_at: None,
+                records: 1 + (dice.next() % 5) as usize,
+            });
+            self.by_key.insert(key.to_owned(), index);
+            if dice.chance(faults.lost_answer) {
+                return None;
+            }
+            Some(SubmitAnswer::Accepted(self.run(index, now)))
+        }
+
+        fn index_of(&self, run_id: &str) -> Option<usize> {
+            self.runs.iter().position(|r| r.id == run_id)
+        }
+
+        fn bytes(&self, run: &Run) -> usize {
+            serde_json::to_string(run).unwrap().len()
+        }
+    }
+
+    /// What the fake store holds: the last saved summary and rows.
+    #[derive(Default)]
+    struct FakeStore {
+        summary: Option<SavedBatch>,
+        rows: BTreeMap<usize, BatchRow>,
+    }
+
+    /// A driver on a fake clock: each command's answer arrives after a random latency.
+    struct Sim {
+        now: f64,
+        engine: Engine,
+        api: FakeApi,
+        store: FakeStore,
+        dice: Dice,
+        faults: Faults,
+        save_failure: f64,
+        /// Answers on their way: (arrival, order, event).
+        arriving: Vec<(f64, u64, Event)>,
+        order: u64,
+        /// Rows with a submission on its way, to check there is never a second.
+        submitting: HashSet<usize>,
+        /// The engine was never asked to send before its first save answered.
+        sent_before_kept: bool,
+        sign_in_at: Option<f64>,
+    }
+
+    fn rows(n: usize) -> Vec<BatchRow> {
+        (0..n)
+            .map(|i| {
+                BatchRow::new(CheckedRow {
+                    line: i + 2,
+                    cells: vec![format!("row {i}")],
+                    body: format!(r#"{{"input":{{"keywords":"row {i}"}}}}"#),
+                    estimate: 5,
+                    errors: Vec::new(),
+                })
+            })
+            .collect()
+    }
+
+    impl Sim {
+        fn new(n: usize, api: FakeApi, faults: Faults, seed: u64) -> Sim {
+            let engine = Engine::new(
+                "0123456789abcdef0123456789abcdef".into(),
+                Some("ws".into()),
+                ActionId::PremiumSearchPeople,
+                vec!["keywords".into()],
+                rows(n),
+                START,
+            );
+            Sim {
+                now: START,
+                engine,
+                api,
+                store: FakeStore::default(),
+                dice: Dice(seed | 1),
+                faults,
+                save_failure: 0.0,
+                arriving: Vec::new(),
+                order: 0,
+                submitting: HashSet::new(),
+                sent_before_kept: false,
+                sign_in_at: None,
+            }
+        }
+
+        fn deliver_later(&mut self, event: Event) {
+            let at = self.now + self.dice.between(1.0, 60.0);
+            self.order += 1;
+            self.arriving.push((at, self.order, event));
+        }
+
+        fn execute(&mut self, commands: Vec<Command>) {
+            for command in commands {
+                match command {
+                    Command::Submit {
+                        row, key, action, ..
+                    } => {
+                        assert_eq!(action, ActionId::PremiumSearchPeople);
+                        if self.engine.keeping() == Keeping::Pending {
+                            self.sent_before_kept = true;
+                        }
+                        assert!(self.submitting.insert(row), "row {row} sent twice at once");
+                        let answer =
+                            self.api
+                                .submit(self.now, row, &key, &mut self.dice, self.faults);
+                        if answer == Some(SubmitAnswer::Unauthorized) {
+                            self.sign_in_at = Some(self.now + 500.0);
+                        }
+                        // A lost answer is what the client sees as no answer: a transient error.
+                        let answer = answer.unwrap_or(SubmitAnswer::Transient);
+                        self.deliver_later(Event::Submitted { row, key, answer });
+                    }
+                    Command::ReadRunList => {
+                        let answer = if self.dice.chance(self.faults.read_failure) {
+                            ReadAnswer::Failed
+                        } else {
+                            let runs: Vec<Run> = (0..self.api.runs.len())
+                                .rev()
+                                .take(RUN_LIST_LIMIT)
+                                .map(|i| self.api.run(i, self.now))
+                                .collect();
+                            let bytes = serde_json::to_string(&runs).unwrap().len();
+                            ReadAnswer::Read { value: runs, bytes }
+                        };
+                        self.deliver_later(Event::RunListRead(answer));
+                    }
+                    Command::ReadRun { row, run_id } => {
+                        let answer = match self.api.index_of(&run_id) {
+                            _ if self.dice.chance(self.faults.read_failure) => ReadAnswer::Failed,
+                            Some(i) => {
+                                let run = self.api.run(i, self.now);
+                                let bytes = self.api.bytes(&run);
+                                ReadAnswer::Read { value: run, bytes }
+                            }
+                            None => ReadAnswer::NotFound,
+                        };
+                        self.deliver_later(Event::RunRead { row, answer });
+                    }
+                    Command::CancelRun { row, run_id } => {
+                        let answer = match self.api.index_of(&run_id) {
+                            _ if self.dice.chance(self.faults.read_failure) => CancelAnswer::Failed,
+                            Some(i) => {
+                                let run = self.api.run(i, self.now);
+                                if run.status.is_terminal() {
+                                    CancelAnswer::AlreadyFinished
+                                } else {
+                                    self.api.runs[i].cancelled_at = Some(self.now);
+                                    CancelAnswer::Cancelled(self.api.run(i, self.now))
+                                }
+                            }
+                            None => CancelAnswer::Failed,
+                        };
+                        self.deliver_later(Event::CancelAnswered { row, answer });
+                    }
+                    Command::Save(saving) => {
+                        let written = !self.dice.chance(self.save_failure);
+                        if written {
+                            self.store.summary = Some(saving.summary.clone());
+                            for row in saving.rows {
+                                self.store.rows.insert(row.line, row);
+                            }
+                        }
+                        self.deliver_later(Event::Saved(written));
+                    }
+                    Command::RefreshWorkspace => {}
+                }
+            }
+        }
+
+        fn handle(&mut self, event: Event) {
+            if let Event::Submitted { row, .. } = &event {
+                self.submitting.remove(row);
+            }
+            let commands = self.engine.handle(self.now, event);
+            self.execute(commands);
+        }
+
+        /// Runs until the engine is settled or `until` (ms after the start) has passed; `true`
+        /// when settled.
+        fn run_until(&mut self, until: f64) -> bool {
+            self.handle(Event::Tick);
+            loop {
+                if self.engine.is_settled() && self.arriving.is_empty() {
+                    return true;
+                }
+                if let Some(at) = self.sign_in_at
+                    && at <= self.now
+                {
+                    self.sign_in_at = None;
+                    self.handle(Event::SignedIn);
+                }
+                let next_answer = self
+                    .arriving
+                    .iter()
+                    .enumerate()
+                    .min_by(|a, b| a.1.0.total_cmp(&b.1.0).then(a.1.1.cmp(&b.1.1)))
+                    .map(|(i, a)| (i, a.0));
+                let wake = self.engine.wake_at(self.now).unwrap_or(f64::INFINITY);
+                let wake = wake.min(self.sign_in_at.unwrap_or(f64::INFINITY));
+                // Like a browser timer, the driver wakes at least once a second.
+                let wake = wake.min(self.now + 1_000.0).max(self.now + 1.0);
+                match next_answer {
+                    Some((i, at)) if at <= wake => {
+                        self.now = self.now.max(at);
+                        let (_, _, event) = self.arriving.swap_remove(i);
+                        self.handle(event);
+                    }
+                    _ => {
+                        self.now = wake;
+                        self.handle(Event::Tick);
+                    }
+                }
+                if self.now - START > until {
+                    return false;
+                }
+            }
+        }
+
+        /// A reload: the page and every answer on its way are gone; the batch comes back from
+        /// the store and is resumed.
+        fn reload(&mut self) {
+            self.arriving.clear();
+            self.submitting.clear();
+            let summary = self
+                .store
+                .summary
+                .clone()
+                .expect("saved before anything was sent");
+            let rows: Vec<BatchRow> = self.store.rows.values().cloned().collect();
+            self.engine = Engine::restore(summary, rows, self.now).unwrap();
+            self.handle(Event::Resume);
+        }
+
+        /// Every key a row was sent with is its one key of its attempt; one run per key.
+        fn check_keys_and_runs(&self) {
+            for (row, key) in &self.api.keys_sent {
+                let line = row + 2;
+                let attempt = self.engine.rows()[*row].attempt;
+                let allowed: Vec<String> = (0..=attempt)
+                    .map(|a| row_key(&self.engine.id, a, line))
+                    .collect();
+                assert!(allowed.contains(key), "row {row} sent with {key}");
+            }
+            assert_eq!(
+                self.api.by_key.len(),
+                self.api.runs.len(),
+                "one run per key"
+            );
+            for row in self.engine.rows() {
+                if let Some(run) = &row.run_id {
+                    let key = row_key(&self.engine.id, row.attempt, row.line);
+                    assert_eq!(
+                        self.api.by_key.get(&key).map(|&i| &self.api.runs[i].id),
+                        Some(run),
+                        "line {} shows the run its key made",
+                        row.line
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_batch_runs_at_the_api_rate_with_few_429s_and_reads_status_cheaply() {
+        let mut sim = Sim::new(300, FakeApi::new(5.0, 10.0, 3_000.0), NO_FAULTS, 7);
+        assert!(sim.run_until(120_000.0), "settled");
+        assert_eq!(sim.engine.phase(), &Phase::Done);
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 300);
+        sim.check_keys_and_runs();
+        assert!(!sim.sent_before_kept);
+        // 300 rows at 10/s after a burst of 5: about 30 s, plus the last run's time.
+        let took = sim.now - START;
+        assert!(took < 38_000.0, "{took} ms");
+        assert!(sim.api.limited <= 8, "{} 429s", sim.api.limited);
+        let c = sim.engine.counters();
+        assert!(
+            (c.status_requests as f64) < 2.0 * 300.0,
+            "{} status requests",
+            c.status_requests
+        );
+        assert!(
+            c.status_bytes <= 2 * c.result_bytes,
+            "status {} bytes for {} of results",
+            c.status_bytes,
+            c.result_bytes
+        );
+        // Everything final is saved.
+        assert!(
+            sim.store
+                .rows
+                .values()
+                .all(|r| r.state == RowState::Completed)
+        );
+        assert_eq!(sim.store.summary.as_ref().map(|s| s.done), Some(true));
+        assert!(
+            sim.store.summary.as_ref().unwrap().pace.is_some(),
+            "the pace is kept"
+        );
+    }
+
+    #[test]
+    fn a_reloaded_batch_starts_at_its_learned_pace() {
+        let mut sim = Sim::new(200, FakeApi::new(5.0, 4.0, 1_000.0), NO_FAULTS, 11);
+        sim.run_until(15_000.0);
+        let limited_before = sim.api.limited;
+        assert!(sim.store.summary.as_ref().unwrap().pace.is_some());
+        sim.reload();
+        assert!(sim.run_until(120_000.0));
+        sim.check_keys_and_runs();
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 200);
+        let after_reload = sim.api.limited - limited_before;
+        assert!(after_reload <= 4, "{after_reload} 429s after the reload");
+    }
+
+    #[test]
+    fn nothing_is_sent_before_the_first_save_and_a_refusing_store_keeps_it_in_the_page() {
+        let mut sim = Sim::new(5, FakeApi::new(5.0, 10.0, 500.0), NO_FAULTS, 3);
+        let commands = sim.engine.handle(START, Event::Tick);
+        assert!(
+            matches!(commands.as_slice(), [Command::Save(_)]),
+            "{commands:?}"
+        );
+        assert!(sim.engine.handle(START + 500.0, Event::Tick).is_empty());
+        let commands = sim.engine.handle(START + 600.0, Event::Saved(false));
+        assert_eq!(sim.engine.keeping(), Keeping::Refused);
+        assert!(
+            commands.iter().all(|c| matches!(c, Command::Submit { .. })) && !commands.is_empty()
+        );
+    }
+
+    #[test]
+    fn a_store_that_refuses_later_pauses_the_batch_and_keeps_what_was_not_saved() {
+        let mut sim = Sim::new(50, FakeApi::new(5.0, 10.0, 500.0), NO_FAULTS, 5);
+        sim.run_until(1_500.0);
+        assert_eq!(sim.engine.keeping(), Keeping::Kept);
+        sim.save_failure = 1.0;
+        sim.run_until(4_000.0);
+        assert!(
+            matches!(sim.engine.phase(), Phase::Paused(Some(reason)) if reason.contains("storage")),
+            "{:?}",
+            sim.engine.phase()
+        );
+        // The disk has room again (the save already refused arrives first): what was not saved
+        // is written, and resume sends the rest.
+        sim.save_failure = 0.0;
+        sim.run_until(6_000.0);
+        assert!(!sim.engine.has_unsaved());
+        sim.handle(Event::Resume);
+        assert!(sim.run_until(60_000.0));
+        assert_eq!(sim.store.rows.len(), 50);
+        assert!(sim.store.rows.values().all(|r| r.state.is_final()));
+    }
+
+    #[test]
+    fn a_lack_of_credits_pauses_with_the_api_message_and_resume_goes_on() {
+        let mut api = FakeApi::new(5.0, 10.0, 500.0);
+        api.credits = 10;
+        let mut sim = Sim::new(20, api, NO_FAULTS, 9);
+        sim.run_until(10_000.0);
+        assert!(
+            matches!(sim.engine.phase(), Phase::Paused(Some(reason)) if reason.contains("none left")),
+            "{:?}",
+            sim.engine.phase()
+        );
+        assert_eq!(sim.engine.tally().count(RowState::Waiting), 10);
+        sim.api.credits = 100;
+        sim.handle(Event::Resume);
+        assert!(sim.run_until(60_000.0));
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 20);
+        sim.check_keys_and_runs();
+    }
+
+    #[test]
+    fn a_refused_row_fails_with_its_request_id_and_retry_failed_sends_it_with_a_new_key() {
+        let faults = Faults {
+            refused: 0.3,
+            ..NO_FAULTS
+        };
+        let mut sim = Sim::new(30, FakeApi::new(5.0, 10.0, 500.0), faults, 13);
+        assert!(sim.run_until(60_000.0));
+        let failed = sim.engine.tally().count(RowState::Failed);
+        assert!(failed > 0);
+        let row = sim
+            .engine
+            .rows()
+            .iter()
+            .find(|r| r.state == RowState::Failed)
+            .unwrap();
+        assert_eq!(
+            row.error.as_ref().unwrap().request_id.as_deref(),
+            Some("req")
+        );
+        sim.faults = NO_FAULTS;
+        sim.handle(Event::RetryFailed);
+        assert!(sim.run_until(120_000.0));
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 30);
+        assert!(sim.engine.rows().iter().any(|r| r.attempt == 1));
+        sim.check_keys_and_runs();
+    }
+
+    #[test]
+    fn a_run_that_left_the_list_is_read_on_its_own() {
+        let mut sim = Sim::new(3, FakeApi::new(5.0, 10.0, 2_000.0), NO_FAULTS, 17);
+        sim.run_until(300.0);
+        // Another client makes 150 runs: this batch's runs leave the latest 100.
+        for i in 0..150 {
+            let run = FakeRun {
+                id: format!("other_{i}"),
+                created_at: sim.now,
+                ends_at: sim.now,
+                fails: false,
+                cancelled_at: None,
+                records: 1,
+            };
+            sim.api.runs.push(run);
+        }
+        assert!(sim.run_until(30_000.0));
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 3);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever the API answers and in whatever order, each row has one key per attempt,
+        /// each key one run, and the batch ends with every row final; a reload at any point
+        /// changes none of that.
+        #[test]
+        fn any_interleaving_of_answers_makes_one_run_per_row(
+            seed in any::<u64>(),
+            rows in 1usize..60,
+            server_error in 0.0f64..0.3,
+            lost_answer in 0.0f64..0.3,
+            unauthorized in 0.0f64..0.05,
+            no_retry_after in 0.0f64..1.0,
+            read_failure in 0.0f64..0.3,
+            burst in 1.0f64..10.0,
+            per_sec in 1.0f64..50.0,
+            reload_after in proptest::option::of(0.0f64..20_000.0),
+        ) {
+            let faults = Faults { server_error, lost_answer, refused: 0.0, unauthorized, no_retry_after, read_failure, failed_run: 0.1 };
+            let mut sim = Sim::new(rows, FakeApi::new(burst, per_sec, 800.0), faults, seed);
+            if let Some(at) = reload_after
+                && !sim.run_until(at)
+            {
+                sim.reload();
+            }
+            prop_assert!(sim.run_until(3_600_000.0), "settled within an hour");
+            prop_assert!(!sim.sent_before_kept);
+            sim.check_keys_and_runs();
+            prop_assert!(sim.engine.rows().iter().all(|r| matches!(r.state, RowState::Completed | RowState::Failed)));
+            prop_assert_eq!(sim.api.runs.len(), rows, "one run per row");
+        }
+
+        /// A cancel at any point ends with every row final and no run left going.
+        #[test]
+        fn a_cancel_at_any_point_ends_with_every_row_final(
+            seed in any::<u64>(),
+            rows in 1usize..60,
+            cancel_after in 0.0f64..10_000.0,
+            server_error in 0.0f64..0.2,
+            read_failure in 0.0f64..0.3,
+            reload_during_cancel in any::<bool>(),
+        ) {
+            let faults = Faults { server_error, read_failure, ..NO_FAULTS };
+            let mut sim = Sim::new(rows, FakeApi::new(5.0, 5.0, 3_000.0), faults, seed);
+            if !sim.run_until(cancel_after) {
+                sim.handle(Event::Cancel);
+                if reload_during_cancel {
+                    sim.run_until(cancel_after + 50.0);
+                    if sim.store.summary.as_ref().is_some_and(|s| s.cancelled) {
+                        sim.arriving.clear();
+                        sim.submitting.clear();
+                        let summary = sim.store.summary.clone().unwrap();
+                        let rows: Vec<BatchRow> = sim.store.rows.values().cloned().collect();
+                        sim.engine = Engine::restore(summary, rows, sim.now).unwrap();
+                    }
+                }
+            }
+            prop_assert!(sim.run_until(3_600_000.0));
+            prop_assert!(sim.engine.rows().iter().all(|r| r.state.is_final()));
+            let now = sim.now;
+            for row in sim.engine.rows() {
+                if let Some(run) = &row.run_id {
+                    let i = sim.api.index_of(run).unwrap();
+                    prop_assert!(sim.api.run(i, now).status.is_terminal());
+                }
+            }
+            sim.check_keys_and_runs();
+        }
+    }
+}
