@@ -81,3 +81,101 @@ pub fn download(name: &str, mime: &str, text: &str) {
         Duration::from_secs(60),
     );
 }
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `navigator.locks`, the Web Locks API (web-sys binds it only behind its unstable flag).
+    type LockManager;
+
+    #[wasm_bindgen(method)]
+    fn request(
+        this: &LockManager,
+        name: &str,
+        options: &JsValue,
+        callback: &js_sys::Function,
+    ) -> js_sys::Promise;
+}
+
+/// How to ask for a lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockRequest {
+    /// Only if no other tab holds it.
+    IfAvailable,
+    /// Take it from the tab that holds it (that tab learns it lost it).
+    Steal,
+    /// Wait until it is free.
+    Wait,
+}
+
+/// An exclusive Web Lock this tab holds: across the browser's tabs and windows, one holder per
+/// name. Held until [`HeldLock::release`], or until another tab steals it.
+pub struct HeldLock {
+    release: js_sys::Function,
+    /// Settles when the lock is gone: released here, or stolen.
+    ended: js_sys::Promise,
+}
+
+impl HeldLock {
+    pub fn release(&self) {
+        let _ = self.release.call0(&JsValue::UNDEFINED);
+    }
+
+    /// Resolves once the lock is gone (released here or taken by another tab).
+    pub async fn ended(&self) {
+        let _ = JsFuture::from(self.ended.clone()).await;
+    }
+}
+
+/// What became of a lock request.
+pub enum LockAnswer {
+    Held(HeldLock),
+    /// Another tab holds it (only with [`LockRequest::IfAvailable`]).
+    HeldElsewhere,
+    /// This browser has no Web Locks (an old browser, a page not served securely): nothing is
+    /// exclusive.
+    Unsupported,
+}
+
+/// Asks for the exclusive lock `name`.
+pub async fn request_lock(name: &str, how: LockRequest) -> LockAnswer {
+    let Ok(locks) = js_sys::Reflect::get(&window().navigator(), &JsValue::from_str("locks")) else {
+        return LockAnswer::Unsupported;
+    };
+    if locks.is_undefined() || locks.is_null() {
+        return LockAnswer::Unsupported;
+    }
+    let locks: LockManager = locks.unchecked_into();
+    let options = js_sys::Object::new();
+    let flag = match how {
+        LockRequest::IfAvailable => Some("ifAvailable"),
+        LockRequest::Steal => Some("steal"),
+        LockRequest::Wait => None,
+    };
+    if let Some(flag) = flag {
+        let _ = js_sys::Reflect::set(&options, &JsValue::from_str(flag), &JsValue::TRUE);
+    }
+    // The callback answers `granted` with the function that releases the lock (or null when
+    // another tab holds it), and holds the lock until that function is called.
+    let mut grant: Option<js_sys::Function> = None;
+    let granted = js_sys::Promise::new(&mut |resolve, _| grant = Some(resolve));
+    let Some(grant) = grant else {
+        return LockAnswer::Unsupported;
+    };
+    let callback = wasm_bindgen::closure::Closure::once_into_js(move |lock: JsValue| {
+        if lock.is_null() {
+            let _ = grant.call1(&JsValue::UNDEFINED, &JsValue::NULL);
+            return js_sys::Promise::resolve(&JsValue::UNDEFINED);
+        }
+        js_sys::Promise::new(&mut |release, _| {
+            let _ = grant.call1(&JsValue::UNDEFINED, &release);
+        })
+    });
+    let ended = locks.request(name, &options, callback.unchecked_ref());
+    match JsFuture::from(granted).await {
+        Ok(release) if release.is_function() => LockAnswer::Held(HeldLock {
+            release: release.unchecked_into(),
+            ended,
+        }),
+        _ => LockAnswer::HeldElsewhere,
+    }
+}

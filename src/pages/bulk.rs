@@ -18,7 +18,7 @@ use crate::model::bulk::{
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
 use crate::model::urls::run_path;
-use crate::state::bulk::{Keeping, Phase, saved_batches, saved_rows, use_bulk};
+use crate::state::bulk::{Keeping, Phase, Role, saved_batches, saved_rows, use_bulk};
 use crate::state::registry::use_registry;
 use crate::state::workspace::use_workspace;
 use crate::store::{self, Change};
@@ -71,12 +71,10 @@ fn SavedBatches() -> impl IntoView {
         leptos::task::spawn_local(async move {
             match saved_rows(&summary.id).await {
                 Some(rows) if !rows.is_empty() => {
-                    if !bulk.restore(summary, rows) {
+                    if !bulk.open(summary, rows, resume) {
                         problem.set(Some(
                             "This batch's action is not one this console knows.".to_owned(),
                         ));
-                    } else if resume {
-                        bulk.resume();
                     }
                 }
                 _ => problem.set(Some(
@@ -532,7 +530,8 @@ fn BatchView() -> impl IntoView {
             crate::model::format::duration(chrono::TimeDelta::milliseconds((left * 1000.0) as i64))
         ))
     };
-    let running = move || phase.get() == Some(Phase::Running);
+    let here = move || bulk.role.get() == Role::Runs;
+    let running = move || here() && phase.get() == Some(Phase::Running);
     let paused_reason = move || match phase.get() {
         Some(Phase::Paused(reason)) => Some(reason.unwrap_or_else(|| {
             "Paused: nothing is sent until you resume. Runs already submitted go on.".to_owned()
@@ -600,6 +599,14 @@ fn BatchView() -> impl IntoView {
                 </div>
             </dl>
             {move || paused_reason().map(|reason| view! { <p class="notice" role="status" data-field="paused-reason">{reason}</p> })}
+            {move || (!here()).then(|| view! {
+                <div class="notice" role="status" data-field="elsewhere">
+                    <p>"This batch is running in another tab of this browser. This tab shows its progress as that tab saves it, and sends nothing."</p>
+                    <button type="button" class="button primary" data-field="take-over" on:click=move |_| bulk.take_over()>
+                        "Run it in this tab instead"
+                    </button>
+                </div>
+            })}
             <p class="help" data-field="keeping">{move || match keeping.get() {
                 Keeping::Pending => "Saving the batch in this browser before the first row is sent…",
                 Keeping::Kept => "Kept in this browser: after a reload, sign in and open Bulk to take it up. \
@@ -611,14 +618,14 @@ fn BatchView() -> impl IntoView {
                 {move || running().then(|| view! {
                     <button type="button" class="button secondary" on:click=move |_| bulk.pause()>"Pause"</button>
                 })}
-                {move || matches!(phase.get(), Some(Phase::Paused(_))).then(|| view! {
+                {move || (here() && matches!(phase.get(), Some(Phase::Paused(_)))).then(|| view! {
                     <button type="button" class="button primary" on:click=move |_| bulk.resume()>"Resume"</button>
                 })}
-                {move || matches!(phase.get(), Some(Phase::Running | Phase::Paused(_))).then(|| view! {
+                {move || (here() && matches!(phase.get(), Some(Phase::Running | Phase::Paused(_)))).then(|| view! {
                     <button type="button" class="button secondary" data-field="cancel-batch"
                         on:click=move |_| confirming_cancel.set(true)>"Cancel batch…"</button>
                 })}
-                {move || (phase.get() == Some(Phase::Done) && tally.get().count(RowState::Failed) > 0).then(|| view! {
+                {move || (here() && phase.get() == Some(Phase::Done) && tally.get().count(RowState::Failed) > 0).then(|| view! {
                     <button type="button" class="button secondary" data-field="retry-failed" on:click=move |_| bulk.retry_failed()
                         title="New submissions with new keys: they may cost again">
                         {move || format!("Retry {} failed rows", tally.get().count(RowState::Failed))}
@@ -626,7 +633,7 @@ fn BatchView() -> impl IntoView {
                 })}
                 <button type="button" class="button secondary" data-field="export-csv" on:click=move |_| export(false)>"Export CSV"</button>
                 <button type="button" class="button secondary" data-field="export-json" on:click=move |_| export(true)>"Export JSON"</button>
-                {move || (phase.get() == Some(Phase::Done)).then(|| view! {
+                {move || (here() && phase.get() == Some(Phase::Done)).then(|| view! {
                     <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
                         title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
                 })}

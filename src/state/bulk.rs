@@ -3,7 +3,15 @@
 //! driver feeds it the clock and the answers, and does what it asks: the API requests (through
 //! the one transport), the writes to this browser's store (`crate::store`) and the workspace's
 //! refresh. The credential is never written.
+//!
+//! One tab runs a batch: the tab that runs it holds a Web Lock named after the batch. Another
+//! tab that opens the batch shows it read-only, kept up to date by what the running tab
+//! broadcasts after each save (a `BroadcastChannel` of the same name), and may take it over,
+//! which stops the first tab. When the running tab goes away (closed, reloaded), a tab showing
+//! the batch takes it up, paused, from what was saved.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 
 use api_contract::ActionId;
@@ -13,9 +21,9 @@ use leptos::task::spawn_local;
 use super::session::Session;
 use super::workspace::SharedWorkspace;
 use crate::api::{ApiClient, ApiError};
-use crate::browser::sleep;
+use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep};
 use crate::model::bulk::engine::{
-    CancelAnswer, Command, Engine, Event, ReadAnswer, Saving, SubmitAnswer,
+    BatchNews, CancelAnswer, Command, Engine, Event, ReadAnswer, Saving, SubmitAnswer,
 };
 use crate::model::bulk::{BatchRow, CheckedRow, RowError, SavedBatch};
 use crate::model::form::SavedSubmission;
@@ -26,16 +34,41 @@ pub use crate::model::bulk::engine::{Keeping, Phase};
 /// The longest the driver's clock sleeps: the engine is asked again at least this often.
 const LONGEST_SLEEP_MS: f64 = 1_000.0;
 
+/// Whether this tab runs the batch it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// This tab sends the batch's requests (it holds the batch's lock).
+    Runs,
+    /// Another tab of this browser runs it: this tab shows its progress and sends nothing.
+    Watches,
+}
+
 /// The batch and its driver. `Copy`, like the signals inside.
 #[derive(Clone, Copy)]
 pub struct Bulk {
     /// The batch. Changed without notifying at every event; notified when the engine says
     /// something the page shows changed.
     pub batch: RwSignal<Option<Engine>>,
+    pub role: RwSignal<Role>,
     /// The batch whose clock task is running, if any.
     clock_for: StoredValue<Option<String>>,
+    /// The phase the other tabs were last told.
+    told_phase: StoredValue<Option<Phase>>,
     session: Session,
     workspace: SharedWorkspace,
+}
+
+thread_local! {
+    /// The lock of the batch this tab shows, while this tab runs it (browser objects, so they
+    /// stay on this thread rather than in the reactive arena).
+    static BATCH_LOCK: RefCell<Option<Rc<HeldLock>>> = const { RefCell::new(None) };
+    /// The channel between the tabs that show the batch.
+    static BATCH_CHANNEL: RefCell<Option<web_sys::BroadcastChannel>> = const { RefCell::new(None) };
+}
+
+/// The name of a batch's lock and channel.
+fn batch_lock_name(batch: &str) -> String {
+    format!("console-bulk-{batch}")
 }
 
 fn now() -> f64 {
@@ -122,7 +155,9 @@ impl Bulk {
     pub fn provide(session: Session, workspace: SharedWorkspace) {
         provide_context(Bulk {
             batch: RwSignal::new(None),
+            role: RwSignal::new(Role::Runs),
             clock_for: StoredValue::new(None),
+            told_phase: StoredValue::new(None),
             session,
             workspace,
         });
@@ -138,19 +173,214 @@ impl Bulk {
             rows.into_iter().map(BatchRow::new).collect(),
             now(),
         );
-        self.batch.set(Some(engine));
-        self.handle(Event::Tick);
+        let id = engine.id.clone();
+        self.run(engine, None);
+        // A new batch's lock is free: no other tab knows its id yet.
+        let bulk = *self;
+        spawn_local(async move {
+            if let LockAnswer::Held(lock) =
+                request_lock(&batch_lock_name(&id), LockRequest::IfAvailable).await
+            {
+                bulk.hold(lock, &id);
+            }
+        });
     }
 
-    /// Takes up a batch kept in this browser, paused (or going on with its cancel). `false`
-    /// when the summary names an action this console does not know.
-    pub fn restore(&self, summary: SavedBatch, rows: Vec<BatchRow>) -> bool {
+    /// Opens a batch kept in this browser: run here, paused (or going on with its cancel) and
+    /// resumed when `resume`, unless another tab runs it; then shown read-only. `false` when the
+    /// summary names an action this console does not know.
+    pub fn open(&self, summary: SavedBatch, rows: Vec<BatchRow>, resume: bool) -> bool {
         let Some(engine) = Engine::restore(summary, rows, now()) else {
             return false;
         };
-        self.batch.set(Some(engine));
-        self.handle(Event::Tick);
+        let bulk = *self;
+        spawn_local(async move {
+            let name = batch_lock_name(&engine.id);
+            match request_lock(&name, LockRequest::IfAvailable).await {
+                LockAnswer::HeldElsewhere => bulk.watch(engine),
+                answer => {
+                    let id = engine.id.clone();
+                    bulk.run(engine, None);
+                    if let LockAnswer::Held(lock) = answer {
+                        bulk.hold(lock, &id);
+                    }
+                    if resume {
+                        bulk.resume();
+                    }
+                }
+            }
+        });
         true
+    }
+
+    /// Runs the shown batch in this tab instead of the tab that runs it: takes the lock from
+    /// that tab (which then stops sending) and carries on from what it saved.
+    pub fn take_over(&self) {
+        let Some((id, workspace)) = self.batch.with_untracked(|b| {
+            b.as_ref()
+                .map(|b| (b.id.clone(), b.workspace.clone().unwrap_or_default()))
+        }) else {
+            return;
+        };
+        let bulk = *self;
+        spawn_local(async move {
+            let LockAnswer::Held(lock) =
+                request_lock(&batch_lock_name(&id), LockRequest::Steal).await
+            else {
+                return;
+            };
+            match saved_engine(&workspace, &id).await {
+                Some(engine) => {
+                    bulk.run(engine, None);
+                    bulk.hold(lock, &id);
+                    bulk.resume();
+                }
+                None => lock.release(),
+            }
+        });
+    }
+
+    /// Makes `engine` the batch this tab runs.
+    fn run(&self, engine: Engine, lock: Option<HeldLock>) {
+        self.let_go();
+        let id = engine.id.clone();
+        self.batch.set(Some(engine));
+        self.role.set(Role::Runs);
+        self.open_channel(&id, false);
+        if let Some(lock) = lock {
+            self.hold(lock, &id);
+        }
+        self.handle(Event::Tick);
+    }
+
+    /// Shows `engine`, which another tab runs, kept up to date by that tab's news; takes it up
+    /// if that tab goes away.
+    fn watch(&self, engine: Engine) {
+        self.let_go();
+        let id = engine.id.clone();
+        self.batch.set(Some(engine));
+        self.role.set(Role::Watches);
+        self.open_channel(&id, true);
+        self.take_up_when_free(id);
+    }
+
+    /// Keeps the batch's lock until it is released here or taken by another tab; then this tab
+    /// only shows the batch.
+    fn hold(&self, lock: HeldLock, batch: &str) {
+        let lock = Rc::new(lock);
+        BATCH_LOCK.set(Some(lock.clone()));
+        let bulk = *self;
+        let batch = batch.to_owned();
+        spawn_local(async move {
+            lock.ended().await;
+            let still_ours = BATCH_LOCK
+                .with_borrow(|held| held.as_ref().is_some_and(|held| Rc::ptr_eq(held, &lock)));
+            if !still_ours {
+                return;
+            }
+            // Taken by another tab: it runs the batch now.
+            BATCH_LOCK.set(None);
+            if bulk.current_id().as_deref() == Some(batch.as_str())
+                && bulk.role.get_untracked() == Role::Runs
+            {
+                bulk.role.set(Role::Watches);
+                bulk.open_channel(&batch, true);
+                bulk.take_up_when_free(batch);
+            }
+        });
+    }
+
+    /// Waits for the batch's lock: when the tab that runs it goes away, this tab takes the
+    /// batch up from what was saved (paused, as after a reload).
+    fn take_up_when_free(&self, batch: String) {
+        let bulk = *self;
+        spawn_local(async move {
+            let LockAnswer::Held(lock) =
+                request_lock(&batch_lock_name(&batch), LockRequest::Wait).await
+            else {
+                return;
+            };
+            let watching = bulk.current_id().as_deref() == Some(batch.as_str())
+                && bulk.role.get_untracked() == Role::Watches;
+            let workspace = bulk
+                .batch
+                .with_untracked(|b| b.as_ref().and_then(|b| b.workspace.clone()))
+                .unwrap_or_default();
+            match watching {
+                true => match saved_engine(&workspace, &batch).await {
+                    Some(engine) => bulk.run(engine, Some(lock)),
+                    None => lock.release(),
+                },
+                false => lock.release(),
+            }
+        });
+    }
+
+    /// Releases the lock and closes the channel of the batch shown so far.
+    fn let_go(&self) {
+        if let Some(lock) = BATCH_LOCK.take() {
+            lock.release();
+        }
+        if let Some(channel) = BATCH_CHANNEL.take() {
+            channel.close();
+        }
+        self.told_phase.set_value(None);
+    }
+
+    /// Opens the batch's channel; a tab that only shows the batch listens to it.
+    fn open_channel(&self, batch: &str, listen: bool) {
+        if let Some(channel) = BATCH_CHANNEL.take() {
+            channel.close();
+        }
+        let Ok(channel) = web_sys::BroadcastChannel::new(&batch_lock_name(batch)) else {
+            return;
+        };
+        if listen {
+            let bulk = *self;
+            let on_news = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
+                move |event: web_sys::MessageEvent| {
+                    let Some(news) = event
+                        .data()
+                        .as_string()
+                        .and_then(|text| serde_json::from_str::<BatchNews>(&text).ok())
+                    else {
+                        return;
+                    };
+                    if bulk.role.get_untracked() == Role::Watches {
+                        bulk.batch.update(|b| {
+                            if let Some(engine) = b {
+                                engine.absorb(news);
+                            }
+                        });
+                    }
+                },
+            );
+            channel.set_onmessage(Some(wasm_bindgen::JsCast::unchecked_ref(on_news.as_ref())));
+            // The listener lives as long as the channel; the channel is closed when the tab
+            // shows another batch.
+            on_news.forget();
+        }
+        BATCH_CHANNEL.set(Some(channel));
+    }
+
+    /// Tells the other tabs showing the batch where it stands, with the rows just saved.
+    fn tell(&self, rows: Vec<BatchRow>) {
+        if self.role.get_untracked() != Role::Runs {
+            return;
+        }
+        let Some(news) = self
+            .batch
+            .with_untracked(|b| b.as_ref().map(|engine| engine.news(rows)))
+        else {
+            return;
+        };
+        self.told_phase.set_value(Some(news.phase.clone()));
+        let text = serde_json::to_string(&news).unwrap_or_default();
+        BATCH_CHANNEL.with_borrow(|channel| {
+            if let Some(channel) = channel {
+                let _ = channel.post_message(&wasm_bindgen::JsValue::from_str(&text));
+            }
+        });
     }
 
     /// Forgets the batch, here and in this browser's store; answers still on their way are
@@ -159,7 +389,9 @@ impl Bulk {
         let id = self
             .batch
             .with_untracked(|b| b.as_ref().map(|b| b.id.clone()));
+        self.let_go();
         self.batch.set(None);
+        self.role.set(Role::Runs);
         if let Some(id) = id {
             spawn_local(async move {
                 let _ = store::write(vec![Change::DeleteBatch(id)]).await;
@@ -199,8 +431,11 @@ impl Bulk {
             .with_untracked(|b| b.as_ref().map(|b| b.id.clone()))
     }
 
-    /// Feeds an event to the current batch and does what it asks.
+    /// Feeds an event to the current batch and does what it asks (only in the tab that runs it).
     fn handle(&self, event: Event) {
+        if self.role.get_untracked() != Role::Runs {
+            return;
+        }
         let now = now();
         let Some((id, action, commands, changed)) = self
             .batch
@@ -221,6 +456,12 @@ impl Bulk {
         };
         if changed {
             self.batch.notify();
+            let phase = self
+                .batch
+                .with_untracked(|b| b.as_ref().map(|b| b.phase().clone()));
+            if phase != self.told_phase.get_value() {
+                self.tell(Vec::new());
+            }
         }
         for command in commands {
             self.execute(&id, action, command);
@@ -287,6 +528,9 @@ impl Bulk {
             Command::Save(saving) => spawn_local(async move {
                 let written = store::write(changes(action, &saving)).await.is_ok();
                 bulk.answer(&batch, Event::Saved(written));
+                if written && bulk.current_id().as_deref() == Some(batch.as_str()) {
+                    bulk.tell(saving.rows);
+                }
             }),
             Command::RefreshWorkspace => self.workspace.refresh(),
         }
@@ -297,7 +541,9 @@ impl Bulk {
     /// stops once the batch is settled or replaced.
     async fn clock(self, batch: String) {
         loop {
-            if self.current_id().as_deref() != Some(batch.as_str()) {
+            if self.current_id().as_deref() != Some(batch.as_str())
+                || self.role.get_untracked() != Role::Runs
+            {
                 break;
             }
             let (awaiting_sign_in, workspace_known) = self.batch.with_untracked(|b| {
@@ -317,6 +563,10 @@ impl Bulk {
                     .map_or((true, None), |e| (e.is_settled(), e.wake_at(now())))
             });
             if settled {
+                // Nothing more to send: another tab may open the batch as its own.
+                if let Some(lock) = BATCH_LOCK.take() {
+                    lock.release();
+                }
                 break;
             }
             let wait = wake_at.map_or(LONGEST_SLEEP_MS, |at| {
@@ -343,6 +593,17 @@ pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, ()> {
         .collect();
     list.sort_by(|a, b| b.created_at.total_cmp(&a.created_at));
     Ok(list)
+}
+
+/// A kept batch as an engine, from what this browser saved; `None` when it cannot be read back.
+async fn saved_engine(workspace: &str, batch: &str) -> Option<Engine> {
+    let summary = saved_batches(workspace)
+        .await
+        .ok()?
+        .into_iter()
+        .find(|b| b.id == batch)?;
+    let rows = saved_rows(batch).await?;
+    Engine::restore(summary, rows, now())
 }
 
 /// A kept batch's rows, in line order; `None` when they cannot be read back whole.

@@ -266,3 +266,67 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
   assert.deepEqual(besides(problems, 429), []);
   await context.close();
 });
+
+test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async () => {
+  const rows = 400;
+  const lines = [csvLine(["keywords"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`two tabs ${i}`]));
+  const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
+  // Submissions each tab sends, by key.
+  const sentBy = (page) => {
+    const keys = [];
+    page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
+    return keys;
+  };
+  const firstKeys = sentBy(first);
+  await first.getByLabel("Action").selectOption("network-search-companies");
+  await first.locator("#bulk-text").fill(lines.join("\n"));
+  await first.locator('[data-field="start-batch"]').click();
+  await first.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+
+  // A second tab of the same browser signs in and opens the batch: it only watches.
+  const second = await context.newPage();
+  const secondProblems = [];
+  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
+  second.on("pageerror", (err) => secondProblems.push(err.message));
+  const secondKeys = sentBy(second);
+  await second.goto(`${sandbox.url}/sign-in`);
+  await signIn(second, sandbox.api_key);
+  await second.waitForURL(/\/workspace$/);
+  await go(second, "/bulk");
+  await second.locator('[data-field="saved-batches"] li[data-state="unfinished"] [data-field="resume-saved"]').click();
+  await second.locator('[data-field="elsewhere"]').waitFor();
+  assert.equal(await second.locator('[data-field="cancel-batch"]').count(), 0, "a watching tab offers no controls");
+  // It follows the first tab's progress, and sends nothing.
+  const finishedIn = (page) => page.locator('[data-field="batch-finished"]').textContent().then((t) => Number(t.split(" of ")[0].replaceAll(",", "")));
+  const seen = await finishedIn(second);
+  await second.waitForFunction((n) => Number(document.querySelector('[data-field="batch-finished"]').textContent.split(" of ")[0].replaceAll(",", "")) > n, seen);
+  assert.equal(secondKeys.length, 0, "the watching tab sent no submission");
+  await axeClean(second, "watching");
+  await screenshot(second, "bulk-watching");
+
+  // Taking it over: the second tab runs it, the first stops sending and watches.
+  await second.locator('[data-field="take-over"]').click();
+  await second.locator('[data-field="elsewhere"]').waitFor({ state: "detached" });
+  await first.locator('[data-field="elsewhere"]').waitFor();
+  const sentByFirst = firstKeys.length;
+  await second.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  // Requests already on their way at the take-over may land; the first tab sends nothing after.
+  assert.ok(firstKeys.length <= sentByFirst + 5, `first tab sent ${firstKeys.length - sentByFirst} after losing the batch`);
+  assert.ok(secondKeys.length > 0, "the second tab sent the rest");
+  const c = await counts(second);
+  assert.equal(c.completed, rows, JSON.stringify(c));
+  // Each row went with its one key, whichever tab sent it; the API made one run per row.
+  const keysPerRow = new Map();
+  for (const key of [...firstKeys, ...secondKeys]) keysPerRow.set(key.split("-").pop(), new Set([...(keysPerRow.get(key.split("-").pop()) ?? []), key]));
+  assert.equal(keysPerRow.size, rows);
+  assert.ok([...keysPerRow.values()].every((keys) => keys.size === 1), "one key per row");
+  const made = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.action === "network-search-companies");
+  assert.equal(new Set(made.map((r) => r.id)).size, made.length);
+  // The first tab, watching, sees the end too.
+  await first.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 30_000 });
+  await screenshot(second, "bulk-taken-over");
+  assert.deepEqual(besides(problems, 429), []);
+  assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
+  await context.close();
+});

@@ -24,7 +24,7 @@ use super::pacer::{LearnedPace, Pacer, retry_delay_ms};
 use super::{BatchRow, RUN_LIST_LIMIT, RowError, RowState, SavedBatch, Tally, row_key};
 
 /// Where the batch as a whole stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
     Running,
     /// Stopped by the person (`None`) or by the engine, with the reason.
@@ -158,7 +158,7 @@ pub enum Command {
 }
 
 /// The measures of a batch's progress that the page shows and the bench reads.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counters {
     /// When the batch (or its latest resume) started sending, ms since the epoch.
     pub started_at: f64,
@@ -172,6 +172,17 @@ pub struct Counters {
     pub status_bytes: usize,
     /// Bytes of the finished runs' answers, each counted once: what the results weigh.
     pub result_bytes: usize,
+}
+
+/// What the tab that runs a batch tells the other tabs showing it: where it stands, and the
+/// rows that changed since it last said so (as just saved).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchNews {
+    pub batch: String,
+    pub phase: Phase,
+    pub cancelled: bool,
+    pub counters: Counters,
+    pub rows: Vec<BatchRow>,
 }
 
 /// A running row's schedule of status reads.
@@ -404,6 +415,36 @@ impl Engine {
         self.phase == Phase::Done
             && self.save_in_flight.is_none()
             && (self.keeping == Keeping::Refused || !self.has_unsaved())
+    }
+
+    /// What to tell the tabs that show this batch, with `rows` (as just saved).
+    pub fn news(&self, rows: Vec<BatchRow>) -> BatchNews {
+        BatchNews {
+            batch: self.id.clone(),
+            phase: self.phase.clone(),
+            cancelled: self.cancelled,
+            counters: self.counters.clone(),
+            rows,
+        }
+    }
+
+    /// Takes what the tab running this batch reported: a tab that only shows the batch keeps its
+    /// copy up to date this way, and sends nothing.
+    pub fn absorb(&mut self, news: BatchNews) {
+        if news.batch != self.id {
+            return;
+        }
+        for row in news.rows {
+            if let Ok(index) = self.rows.binary_search_by_key(&row.line, |r| r.line) {
+                self.tally.remove(&self.rows[index]);
+                self.tally.add(&row);
+                self.rows[index] = row;
+            }
+        }
+        self.phase = news.phase;
+        self.cancelled = news.cancelled;
+        self.counters = news.counters;
+        self.changed = true;
     }
 
     /// Whether anything the page shows changed since the last call.
