@@ -55,10 +55,15 @@ pub fn focus_id(id: &str) {
 
 /// Saves `text` as a file named `name`, through a temporary object URL.
 pub fn download(name: &str, mime: &str, text: &str) {
+    download_parts(name, mime, &js_sys::Array::of1(&JsValue::from_str(text)));
+}
+
+/// Saves the strings of `parts`, one after the other, as a file named `name`: a large export is
+/// written a part at a time, never as one string.
+pub fn download_parts(name: &str, mime: &str, parts: &js_sys::Array) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(parts, &options) else {
         return;
     };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {

@@ -146,13 +146,22 @@ pub async fn all(store: &'static str) -> Result<Vec<String>, JsValue> {
     Ok(strings(finished(&request).await?))
 }
 
-/// A batch's rows, in line order.
-pub async fn batch_rows(batch: &str) -> Result<Vec<String>, JsValue> {
+/// Up to `count` of a batch's rows in line order, from line `first_line` on: a large batch is
+/// read a slice at a time.
+pub async fn batch_rows_from(
+    batch: &str,
+    first_line: usize,
+    count: u32,
+) -> Result<Vec<String>, JsValue> {
     let db = database().await?;
+    let range = IdbKeyRange::bound(
+        &JsValue::from_str(&row_key(batch, first_line)),
+        &JsValue::from_str(&format!("{batch}0")),
+    )?;
     let request = db
         .transaction_with_str(ROWS)?
         .object_store(ROWS)?
-        .get_all_with_key(&rows_of(batch)?.into())?;
+        .get_all_with_key_and_limit(&range.into(), count)?;
     Ok(strings(finished(&request).await?))
 }
 

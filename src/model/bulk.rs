@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use self::pacer::LearnedPace;
 
 use crate::model::form::{FormModel, MAX_CREDITS, MAX_RESULTS, Values};
-use crate::model::output::{columns, csv_field, plain};
+use crate::model::output::{csv_field, plain};
 
 /// The most rows one batch takes.
 pub const MAX_ROWS: usize = 10_000;
@@ -60,6 +60,7 @@ pub fn read_table(text: &str) -> Result<Table, String> {
         .from_reader(text.as_bytes());
     let mut table = Table::default();
     let (mut counted, mut lines_before) = (0, 0);
+    let mut rows_read = 0_usize;
     for (i, record) in reader.records().enumerate() {
         let record = record.map_err(|e| match e.position() {
             Some(p) => format!("Line {}: {}", p.line(), csv_reason(&e)),
@@ -91,12 +92,18 @@ pub fn read_table(text: &str) -> Result<Table, String> {
         if cells.iter().all(String::is_empty) {
             continue;
         }
-        if table.rows.len() == MAX_ROWS {
-            return Err(format!(
-                "The file has more than {MAX_ROWS} rows; split it into batches of at most {MAX_ROWS}."
-            ));
+        rows_read += 1;
+        if table.rows.len() < MAX_ROWS {
+            table.rows.push(TableRow { line, cells });
         }
-        table.rows.push(TableRow { line, cells });
+    }
+    if rows_read > MAX_ROWS {
+        return Err(format!(
+            "The file has {} rows; a batch takes at most {}: split it into batches of at most {}.",
+            crate::model::format::group_thousands(rows_read as u64),
+            crate::model::format::group_thousands(MAX_ROWS as u64),
+            crate::model::format::group_thousands(MAX_ROWS as u64),
+        ));
     }
     if table.rows.is_empty() {
         return Err("The file has a header line but no rows.".to_owned());
@@ -336,7 +343,13 @@ pub struct BatchRow {
     pub not_before: f64,
     pub run_id: Option<String>,
     pub credits_used: u64,
+    /// The run's records while they are in memory: once a finished row is written to this
+    /// browser's store, its records stay there only (exports read them from the store), and
+    /// [`BatchRow::records`] says how many there are.
     pub output: Vec<Value>,
+    /// How many records the run returned.
+    #[serde(default)]
+    pub records: usize,
     /// A refusal or a failed run's error; for an invalid row, its broken rules.
     #[serde(default, deserialize_with = "kept_row_error")]
     pub error: Option<RowError>,
@@ -361,6 +374,7 @@ impl BatchRow {
             run_id: None,
             credits_used: 0,
             output: Vec::new(),
+            records: 0,
             error: invalid.then(|| RowError {
                 code: "invalid".to_owned(),
                 message: describe(&row.errors),
@@ -388,6 +402,7 @@ impl BatchRow {
         self.credits_used = run.credits_used;
         if run.status.is_terminal() {
             self.output = run.output.clone();
+            self.records = run.output.len();
         }
         self.error = run.error.as_ref().map(|e| RowError {
             code: e.code.clone(),
@@ -464,7 +479,7 @@ impl Tally {
             }
         }
         self.credits_used += row.credits_used;
-        self.records += row.output.len();
+        self.records += row.records;
     }
 
     /// Counts one row less (before it changes, then [`Tally::add`] counts it as it is now).
@@ -479,7 +494,7 @@ impl Tally {
             }
         }
         self.credits_used = self.credits_used.saturating_sub(row.credits_used);
-        self.records = self.records.saturating_sub(row.output.len());
+        self.records = self.records.saturating_sub(row.records);
     }
 
     pub fn count(&self, state: RowState) -> usize {
@@ -487,91 +502,183 @@ impl Tally {
     }
 }
 
-/// The merged export as CSV: one line per output record (a row without records gets one line),
-/// each with the row's line, its input columns, the run id and status, and a failed row's error
-/// code and message; then the records' columns. Every cell is neutralised like the run page's.
-pub fn merged_csv(headers: &[String], rows: &[BatchRow]) -> String {
-    let records: Vec<Value> = rows.iter().flat_map(|r| r.output.iter().cloned()).collect();
-    let output_columns = columns(&records);
-    let fixed = ["line", "run_id", "status", "error_code", "error_message"];
-    let mut out = String::new();
-    let mut line = |fields: Vec<String>| {
-        out.push_str(&fields.join(","));
-        out.push_str("\r\n");
-    };
-    let mut header: Vec<String> = vec![fixed[0].to_owned()];
-    header.extend(headers.iter().map(|h| format!("input.{h}")));
-    header.extend(fixed[1..].iter().map(|s| (*s).to_owned()));
-    header.extend(output_columns.iter().cloned());
-    line(header.iter().map(|h| csv_field(h)).collect());
+/// The merged export's formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// One line per output record (a row without records gets one line), each with the row's
+    /// line, its input columns, the run id and status, and a failed row's error code and
+    /// message; then the records' columns. Every cell is neutralised like the run page's.
+    Csv,
+    /// One array of objects, one per row, with its line, input, run id, status, error and
+    /// records.
+    Json,
+    /// The same objects as [`ExportFormat::Json`], one per line.
+    JsonLines,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+            ExportFormat::JsonLines => "jsonl",
+        }
+    }
+
+    pub fn mime(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "text/csv",
+            ExportFormat::Json => "application/json",
+            ExportFormat::JsonLines => "application/jsonl",
+        }
+    }
+}
+
+/// Adds the columns of `rows`' records not yet in `columns`, in the order met (a CSV export
+/// needs them all before its first line).
+pub fn add_output_columns(columns: &mut Vec<String>, rows: &[BatchRow]) {
     for row in rows {
+        for column in crate::model::output::columns(&row.output) {
+            if !columns.contains(&column) {
+                columns.push(column);
+            }
+        }
+    }
+}
+
+/// Writes the merged export a slice of rows at a time, so that a large batch is never one
+/// string: [`MergedExport::start`], then [`MergedExport::rows`] for each slice in line order,
+/// then [`MergedExport::finish`].
+pub struct MergedExport {
+    format: ExportFormat,
+    headers: Vec<String>,
+    /// The records' columns (CSV only).
+    output_columns: Vec<String>,
+    rows_written: usize,
+}
+
+impl MergedExport {
+    pub fn new(format: ExportFormat, headers: Vec<String>, output_columns: Vec<String>) -> Self {
+        MergedExport {
+            format,
+            headers,
+            output_columns,
+            rows_written: 0,
+        }
+    }
+
+    pub fn start(&self) -> String {
+        match self.format {
+            ExportFormat::Csv => {
+                let fixed = ["line", "run_id", "status", "error_code", "error_message"];
+                let mut header: Vec<String> = vec![fixed[0].to_owned()];
+                header.extend(self.headers.iter().map(|h| format!("input.{h}")));
+                header.extend(fixed[1..].iter().map(|s| (*s).to_owned()));
+                header.extend(self.output_columns.iter().cloned());
+                csv_line(header.iter().map(|h| csv_field(h)).collect())
+            }
+            ExportFormat::Json => "[".to_owned(),
+            ExportFormat::JsonLines => String::new(),
+        }
+    }
+
+    pub fn rows(&mut self, rows: &[BatchRow]) -> String {
+        let mut out = String::new();
+        for row in rows {
+            match self.format {
+                ExportFormat::Csv => self.csv_row(row, &mut out),
+                ExportFormat::Json => {
+                    out.push_str(if self.rows_written == 0 { "\n" } else { ",\n" });
+                    out.push_str(
+                        &serde_json::to_string_pretty(&self.json_item(row)).unwrap_or_default(),
+                    );
+                }
+                ExportFormat::JsonLines => {
+                    out.push_str(&self.json_item(row).to_string());
+                    out.push('\n');
+                }
+            }
+            self.rows_written += 1;
+        }
+        out
+    }
+
+    pub fn finish(&self) -> String {
+        match self.format {
+            ExportFormat::Json => "\n]\n".to_owned(),
+            ExportFormat::Csv | ExportFormat::JsonLines => String::new(),
+        }
+    }
+
+    fn failure(row: &BatchRow) -> Option<&RowError> {
+        row.error
+            .as_ref()
+            .filter(|_| matches!(row.state, RowState::Failed | RowState::Invalid))
+    }
+
+    fn csv_row(&self, row: &BatchRow, out: &mut String) {
         let mut lead: Vec<String> = vec![row.line.to_string()];
-        lead.extend((0..headers.len()).map(|i| csv_field(row.cells.get(i).map_or("", |c| c))));
+        lead.extend((0..self.headers.len()).map(|i| csv_field(row.cells.get(i).map_or("", |c| c))));
         lead.push(csv_field(row.run_id.as_deref().unwrap_or("")));
         lead.push(row.state.label().to_owned());
-        let (code, message) = match (&row.error, row.state) {
-            (Some(error), RowState::Failed | RowState::Invalid) => {
-                (error.code.as_str(), error.message.as_str())
-            }
-            _ => ("", ""),
-        };
-        lead.push(csv_field(code));
-        lead.push(csv_field(message));
+        let failure = Self::failure(row);
+        lead.push(csv_field(failure.map_or("", |e| e.code.as_str())));
+        lead.push(csv_field(failure.map_or("", |e| e.message.as_str())));
         if row.output.is_empty() {
             let mut fields = lead.clone();
-            fields.extend(output_columns.iter().map(|_| String::new()));
-            line(fields);
+            fields.extend(self.output_columns.iter().map(|_| String::new()));
+            out.push_str(&csv_line(fields));
         }
         for record in &row.output {
             let mut fields = lead.clone();
-            fields.extend(output_columns.iter().map(|c| {
+            fields.extend(self.output_columns.iter().map(|c| {
                 crate::model::output::cell(record, c)
                     .map_or_else(String::new, |v| csv_field(&plain(v)))
             }));
-            line(fields);
+            out.push_str(&csv_line(fields));
         }
     }
-    out
+
+    fn json_item(&self, row: &BatchRow) -> Value {
+        let input: Map<String, Value> = self
+            .headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                (
+                    h.clone(),
+                    Value::String(row.cells.get(i).cloned().unwrap_or_default()),
+                )
+            })
+            .collect();
+        serde_json::json!({
+            "line": row.line,
+            "input": input,
+            "run_id": row.run_id,
+            "status": row.state.label(),
+            "error": Self::failure(row).map(|e| serde_json::json!({ "code": e.code, "message": e.message })),
+            "records": row.output,
+        })
+    }
 }
 
-/// The merged export as JSON: one object per row with its line, input columns, run id,
-/// status, error and records.
-pub fn merged_json(headers: &[String], rows: &[BatchRow]) -> String {
-    let items: Vec<Value> = rows
-        .iter()
-        .map(|row| {
-            let input: Map<String, Value> = headers
-                .iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    (
-                        h.clone(),
-                        Value::String(row.cells.get(i).cloned().unwrap_or_default()),
-                    )
-                })
-                .collect();
-            let mut item = Map::new();
-            item.insert("line".into(), row.line.into());
-            item.insert("input".into(), Value::Object(input));
-            item.insert(
-                "run_id".into(),
-                row.run_id.clone().map_or(Value::Null, Value::String),
-            );
-            item.insert("status".into(), row.state.label().into());
-            item.insert(
-                "error".into(),
-                match (&row.error, row.state) {
-                    (Some(error), RowState::Failed | RowState::Invalid) => {
-                        serde_json::json!({ "code": error.code, "message": error.message })
-                    }
-                    _ => Value::Null,
-                },
-            );
-            item.insert("records".into(), Value::Array(row.output.clone()));
-            Value::Object(item)
-        })
-        .collect();
-    serde_json::to_string_pretty(&items).unwrap_or_default()
+fn csv_line(fields: Vec<String>) -> String {
+    let mut line = fields.join(",");
+    line.push_str("\r\n");
+    line
+}
+
+/// The whole merged export of rows held in memory, as one text (tests and small batches).
+pub fn merged_export(format: ExportFormat, headers: &[String], rows: &[BatchRow]) -> String {
+    let mut columns = Vec::new();
+    if format == ExportFormat::Csv {
+        add_output_columns(&mut columns, rows);
+    }
+    let mut export = MergedExport::new(format, headers.to_vec(), columns);
+    let mut text = export.start();
+    text.push_str(&export.rows(rows));
+    text.push_str(&export.finish());
+    text
 }
 
 #[cfg(test)]
@@ -609,7 +716,11 @@ mod tests {
         assert!(read_table("").unwrap_err().contains("empty"));
         assert!(read_table("keywords\n").unwrap_err().contains("no rows"));
         let big = format!("keywords\n{}", "x\n".repeat(MAX_ROWS + 1));
-        assert!(read_table(&big).unwrap_err().contains("at most 10000"));
+        assert_eq!(
+            read_table(&big).unwrap_err(),
+            "The file has 10,001 rows; a batch takes at most 10,000: split it into batches of at \
+             most 10,000."
+        );
         let exactly = format!("keywords\n{}", "x\n".repeat(MAX_ROWS));
         assert_eq!(read_table(&exactly).unwrap().rows.len(), MAX_ROWS);
     }
@@ -737,7 +848,7 @@ mod tests {
             .collect();
         rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
         rows[1].take_run(&run(api_contract::RunStatus::Failed, 0, 0));
-        let csv = merged_csv(&t.headers, &rows);
+        let csv = merged_export(ExportFormat::Csv, &t.headers, &rows);
         let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
         assert_eq!(
             lines[0],
@@ -747,10 +858,53 @@ mod tests {
         assert_eq!(lines[2], "2,'=cmd,a,r1,completed,,,'=p1");
         assert_eq!(lines[3], "3,b,b,r1,failed,upstream_timeout,slow,");
         assert_eq!(lines.len(), 4);
-        let json: Value = serde_json::from_str(&merged_json(&t.headers, &rows)).unwrap();
+        let json: Value =
+            serde_json::from_str(&merged_export(ExportFormat::Json, &t.headers, &rows)).unwrap();
         assert_eq!(json[0]["input"]["keywords"], "=cmd");
         assert_eq!(json[0]["records"].as_array().unwrap().len(), 2);
         assert_eq!(json[1]["error"]["code"], "upstream_timeout");
+    }
+
+    #[test]
+    fn an_export_written_a_slice_at_a_time_is_the_whole_export() {
+        let f = form(ActionId::PremiumSearchPeople);
+        let t = read_table("keywords\na\nb\nc\n").unwrap();
+        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+            .into_iter()
+            .map(BatchRow::new)
+            .collect();
+        rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
+        rows[2].take_run(&run(api_contract::RunStatus::Completed, 1, 1));
+        for format in [
+            ExportFormat::Csv,
+            ExportFormat::Json,
+            ExportFormat::JsonLines,
+        ] {
+            let mut columns = Vec::new();
+            for slice in rows.chunks(1) {
+                add_output_columns(&mut columns, slice);
+            }
+            let mut export = MergedExport::new(format, t.headers.clone(), columns);
+            let mut parts = vec![export.start()];
+            parts.extend(rows.chunks(1).map(|slice| export.rows(slice)));
+            parts.push(export.finish());
+            assert_eq!(
+                parts.concat(),
+                merged_export(format, &t.headers, &rows),
+                "{format:?}"
+            );
+        }
+        let lines = merged_export(ExportFormat::JsonLines, &t.headers, &rows);
+        let items: Vec<Value> = lines
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0]["records"].as_array().unwrap().len(), 2);
+        assert_eq!(items[1]["status"], "waiting");
+        let json: Value =
+            serde_json::from_str(&merged_export(ExportFormat::Json, &t.headers, &rows)).unwrap();
+        assert_eq!(json.as_array().unwrap().len(), 3);
     }
 
     #[test]

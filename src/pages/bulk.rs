@@ -9,16 +9,17 @@ use leptos_router::hooks::use_query_map;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::browser::download;
 use crate::components::ApiErrorPanel;
 use crate::model::bulk::{
-    CheckedRow, RowError, RowState, SavedBatch, Source, auto_mapping, check_rows, describe,
-    merged_csv, merged_json, read_table,
+    CheckedRow, ExportFormat, RowError, RowState, SavedBatch, Source, auto_mapping, check_rows,
+    describe, read_table,
 };
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
 use crate::model::urls::run_path;
-use crate::state::bulk::{Keeping, Phase, Role, saved_batches, saved_rows, use_bulk};
+use crate::state::bulk::{
+    ExportProgress, Keeping, Phase, Role, saved_batches, saved_rows, use_bulk,
+};
 use crate::state::registry::use_registry;
 use crate::state::workspace::use_workspace;
 use crate::store::{self, Change};
@@ -546,24 +547,16 @@ fn BatchView() -> impl IntoView {
         Some(Phase::Done) => "Done",
         None => "",
     };
-    let export = move |json: bool| {
-        bulk.batch.with_untracked(|b| {
-            if let Some(b) = b {
-                let name = format!("bulk-{}-{}", b.action, &b.id[..8]);
-                let rows = b.rows();
-                if json {
-                    download(
-                        &format!("{name}.json"),
-                        "application/json",
-                        &merged_json(&b.headers, rows),
-                    );
-                } else {
-                    download(
-                        &format!("{name}.csv"),
-                        "text/csv",
-                        &merged_csv(&b.headers, rows),
-                    );
-                }
+    let exporting = RwSignal::new(None::<ExportProgress>);
+    let export_problem = RwSignal::new(None::<String>);
+    let export = move |format: ExportFormat| {
+        if exporting.get_untracked().is_some() {
+            return;
+        }
+        export_problem.set(None);
+        leptos::task::spawn_local(async move {
+            if let Err(problem) = bulk.export(format, exporting).await {
+                export_problem.set(Some(problem));
             }
         });
     };
@@ -631,13 +624,25 @@ fn BatchView() -> impl IntoView {
                         {move || format!("Retry {} failed rows", tally.get().count(RowState::Failed))}
                     </button>
                 })}
-                <button type="button" class="button secondary" data-field="export-csv" on:click=move |_| export(false)>"Export CSV"</button>
-                <button type="button" class="button secondary" data-field="export-json" on:click=move |_| export(true)>"Export JSON"</button>
+                <button type="button" class="button secondary" data-field="export-csv" disabled=move || exporting.get().is_some()
+                    on:click=move |_| export(ExportFormat::Csv)>"Export CSV"</button>
+                <button type="button" class="button secondary" data-field="export-json" disabled=move || exporting.get().is_some()
+                    on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
+                <button type="button" class="button secondary" data-field="export-jsonl" disabled=move || exporting.get().is_some()
+                    on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
                 {move || (here() && phase.get() == Some(Phase::Done)).then(|| view! {
                     <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
                         title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
                 })}
             </div>
+            {move || exporting.get().map(|p| view! {
+                <p class="help" role="status" data-field="export-progress">
+                    {format!("Exporting… {} of {} rows", group_thousands(p.rows_done as u64), group_thousands(p.rows as u64))}
+                </p>
+            })}
+            {move || export_problem.get().map(|problem| view! {
+                <p class="notice" role="alert" data-field="export-problem">{problem}</p>
+            })}
             {move || confirming_cancel.get().then(|| view! {
                 <div class="confirm" role="alertdialog" aria-labelledby="confirm-cancel-title" data-field="confirm-cancel">
                     <p id="confirm-cancel-title"><strong>"Cancel the batch?"</strong></p>
@@ -673,7 +678,7 @@ impl ShownRow {
             state: row.state,
             run_id: row.run_id.clone(),
             credits: row.credits_used,
-            records: row.output.len(),
+            records: row.records,
             error: row.error.clone(),
         }
     }

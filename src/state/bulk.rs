@@ -25,7 +25,9 @@ use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep};
 use crate::model::bulk::engine::{
     BatchNews, CancelAnswer, Command, Engine, Event, ReadAnswer, Saving, SubmitAnswer,
 };
-use crate::model::bulk::{BatchRow, CheckedRow, RowError, SavedBatch};
+use crate::model::bulk::{
+    BatchRow, CheckedRow, ExportFormat, MergedExport, RowError, SavedBatch, add_output_columns,
+};
 use crate::model::form::SavedSubmission;
 use crate::store::{self, Change};
 
@@ -33,6 +35,17 @@ pub use crate::model::bulk::engine::{Keeping, Phase};
 
 /// The longest the driver's clock sleeps: the engine is asked again at least this often.
 const LONGEST_SLEEP_MS: f64 = 1_000.0;
+
+/// Rows an export (or a batch being opened) reads from the store at a time.
+const EXPORT_SLICE_ROWS: usize = 500;
+
+/// How far an export has come, for the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExportProgress {
+    pub rows_done: usize,
+    /// Rows to go through (twice the batch's for CSV: once for the columns, once to write).
+    pub rows: usize,
+}
 
 /// Whether this tab runs the batch it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -595,6 +608,108 @@ pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, ()> {
     Ok(list)
 }
 
+impl Bulk {
+    /// Writes the merged export of the batch shown into a file, a slice of rows at a time: the
+    /// records of finished rows are read back from this browser's store (they left memory when
+    /// they were saved), so a large batch is never one string; `progress` follows it.
+    pub async fn export(
+        &self,
+        format: ExportFormat,
+        progress: RwSignal<Option<ExportProgress>>,
+    ) -> Result<(), String> {
+        let Some((id, action, headers, total)) = self.batch.with_untracked(|b| {
+            b.as_ref()
+                .map(|e| (e.id.clone(), e.action, e.headers.clone(), e.rows().len()))
+        }) else {
+            return Ok(());
+        };
+        let passes = if format == ExportFormat::Csv { 2 } else { 1 };
+        let mut done = 0;
+        progress.set(Some(ExportProgress {
+            rows_done: 0,
+            rows: total * passes,
+        }));
+        let result = async {
+            let mut columns = Vec::new();
+            if format == ExportFormat::Csv {
+                for start in (0..total).step_by(EXPORT_SLICE_ROWS) {
+                    let rows = self.export_slice(&id, start).await?;
+                    add_output_columns(&mut columns, &rows);
+                    done += rows.len();
+                    progress.set(Some(ExportProgress {
+                        rows_done: done,
+                        rows: total * passes,
+                    }));
+                }
+            }
+            let mut export = MergedExport::new(format, headers, columns);
+            let parts = js_sys::Array::new();
+            parts.push(&export.start().into());
+            for start in (0..total).step_by(EXPORT_SLICE_ROWS) {
+                let rows = self.export_slice(&id, start).await?;
+                parts.push(&export.rows(&rows).into());
+                done += rows.len();
+                progress.set(Some(ExportProgress {
+                    rows_done: done,
+                    rows: total * passes,
+                }));
+            }
+            parts.push(&export.finish().into());
+            crate::browser::download_parts(
+                &format!(
+                    "bulk-{}-{}.{}",
+                    action.as_str(),
+                    &id[..8.min(id.len())],
+                    format.extension()
+                ),
+                format.mime(),
+                &parts,
+            );
+            Ok(())
+        }
+        .await;
+        progress.set(None);
+        result
+    }
+
+    /// The rows from index `start` on (a slice), with their records: from memory where they
+    /// still are, else from this browser's store.
+    async fn export_slice(&self, batch: &str, start: usize) -> Result<Vec<BatchRow>, String> {
+        let gone = || "The batch was closed while it was being exported.".to_owned();
+        let mut rows: Vec<BatchRow> = self
+            .batch
+            .with_untracked(|b| {
+                b.as_ref().filter(|e| e.id == batch).map(|e| {
+                    let rows = e.rows();
+                    rows[start.min(rows.len())..(start + EXPORT_SLICE_ROWS).min(rows.len())]
+                        .to_vec()
+                })
+            })
+            .ok_or_else(gone)?;
+        let kept_only = |r: &BatchRow| r.output.is_empty() && r.records > 0;
+        let (Some(first), true) = (rows.first(), rows.iter().any(kept_only)) else {
+            return Ok(rows);
+        };
+        let unreadable =
+            || "Some rows' records could not be read back from this browser's storage.".to_owned();
+        let kept = store::batch_rows_from(batch, first.line, rows.len() as u32)
+            .await
+            .map_err(|_| unreadable())?;
+        for text in kept {
+            let stored: BatchRow = serde_json::from_str(&text).map_err(|_| unreadable())?;
+            if let Ok(i) = rows.binary_search_by_key(&stored.line, |r| r.line)
+                && kept_only(&rows[i])
+            {
+                rows[i].output = stored.output;
+            }
+        }
+        if rows.iter().any(kept_only) {
+            return Err(unreadable());
+        }
+        Ok(rows)
+    }
+}
+
 /// A kept batch as an engine, from what this browser saved; `None` when it cannot be read back.
 async fn saved_engine(workspace: &str, batch: &str) -> Option<Engine> {
     let summary = saved_batches(workspace)
@@ -607,13 +722,30 @@ async fn saved_engine(workspace: &str, batch: &str) -> Option<Engine> {
 }
 
 /// A kept batch's rows, in line order; `None` when they cannot be read back whole.
+/// Read a slice at a time; a finished row's records are left in the store (exports read them
+/// there), so a large batch's records are never all in memory at once.
 pub async fn saved_rows(batch: &str) -> Option<Vec<BatchRow>> {
-    store::batch_rows(batch)
-        .await
-        .ok()?
-        .iter()
-        .map(|json| serde_json::from_str(json).ok())
-        .collect()
+    let mut rows: Vec<BatchRow> = Vec::new();
+    loop {
+        let first_line = rows.last().map_or(0, |row| row.line + 1);
+        let slice = store::batch_rows_from(batch, first_line, EXPORT_SLICE_ROWS as u32)
+            .await
+            .ok()?;
+        let last_slice = slice.len() < EXPORT_SLICE_ROWS;
+        for text in slice {
+            let mut row: BatchRow = serde_json::from_str(&text).ok()?;
+            if row.records == 0 {
+                row.records = row.output.len();
+            }
+            if row.state.is_final() {
+                row.output = Vec::new();
+            }
+            rows.push(row);
+        }
+        if last_slice {
+            return Some(rows);
+        }
+    }
 }
 
 pub fn use_bulk() -> Bulk {

@@ -127,6 +127,13 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   // Charged once: the balance went down by exactly the records returned (1 credit each), and
   // nothing is left reserved. A second run for any row would have cost more.
   const records = body.filter((r) => r[5] === "completed" && header.slice(8).some((_, j) => r[8 + j] !== "")).length;
+  // JSON Lines: one object per row with its records (read back from this browser's store, where
+  // finished rows keep them), the same records as the CSV.
+  const [jsonl] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-jsonl"]').click()]);
+  assert.match(jsonl.suggestedFilename(), /^bulk-premium-search-people-[0-9a-f]{8}\.jsonl$/);
+  const items = (await readFile(await jsonl.path(), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(items.length, 200);
+  assert.equal(items.reduce((n, item) => n + item.records.length, 0), records);
   const after = (await api(sandbox, "GET", "/v1/workspace")).json;
   assert.equal(before.credits_balance - after.credits_balance, records);
   assert.equal(after.credits_reserved, 0);

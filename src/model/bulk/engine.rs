@@ -328,6 +328,14 @@ impl Engine {
             if row.state == RowState::Submitting {
                 row.state = RowState::Waiting;
             }
+            // Kept before the count was: count the records kept with the row.
+            if row.records == 0 {
+                row.records = row.output.len();
+            }
+            // A finished row's records stay in the store (exports read them there).
+            if row.state.is_final() {
+                row.output = Vec::new();
+            }
         }
         let mut engine = Engine::new(
             summary.id.clone(),
@@ -424,8 +432,20 @@ impl Engine {
             phase: self.phase.clone(),
             cancelled: self.cancelled,
             counters: self.counters.clone(),
-            rows,
+            // The records are in the store, where the other tabs' exports read them.
+            rows: rows
+                .into_iter()
+                .map(|row| BatchRow {
+                    output: Vec::new(),
+                    ..row
+                })
+                .collect(),
         }
+    }
+
+    /// Whether the rows' records are in this browser's store (else only in memory).
+    pub fn records_are_kept(&self) -> bool {
+        self.keeping == Keeping::Kept
     }
 
     /// Takes what the tab running this batch reported: a tab that only shows the batch keeps its
@@ -660,6 +680,13 @@ impl Engine {
             if self.keeping != Keeping::Kept {
                 self.keeping = Keeping::Kept;
                 self.changed = true;
+            }
+            // A finished row written as it is now keeps its records in the store only.
+            for index in save.rows {
+                let row = &mut self.rows[index];
+                if row.state.is_final() && !self.dirty.contains(&index) {
+                    row.output = Vec::new();
+                }
             }
             return;
         }
@@ -1073,6 +1100,7 @@ impl Engine {
                 row.run_id = None;
                 row.error = None;
                 row.output.clear();
+                row.records = 0;
                 row.credits_used = 0;
             });
         }
@@ -1585,6 +1613,18 @@ mod tests {
                 .rows
                 .values()
                 .all(|r| r.state == RowState::Completed)
+        );
+        // The records are kept with their rows, and left memory.
+        assert!(
+            sim.store
+                .rows
+                .values()
+                .all(|r| r.records > 0 && r.output.len() == r.records)
+        );
+        assert!(sim.engine.rows().iter().all(|r| r.output.is_empty()));
+        assert_eq!(
+            sim.engine.tally().records,
+            sim.store.rows.values().map(|r| r.records).sum::<usize>()
         );
         assert_eq!(sim.store.summary.as_ref().map(|s| s.done), Some(true));
         assert!(
