@@ -1,10 +1,25 @@
-// Benchmark: a bulk batch of 1,000 rows through the console's /bulk page, against the sandbox's
-// rate limit (burst 20, 20 per second). Not part of the test suite's pass/fail: an aim missed is
-// printed, not fatal; the script exits non-zero only when the measure could not be taken (the
-// sandbox or the page did not come up, the batch did not finish in 5 minutes, an export did not
-// download). Usage (after a release build of the console and of the sandbox):
-//   node bench/bulk.mjs [rows]
-// Writes target/bench/bulk.json and prints a Markdown table.
+// Benchmark: bulk batches through the console's /bulk page against the sandbox, in four
+// scenarios, each with a sandbox of its own (their rate limits differ) and a fresh browser
+// context, in one Chromium:
+// - measure: 1,000 rows (max_results 1) against burst 20, 20 per second, 0.8 s runs: the batch's
+//   time against the rate limit's ideal, 429s, duplicate runs, status requests, long tasks, the
+//   exports;
+// - status-2 and status-50: rows with max_results 100 (large outputs), at 2 and at 50 rows per
+//   second, the sandbox's run times (0.6 s queued, 1.8 s processing): the bytes the page read
+//   for status against the bytes of the results (issue 24: aim ≤ 2), and status requests per
+//   row (aim < 2);
+// - reload: burst 5, 2 per second; the page is reloaded mid-batch, signed in again and the kept
+//   batch resumed: 429s per 100 rows before and after the reload (issue 24: a reload must not
+//   learn the pace again through 429s; aim < 5).
+// Not part of the test suite's pass/fail: an aim missed is printed, not fatal; the script exits
+// non-zero only when a measure could not be taken (a sandbox or the page did not come up, a batch
+// did not finish in time or stopped short, an export did not download); the other scenarios are
+// still run and written. Usage (after a release build of the console and of the sandbox):
+//   node bench/bulk.mjs [rows] [scenario ...]
+// rows: the measure's rows (default 1,000); scenarios: any of measure, status-2, status-50,
+// reload (default all). BENCH_DIST: the built console to serve (default dist/; relative to the
+// repository), e.g. a copy kept aside while dist/ is rebuilt.
+// Writes target/bench/bulk.json (every scenario's results) and prints a Markdown table each.
 //
 // Duplicate runs: GET /v1/runs lists only the latest 100, so the sandbox cannot be asked for all
 // of a workspace's runs. Instead every 200/202 answer to the page's submissions is read: each
@@ -12,30 +27,55 @@
 // A run made without the page seeing it would still cost, so the workspace's balance must also
 // have gone down by exactly the sum of those runs' credits_used (each read with GET
 // /v1/runs/{id}), with nothing left reserved, and the latest 100 runs must all be the batch's.
+//
+// Status bytes: the bodies, as decoded (what the page's code reads; the sandbox gzips them on
+// the wire), of every answer to GET /v1/runs and GET /v1/runs/{id} the page received, from the
+// DevTools protocol's Network.dataReceived (Playwright gives no body sizes without copying the
+// bodies over). Result bytes: each row's finished run as GET /v1/runs/{id} answers it, read once
+// per run by this script after the batch. Their ratio is what watching a batch costs over what
+// it brings; the same sums on the wire (gzip, headers included for status) are printed beside.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
 import os from "node:os";
 import { chromium } from "playwright-core";
 
 const root = new URL("..", import.meta.url).pathname;
+const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
 const ROWS = Number(process.argv[2] ?? 1000);
-const BURST = 20;
-const RATE = 20;
+const ONLY = process.argv.slice(3);
 const ACTION = "premium-search-people";
-const DEADLINE_MS = 5 * 60_000;
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+// The 1,000-row measure.
+const BURST = 20;
+const RATE = 20;
+const DEADLINE_MS = 5 * 60_000;
 // The ideal: the burst goes at once, every other submission waits for its token.
 const IDEAL_S = Math.max(0, ROWS - BURST) / RATE;
-const AIMS = { ratio: 1.15, limited: 10, duplicates: 0, statusPerRow: 2, longTaskMs: 100 };
+const AIMS = { ratio: 1.15, limited: 10, duplicates: 0, statusPerRow: 2, longTaskMs: 100, statusBytes: 2, limitedPer100: 5 };
 
-async function startSandbox() {
+// Issue 24's scenarios: each sized to take well under 2 minutes at its rate, with a deadline
+// far enough past that to tell a stalled batch from a slow machine.
+const SCENARIO_DEADLINE_MS = 4 * 60_000;
+// Large outputs: premium-search-people finds 5 to 404 people per keywords (crates/sandbox/src/
+// data.rs), so about three rows in four return the full 100 records.
+const STATUS_SCENARIOS = [
+  { name: "status-2", rows: 60, burst: 5, rate: 2 },
+  { name: "status-50", rows: 1000, burst: 50, rate: 50 },
+];
+// The sandbox's default rate (2 per second) with a small burst, so the pace is learned through
+// 429s within the first rows; reloaded once this many rows were accepted.
+const RELOAD = { name: "reload", rows: 140, reloadAfter: 50, burst: 5, rate: 2 };
+// The sandbox's defaults, written out so the JSON says what the runs took.
+const RUN_FLAGS = ["--queue-ms", "600", "--process-ms", "1800"];
+
+async function startSandbox(flags) {
   const bin = process.env.SANDBOX_BIN ?? join(root, "target/release/sandbox");
-  // Short runs (0.8 s); 25,000 credits against a worst case of one credit per row.
-  const args = ["--addr", "127.0.0.1:0", "--dist", join(root, "dist"), "--queue-ms", "200", "--process-ms", "600",
-    "--rate-burst", String(BURST), "--rate-per-sec", String(RATE), "--credits", "25000"];
+  const args = ["--addr", "127.0.0.1:0", "--dist", DIST, ...flags];
   const child = spawn(bin, args, { stdio: ["ignore", "pipe", "ignore"] });
   const line = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("sandbox did not start within 10 s")), 10_000);
@@ -43,13 +83,28 @@ async function startSandbox() {
     child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
     createInterface({ input: child.stdout }).once("line", (l) => { clearTimeout(timer); resolve(l); });
   });
-  return { ...JSON.parse(line), stop: () => child.kill() };
+  return { ...JSON.parse(line), flags, stop: () => child.kill() };
 }
 
 async function api(sandbox, path) {
   const res = await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } });
   if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
   return res.json();
+}
+
+/** Each run as GET /v1/runs/{id} answers it, with its body's bytes (decoded, and gzipped here for the wire's approximation); eight at a time. */
+async function readRuns(sandbox, ids) {
+  const queue = [...ids];
+  const runs = [];
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const res = await fetch(`${sandbox.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } });
+      if (!res.ok) throw new Error(`GET /v1/runs/${id}: ${res.status}`);
+      const text = await res.text();
+      runs.push({ ...JSON.parse(text), bytes: Buffer.byteLength(text), gzip_bytes: gzipSync(text).length });
+    }
+  }));
+  return runs;
 }
 
 /** Installed before the console loads: long tasks, and when start/export were clicked and the batch finished, on the page's clock. */
@@ -73,6 +128,8 @@ function instrument() {
 const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
 const longest = (tasks, from, to) => tasks.filter((t) => t.start >= from && t.start <= to).reduce((m, t) => Math.max(m, t.duration), 0);
 const over = (tasks, from, to, ms) => tasks.filter((t) => t.start >= from && t.start <= to && t.duration > ms).length;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const lineOf = (key) => key.split("-").at(-1);
 
 /** From a Chrome trace: the main-thread tasks between the bench's marks, wall and CPU time (ms). */
 function traced(events) {
@@ -100,35 +157,160 @@ function traced(events) {
   };
 }
 
-async function measure(browser, sandbox) {
+/** A fresh context signed in as a person would be, then at /bulk inside the app with the action chosen. */
+async function openBulk(browser, sandbox) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   const page = await context.newPage();
   const pageErrors = [];
   page.on("pageerror", (e) => pageErrors.push(e.message));
   await page.addInitScript(instrument);
-
-  // Signed in as a person would be, then to /bulk inside the app.
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").fill(sandbox.api_key);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.waitForURL(/\/workspace$/);
   await page.evaluate(() => { history.pushState({}, "", "/bulk"); dispatchEvent(new PopStateEvent("popstate")); });
   await page.getByLabel("Action").selectOption(ACTION);
+  return { context, page, pageErrors };
+}
 
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench person ${i}`, 1]));
-  // Pasted as a person would (Ctrl+V): Playwright's fill() types the text through Chromium's
-  // editing commands line by line, which takes seconds for 1,000 lines before the page sees it.
+/**
+ * Pastes the rows as a person would (Ctrl+V) and waits until every one is checked: Playwright's
+ * fill() types the text through Chromium's editing commands line by line, which takes seconds
+ * for 1,000 lines before the page sees it.
+ */
+async function pasteRows(context, page, sandbox, lines, rows) {
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: sandbox.url });
   await page.evaluate((text) => navigator.clipboard.writeText(text), lines.join("\n") + "\n");
   await page.locator("#bulk-text").focus();
   await page.keyboard.press("ControlOrMeta+V");
-  await page.waitForFunction((n) => Number(document.querySelector('[data-field="rows-to-send"]')?.textContent.replaceAll(",", "")) === n, ROWS, { timeout: 60_000, polling: "raf" });
+  await page.waitForFunction((n) => Number(document.querySelector('[data-field="rows-to-send"]')?.textContent.replaceAll(",", "")) === n, rows, { timeout: 60_000, polling: "raf" });
+  const start = page.locator('[data-field="start-batch"]');
+  if (await start.isDisabled()) throw new Error("the start button is disabled with every row valid");
+  return start;
+}
+
+/**
+ * The page's status reads (GET /v1/runs and GET /v1/runs/{id}) through a DevTools session of
+ * its own, which outlives a reload: per segment (the one current when the read was sent), how
+ * many of each, their decoded body bytes (Network.dataReceived's dataLength, summed), their
+ * bytes on the wire (loadingFinished's encodedDataLength: gzipped body and headers), their
+ * answers' statuses and the reads that failed.
+ */
+async function watchStatusReads(page, segment) {
+  const cdp = await page.context().newCDPSession(page);
+  const log = { segment, by: {} };
+  const seg = (name) => (log.by[name] ??= { list: 0, single: 0, list_bytes: 0, single_bytes: 0, wire_bytes: 0, by_status: {}, failed: 0 });
+  const pending = new Map();
+  cdp.on("Network.requestWillBeSent", (e) => {
+    if (e.request.method !== "GET") return;
+    const path = new URL(e.request.url).pathname;
+    const kind = path === "/v1/runs" ? "list" : /^\/v1\/runs\/[^/]+$/.test(path) ? "single" : null;
+    if (!kind) return;
+    const s = seg(log.segment);
+    s[kind]++;
+    pending.set(e.requestId, { kind, s });
+  });
+  cdp.on("Network.responseReceived", (e) => {
+    const r = pending.get(e.requestId);
+    if (r) r.s.by_status[e.response.status] = (r.s.by_status[e.response.status] ?? 0) + 1;
+  });
+  cdp.on("Network.dataReceived", (e) => {
+    const r = pending.get(e.requestId);
+    if (r) r.s[`${r.kind}_bytes`] += e.dataLength;
+  });
+  cdp.on("Network.loadingFinished", (e) => {
+    const r = pending.get(e.requestId);
+    if (r) { r.s.wire_bytes += e.encodedDataLength; pending.delete(e.requestId); }
+  });
+  cdp.on("Network.loadingFailed", (e) => {
+    const r = pending.get(e.requestId);
+    if (r) { r.s.failed++; pending.delete(e.requestId); }
+  });
+  await cdp.send("Network.enable");
+  return log;
+}
+
+/** Sums a status log's segments (all of them, or those named). */
+function statusTotals(log, names = Object.keys(log.by)) {
+  const t = { list: 0, single: 0, list_bytes: 0, single_bytes: 0, wire_bytes: 0, failed: 0 };
+  for (const name of names) for (const k of Object.keys(t)) t[k] += log.by[name]?.[k] ?? 0;
+  return { ...t, requests: t.list + t.single, bytes: t.list_bytes + t.single_bytes };
+}
+
+/**
+ * The page's submissions, per segment (the one current when the answer came): sent, answered
+ * by status, 429s (any answer), and every 200/202 answer's key and run id; the segment in which
+ * each row (the key's last part, its line) was first accepted.
+ */
+function watchSubmissions(page, segment) {
+  const log = { segment, by: {}, answers: [], firstAccepted: new Map(), lastAcceptedAt: {}, limitedAt: [] };
+  const seg = (name) => (log.by[name] ??= { sent: 0, by_status: {}, limited: 0 });
+  const isSubmission = (r) => r.method() === "POST" && new URL(r.url()).pathname.endsWith("/run/async");
+  page.on("request", (r) => { if (isSubmission(r)) seg(log.segment).sent++; });
+  page.on("response", (res) => {
+    const req = res.request();
+    const s = seg(log.segment);
+    if (res.status() === 429) { s.limited++; log.limitedAt.push(Date.now()); }
+    if (!isSubmission(req)) return;
+    s.by_status[res.status()] = (s.by_status[res.status()] ?? 0) + 1;
+    if (res.status() === 200 || res.status() === 202) {
+      const key = req.headers()["idempotency-key"];
+      const segment = log.segment;
+      const at = Date.now();
+      if (!log.firstAccepted.has(lineOf(key))) log.firstAccepted.set(lineOf(key), segment);
+      log.lastAcceptedAt[segment] = at;
+      log.answers.push(res.json().then((run) => ({ key, id: run.id, segment, at }), () => ({ key, id: null, segment, at })));
+    }
+  });
+  return log;
+}
+
+/** Waits for the batch to end; only "done" is a measure (paused by the API or cancelled is not). */
+async function finished(page, deadlineMs) {
+  await page.locator('[data-field="batch"][data-phase="done"], [data-field="batch"][data-phase="paused"], [data-field="batch"][data-phase="cancelled"]')
+    .waitFor({ timeout: deadlineMs }).catch(() => { throw new Error(`the batch did not finish within ${deadlineMs / 60_000} minutes`); });
+  const phase = await page.locator('[data-field="batch"]').getAttribute("data-phase");
+  if (phase !== "done") throw new Error(`the batch stopped as "${phase}": ${await page.locator('[data-field="paused-reason"]').textContent().catch(() => "")}`);
+}
+
+const pageCounts = async (page) => Object.fromEntries(await page.locator("[data-count]").evaluateAll((els) =>
+  els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));
+
+/** The learned pace kept with the page's batches in IndexedDB (values are JSON text), ms between submissions. */
+const keptPace = (page) => page.evaluate(() => new Promise((resolve) => {
+  const open = indexedDB.open("console");
+  open.onerror = () => resolve(null);
+  open.onsuccess = () => {
+    try {
+      const req = open.result.transaction("batches").objectStore("batches").getAll();
+      req.onsuccess = () => resolve(req.result.map((v) => { try { return JSON.parse(v)?.pace?.interval_ms ?? null; } catch { return null; } }).find((p) => p != null) ?? null);
+      req.onerror = () => resolve(null);
+    } catch { resolve(null); }
+  };
+}));
+
+// ---------------------------------------------------------------------------------------------
+// The 1,000-row measure.
+
+async function measure(browser) {
+  // Short runs (0.8 s); 25,000 credits against a worst case of one credit per row.
+  const sandbox = await startSandbox(["--queue-ms", "200", "--process-ms", "600",
+    "--rate-burst", String(BURST), "--rate-per-sec", String(RATE), "--credits", "25000"]);
+  try {
+    return await measureWith(browser, sandbox);
+  } finally {
+    sandbox.stop();
+  }
+}
+
+async function measureWith(browser, sandbox) {
+  const { context, page, pageErrors } = await openBulk(browser, sandbox);
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench person ${i}`, 1]));
+  const start = await pasteRows(context, page, sandbox, lines, ROWS);
   const checkedAt = await page.evaluate(() => performance.now());
   const pasteAt = (await page.evaluate(() => window.__bench.pastes.at(-1)));
   if (pasteAt === undefined) throw new Error("the paste was not seen on the page");
-  const start = page.locator('[data-field="start-batch"]');
-  if (await start.isDisabled()) throw new Error("the start button is disabled with every row valid");
 
   // Everything the page sends from here on.
   const net = { submissions: 0, accepted: [], statuses: {}, limited: 0, list: 0, single: 0, afterDone: 0, other: {} };
@@ -157,6 +339,8 @@ async function measure(browser, sandbox) {
       answers.push(res.json().then((run) => ({ key, id: run.id, at: Date.now() }), () => ({ key, id: null, at: Date.now() })));
     }
   });
+  // The status reads' bytes: during the batch, and after it ended.
+  const reads = await watchStatusReads(page, "batch");
 
   const before = await api(sandbox, "/v1/workspace");
   if (before.credits_balance - before.credits_reserved < ROWS) throw new Error(`only ${before.credits_balance - before.credits_reserved} credits available for ${ROWS} rows`);
@@ -165,14 +349,10 @@ async function measure(browser, sandbox) {
   await browser.startTracing(page, { categories: ["toplevel", "blink.user_timing", "__metadata"] });
   const clickWall = Date.now();
   await start.click();
-  // Done, or stopped some other way (paused by the API, cancelled): only "done" is a measure.
-  await page.locator('[data-field="batch"][data-phase="done"], [data-field="batch"][data-phase="paused"], [data-field="batch"][data-phase="cancelled"]')
-    .waitFor({ timeout: DEADLINE_MS }).catch(() => { throw new Error(`the batch did not finish within ${DEADLINE_MS / 60_000} minutes`); });
+  await finished(page, DEADLINE_MS);
   done = true;
-  const phase = await page.locator('[data-field="batch"]').getAttribute("data-phase");
-  if (phase !== "done") throw new Error(`the batch stopped as "${phase}": ${await page.locator('[data-field="paused-reason"]').textContent().catch(() => "")}`);
-  const counts = Object.fromEntries(await page.locator("[data-count]").evaluateAll((els) =>
-    els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));
+  reads.segment = "after";
+  const counts = await pageCounts(page);
   const progress = await page.locator('[data-field="batch-progress"]').evaluate((p) => ({ value: p.value, max: p.max }));
   const marks = await page.evaluate(() => window.__bench);
   const clickedAt = marks.clicks.find((c) => c.field === "start-batch")?.at;
@@ -206,25 +386,30 @@ async function measure(browser, sandbox) {
   const idsByKey = new Map(), keysByLine = new Map();
   for (const { key, id } of seen) {
     idsByKey.set(key, new Set([...(idsByKey.get(key) ?? []), id]));
-    const line = key.split("-").at(-1);
-    keysByLine.set(line, new Set([...(keysByLine.get(line) ?? []), key]));
+    keysByLine.set(lineOf(key), new Set([...(keysByLine.get(lineOf(key)) ?? []), key]));
   }
   const runIds = new Set(seen.map((a) => a.id).filter(Boolean));
-  const runs = [];
-  for (const id of runIds) runs.push(await api(sandbox, `/v1/runs/${id}`));
+  const runs = await readRuns(sandbox, runIds);
   const used = runs.reduce((n, r) => n + r.credits_used, 0);
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   const after = await api(sandbox, "/v1/workspace");
   const latest = (await api(sandbox, "/v1/runs")).runs;
   const lastAccepted = seen.reduce((m, a) => Math.max(m, a.at), 0);
+  const status = statusTotals(reads);
+  const resultBytes = runs.reduce((n, r) => n + r.bytes, 0);
 
   return {
+    sandbox: { flags: sandbox.flags, action: ACTION, max_results: 1 },
     rows: ROWS, counts, progress, page_errors: pageErrors,
+    ideal_s: IDEAL_S,
     prepare: { paste_to_checked_ms: Math.round(checkedAt - pasteAt), longest_task_ms: Math.round(longest(tasks, pasteAt, checkedAt)) },
     wall_s: (doneAt - clickedAt) / 1000,
+    ratio: +((doneAt - clickedAt) / 1000 / IDEAL_S).toFixed(3),
     submissions: { sent: net.submissions, by_status: net.statuses, accepted_answers: seen.length },
     limited_429: net.limited,
     status_requests: { list: net.list, single: net.single, after_done: net.afterDone, per_row: (net.list + net.single) / ROWS },
+    // With max_results 1 the results are small: shown for comparison with status-2 and status-50.
+    status_bytes: { ...status, by_segment: reads.by, result_bytes: resultBytes, ratio: +(status.bytes / resultBytes).toFixed(3) },
     other_requests: net.other,
     during_batch: { longest_task_ms: Math.round(longest(tasks, clickedAt, doneAt)), tasks_over_100_ms: over(tasks, clickedAt, doneAt, 100), tasks_over_50_ms: over(tasks, clickedAt, doneAt, 50),
       // Each long task: seconds after the click, and its length.
@@ -249,50 +434,247 @@ async function measure(browser, sandbox) {
   };
 }
 
-let sandbox, browser, result;
+// ---------------------------------------------------------------------------------------------
+// Status bytes ÷ result bytes, at a given rate.
+
+async function statusScenario(browser, spec) {
+  // Up to 100 credits a row: credits enough for every row's worst case, so nothing pauses.
+  const sandbox = await startSandbox([...RUN_FLAGS, "--rate-burst", String(spec.burst), "--rate-per-sec", String(spec.rate),
+    "--credits", String(Math.max(25_000, spec.rows * 100 * 2))]);
+  try {
+    const { context, page, pageErrors } = await openBulk(browser, sandbox);
+    const lines = [csvLine(["keywords", "max_results"])];
+    for (let i = 1; i <= spec.rows; i++) lines.push(csvLine([`bench person ${i}`, 100]));
+    const start = await pasteRows(context, page, sandbox, lines, spec.rows);
+    const reads = await watchStatusReads(page, "batch");
+    const subs = watchSubmissions(page, "batch");
+    const clickWall = Date.now();
+    await start.click();
+    await finished(page, SCENARIO_DEADLINE_MS);
+    const wall = (Date.now() - clickWall) / 1000;
+    // Reads sent after the end still cost: a second more of them is counted too.
+    reads.segment = subs.segment = "after";
+    await page.waitForTimeout(1000);
+    const counts = await pageCounts(page);
+    const pace = await keptPace(page);
+    await context.close();
+
+    const seen = await Promise.all(subs.answers);
+    const runIds = new Set(seen.map((a) => a.id).filter(Boolean));
+    const runs = await readRuns(sandbox, runIds);
+    const result = { bytes: runs.reduce((n, r) => n + r.bytes, 0), gzip_bytes: runs.reduce((n, r) => n + r.gzip_bytes, 0), runs: runs.length,
+      records: runs.reduce((n, r) => n + (r.output?.length ?? 0), 0), not_final: runs.filter((r) => !["completed", "failed", "cancelled"].includes(r.status)).length };
+    const status = statusTotals(reads);
+    const limited = Object.values(subs.by).reduce((n, s) => n + s.limited, 0);
+    const sent = Object.values(subs.by).reduce((n, s) => n + s.sent, 0);
+    return {
+      sandbox: { flags: sandbox.flags, action: ACTION, max_results: 100 },
+      rows: spec.rows, counts, page_errors: pageErrors,
+      wall_s: wall,
+      // Submissions at the rate after the burst, then one run's time.
+      ideal_s: Math.max(0, spec.rows - spec.burst) / spec.rate + 2.4,
+      last_submission_accepted_s: ((subs.lastAcceptedAt.batch ?? clickWall) - clickWall) / 1000,
+      submissions: { sent, by_segment: subs.by, rows_accepted: subs.firstAccepted.size, distinct_run_ids: runIds.size },
+      limited_429: limited,
+      // Each 429: seconds after the click, and the submissions accepted by then (the pace is
+      // learned from those between the first two).
+      limited_at: subs.limitedAt.map((at) => ({ at_s: (at - clickWall) / 1000, accepted_before: seen.filter((a) => a.at < at).length })),
+      kept_pace_ms: pace,
+      status: { ...status, after_done: statusTotals(reads, ["after"]).requests, by_segment: reads.by, per_row: status.requests / spec.rows },
+      result,
+      ratio: +(status.bytes / result.bytes).toFixed(3),
+      wire_ratio: +(status.wire_bytes / result.gzip_bytes).toFixed(3),
+    };
+  } finally {
+    sandbox.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A reload mid-batch: 429s before and after, per 100 rows.
+
+async function reloadScenario(browser, spec) {
+  const sandbox = await startSandbox([...RUN_FLAGS, "--rate-burst", String(spec.burst), "--rate-per-sec", String(spec.rate)]);
+  try {
+    const { context, page, pageErrors } = await openBulk(browser, sandbox);
+    const lines = [csvLine(["keywords", "max_results"])];
+    for (let i = 1; i <= spec.rows; i++) lines.push(csvLine([`bench reload ${i}`, 1]));
+    const start = await pasteRows(context, page, sandbox, lines, spec.rows);
+    const reads = await watchStatusReads(page, "before");
+    const subs = watchSubmissions(page, "before");
+    const clickWall = Date.now();
+    await start.click();
+    // Reloaded once enough rows were accepted for the pace to be learned and kept (a save at
+    // most every second: a second more).
+    const deadline = Date.now() + SCENARIO_DEADLINE_MS;
+    while (subs.firstAccepted.size < spec.reloadAfter) {
+      if (Date.now() > deadline) throw new Error(`only ${subs.firstAccepted.size} rows accepted in ${SCENARIO_DEADLINE_MS / 60_000} minutes`);
+      await sleep(50);
+    }
+    const paceBefore = await keptPace(page);
+    const reloadWall = Date.now();
+    reads.segment = subs.segment = "after";
+    await page.reload();
+
+    // The credential was in memory only: sign in again, and Bulk lists the unfinished batch.
+    await page.waitForURL(/\/sign-in/);
+    await page.getByLabel("API key or session token").fill(sandbox.api_key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/bulk$/);
+    const saved = page.locator('[data-field="saved-batches"] li[data-state="unfinished"]');
+    await saved.waitFor({ timeout: 30_000 });
+    const paceKept = await keptPace(page);
+    const resumeWall = Date.now();
+    await saved.locator('[data-field="resume-saved"]').click();
+    await finished(page, Math.max(1000, deadline - Date.now()));
+    const doneWall = Date.now();
+    const counts = await pageCounts(page);
+    await context.close();
+    // One run per row across the reload: a row in flight when the page went is sent again with
+    // its key, and must be answered with the run already made.
+    const seen = await Promise.all(subs.answers);
+    const idsByLine = new Map();
+    for (const { key, id } of seen) if (id) idsByLine.set(lineOf(key), new Set([...(idsByLine.get(lineOf(key)) ?? []), id]));
+    const acceptedIn = new Map();
+    for (const { key, segment } of seen) acceptedIn.set(lineOf(key), new Set([...(acceptedIn.get(lineOf(key)) ?? []), segment]));
+
+    const rowsIn = (segment) => [...subs.firstAccepted.values()].filter((s) => s === segment).length;
+    const side = (segment, from) => {
+      const rows = rowsIn(segment);
+      const s = subs.by[segment] ?? { sent: 0, by_status: {}, limited: 0 };
+      const st = statusTotals(reads, [segment]);
+      const sending = ((subs.lastAcceptedAt[segment] ?? from) - from) / 1000;
+      return { rows, submissions: s.sent, by_status: s.by_status, limited_429: s.limited, per_100_rows: rows ? +(s.limited / rows * 100).toFixed(2) : null,
+        sending_s: sending, rows_per_s: sending > 0 ? +(rows / sending).toFixed(2) : null, status_requests: st.requests, status_bytes: st.bytes };
+    };
+    return {
+      sandbox: { flags: sandbox.flags, action: ACTION, max_results: 1 },
+      rows: spec.rows, reload_after: spec.reloadAfter, counts, page_errors: pageErrors,
+      wall_s: (doneWall - clickWall) / 1000,
+      reload_to_resume_s: (resumeWall - reloadWall) / 1000,
+      kept_pace: { before_reload_ms: paceBefore, at_resume_ms: paceKept },
+      runs: { rows_with_a_run: idsByLine.size, rows_with_several_runs: [...idsByLine.values()].filter((s) => s.size > 1).length,
+        rows_accepted_before_and_after: [...acceptedIn.values()].filter((s) => s.size > 1).length },
+      before: side("before", clickWall),
+      after: side("after", resumeWall),
+    };
+  } finally {
+    sandbox.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const SCENARIOS = {
+  measure: (browser) => measure(browser),
+  ...Object.fromEntries(STATUS_SCENARIOS.map((spec) => [spec.name, (browser) => statusScenario(browser, { ...spec })])),
+  [RELOAD.name]: (browser) => reloadScenario(browser, RELOAD),
+};
+const unknown = ONLY.filter((name) => !SCENARIOS[name]);
+if (unknown.length) {
+  console.error(`bench/bulk.mjs: no scenario ${unknown.join(", ")} (there are ${Object.keys(SCENARIOS).join(", ")})`);
+  process.exit(2);
+}
+
+const results = {};
+const failures = {};
+let browser;
 try {
-  sandbox = await startSandbox();
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS });
-  result = await measure(browser, sandbox);
+  for (const [name, run] of Object.entries(SCENARIOS)) {
+    if (ONLY.length && !ONLY.includes(name)) continue;
+    const startedAt = Date.now();
+    try {
+      results[name] = { ...(await run(browser)), scenario_wall_s: (Date.now() - startedAt) / 1000 };
+    } catch (e) {
+      console.error(`bench/bulk.mjs: ${name}: the measure could not be taken: ${e.message}`);
+      failures[name] = e.message;
+      // Nothing of a failed scenario goes on beside the next: its page, its trace.
+      await browser.stopTracing().catch(() => {});
+      for (const context of browser.contexts()) await context.close().catch(() => {});
+    }
+  }
 } catch (e) {
-  console.error(`bench/bulk.mjs: the measure could not be taken: ${e.message}`);
-  process.exitCode = 1;
+  console.error(`bench/bulk.mjs: the browser did not start: ${e.message}`);
+  failures.browser = e.message;
 } finally {
   await browser?.close();
-  sandbox?.stop();
 }
-if (!result) process.exit(1);
 
-const c = result.charged_once;
 const out = {
   date: new Date().toISOString(),
   machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
-  sandbox: { rate_burst: BURST, rate_per_sec: RATE, queue_ms: 200, process_ms: 600, action: ACTION, max_results: 1 },
-  ideal_s: IDEAL_S,
-  ratio: +(result.wall_s / IDEAL_S).toFixed(3),
+  dist: DIST,
   aims: AIMS,
-  ...result,
+  scenarios: results,
+  failures,
 };
 mkdirSync(join(root, "target/bench"), { recursive: true });
 writeFileSync(join(root, "target/bench/bulk.json"), JSON.stringify(out, null, 2));
 
 const mark = (ok) => (ok ? "✓" : "✗ missed");
 const n = (x) => x.toLocaleString("en-US");
-const ex = out.exports;
-console.log(`\nBulk runs ${out.date.slice(0, 10)}, ${out.machine}: ${n(ROWS)} rows of ${ACTION} (max_results 1), sandbox burst ${BURST}, ${RATE}/s, runs 0.8 s\n`);
-console.log("| measure | result | aim | |");
-console.log("|---|---|---|---|");
-console.log(`| click on start → every row final | ${out.wall_s.toFixed(1)} s = ${out.ratio}× the rate limit's ${IDEAL_S} s ((${n(ROWS)} − ${BURST}) ÷ ${RATE}/s) | ≤ ${AIMS.ratio}× | ${mark(out.ratio <= AIMS.ratio)} |`);
-console.log(`| … of which sending: click → last submission accepted (approx.) | ${out.last_submission_accepted_s.toFixed(1)} s | | |`);
-console.log(`| rows completed / failed; progress bar | ${n(out.counts.completed)} / ${n(out.counts.failed)}; ${n(out.progress.value)} of ${n(out.progress.max)} | | |`);
-console.log(`| 429 answers (submissions sent: ${n(out.submissions.sent)}) | ${out.limited_429} | < ${AIMS.limited} | ${mark(out.limited_429 < AIMS.limited)} |`);
-console.log(`| duplicate runs (distinct run ids in 200/202 answers − rows; charged: spent vs runs' credits_used) | ${c.duplicates} (${n(c.distinct_run_ids)} run ids for ${n(ROWS)} rows; ${n(c.credits_spent)} credits spent, ${n(c.credits_used_by_runs)} used by the runs, ${c.credits_reserved_after} reserved after) | ${AIMS.duplicates} | ${mark(c.duplicates === 0 && c.keys_with_several_runs === 0 && c.lines_with_several_keys === 0 && c.credits_spent === c.credits_used_by_runs && c.credits_reserved_after === 0 && c.latest_runs_not_the_batch === 0)} |`);
-console.log(`| status requests per row (GET /v1/runs + GET /v1/runs/{id}) | ${out.status_requests.per_row.toFixed(3)} (${out.status_requests.list} + ${out.status_requests.single}; ${out.status_requests.after_done} after the end) | < ${AIMS.statusPerRow} | ${mark(out.status_requests.per_row < AIMS.statusPerRow)} |`);
-console.log(`| longest main-thread task while the batch runs | ${out.during_batch.longest_task_ms || "none over 50"} ms (${out.during_batch.tasks_over_100_ms} over 100 ms, ${out.during_batch.tasks_over_50_ms} over 50 ms) | none over ${AIMS.longTaskMs} ms | ${mark(out.during_batch.tasks_over_100_ms === 0)} |`);
-const tb = out.trace?.batch;
-if (tb) console.log(`| … the same from a trace: longest task, wall (its CPU time); longest CPU time; main thread's CPU time in all | ${tb.longest_wall_ms} ms (${tb.its_cpu_ms} ms); ${tb.longest_cpu_ms} ms; ${tb.busy_cpu_s} s of ${out.wall_s.toFixed(1)} s | | |`);
-const tr = (t) => (t ? ` (trace: ${t.longest_wall_ms} ms wall, ${t.its_cpu_ms} ms CPU)` : "");
-console.log(`| longest task, CSV export of ${n(ex.records)} records (${n(ex.rows)} rows, ${(ex.csv.bytes / 1000).toFixed(0)} KB) | ${ex.csv.longest_task_ms || "none over 50"} ms${tr(out.trace?.export_csv)} | ≤ ${AIMS.longTaskMs} ms | ${mark(ex.csv.longest_task_ms <= AIMS.longTaskMs)} |`);
-console.log(`| longest task, JSON export of ${n(ex.records)} records (${(ex.json.bytes / 1000).toFixed(0)} KB) | ${ex.json.longest_task_ms || "none over 50"} ms${tr(out.trace?.export_json)} | ≤ ${AIMS.longTaskMs} ms | ${mark(ex.json.longest_task_ms <= AIMS.longTaskMs)} |`);
-console.log(`| paste ${n(ROWS)} rows (Ctrl+V) → every row checked (longest task) | ${out.prepare.paste_to_checked_ms} ms (${out.prepare.longest_task_ms || "none over 50"} ms) | | |`);
-if (out.page_errors.length) console.log(`\nPage errors: ${out.page_errors.join("; ")}`);
+const kb = (b) => `${n(Math.round(b / 1000))} KB`;
+console.log(`\nBulk runs ${out.date.slice(0, 10)}, ${out.machine}; console from ${DIST}`);
+
+const m = results.measure;
+if (m) {
+  const c = m.charged_once;
+  const ex = m.exports;
+  console.log(`\n**measure**: ${n(ROWS)} rows of ${ACTION} (max_results 1), sandbox burst ${BURST}, ${RATE}/s, runs 0.8 s\n`);
+  console.log("| measure | result | aim | |");
+  console.log("|---|---|---|---|");
+  console.log(`| click on start → every row final | ${m.wall_s.toFixed(1)} s = ${m.ratio}× the rate limit's ${IDEAL_S} s ((${n(ROWS)} − ${BURST}) ÷ ${RATE}/s) | ≤ ${AIMS.ratio}× | ${mark(m.ratio <= AIMS.ratio)} |`);
+  console.log(`| … of which sending: click → last submission accepted (approx.) | ${m.last_submission_accepted_s.toFixed(1)} s | | |`);
+  console.log(`| rows completed / failed; progress bar | ${n(m.counts.completed)} / ${n(m.counts.failed)}; ${n(m.progress.value)} of ${n(m.progress.max)} | | |`);
+  console.log(`| 429 answers (submissions sent: ${n(m.submissions.sent)}) | ${m.limited_429} | < ${AIMS.limited} | ${mark(m.limited_429 < AIMS.limited)} |`);
+  console.log(`| duplicate runs (distinct run ids in 200/202 answers − rows; charged: spent vs runs' credits_used) | ${c.duplicates} (${n(c.distinct_run_ids)} run ids for ${n(ROWS)} rows; ${n(c.credits_spent)} credits spent, ${n(c.credits_used_by_runs)} used by the runs, ${c.credits_reserved_after} reserved after) | ${AIMS.duplicates} | ${mark(c.duplicates === 0 && c.keys_with_several_runs === 0 && c.lines_with_several_keys === 0 && c.credits_spent === c.credits_used_by_runs && c.credits_reserved_after === 0 && c.latest_runs_not_the_batch === 0)} |`);
+  console.log(`| status requests per row (GET /v1/runs + GET /v1/runs/{id}) | ${m.status_requests.per_row.toFixed(3)} (${m.status_requests.list} + ${m.status_requests.single}; ${m.status_requests.after_done} after the end) | < ${AIMS.statusPerRow} | ${mark(m.status_requests.per_row < AIMS.statusPerRow)} |`);
+  console.log(`| status bytes ÷ result bytes (1 record a run; for comparison) | ${m.status_bytes.ratio} (${kb(m.status_bytes.bytes)} ÷ ${kb(m.status_bytes.result_bytes)}) | | |`);
+  console.log(`| longest main-thread task while the batch runs | ${m.during_batch.longest_task_ms || "none over 50"} ms (${m.during_batch.tasks_over_100_ms} over 100 ms, ${m.during_batch.tasks_over_50_ms} over 50 ms) | none over ${AIMS.longTaskMs} ms | ${mark(m.during_batch.tasks_over_100_ms === 0)} |`);
+  const tb = m.trace?.batch;
+  if (tb) console.log(`| … the same from a trace: longest task, wall (its CPU time); longest CPU time; main thread's CPU time in all | ${tb.longest_wall_ms} ms (${tb.its_cpu_ms} ms); ${tb.longest_cpu_ms} ms; ${tb.busy_cpu_s} s of ${m.wall_s.toFixed(1)} s | | |`);
+  const tr = (t) => (t ? ` (trace: ${t.longest_wall_ms} ms wall, ${t.its_cpu_ms} ms CPU)` : "");
+  console.log(`| longest task, CSV export of ${n(ex.records)} records (${n(ex.rows)} rows, ${(ex.csv.bytes / 1000).toFixed(0)} KB) | ${ex.csv.longest_task_ms || "none over 50"} ms${tr(m.trace?.export_csv)} | ≤ ${AIMS.longTaskMs} ms | ${mark(ex.csv.longest_task_ms <= AIMS.longTaskMs)} |`);
+  console.log(`| longest task, JSON export of ${n(ex.records)} records (${(ex.json.bytes / 1000).toFixed(0)} KB) | ${ex.json.longest_task_ms || "none over 50"} ms${tr(m.trace?.export_json)} | ≤ ${AIMS.longTaskMs} ms | ${mark(ex.json.longest_task_ms <= AIMS.longTaskMs)} |`);
+  console.log(`| paste ${n(ROWS)} rows (Ctrl+V) → every row checked (longest task) | ${m.prepare.paste_to_checked_ms} ms (${m.prepare.longest_task_ms || "none over 50"} ms) | | |`);
+  if (m.page_errors.length) console.log(`\nPage errors: ${m.page_errors.join("; ")}`);
+}
+
+for (const spec of STATUS_SCENARIOS) {
+  const s = results[spec.name];
+  if (!s) continue;
+  console.log(`\n**${spec.name}**: ${n(s.rows)} rows of ${ACTION} (max_results 100), sandbox burst ${spec.burst}, ${spec.rate}/s, runs 2.4 s (0.6 s queued, 1.8 s processing)\n`);
+  console.log("| measure | result | aim | |");
+  console.log("|---|---|---|---|");
+  console.log(`| status bytes ÷ result bytes (decoded bodies) | ${s.ratio} (${kb(s.status.bytes)}: lists ${kb(s.status.list_bytes)}, single runs ${kb(s.status.single_bytes)} ÷ ${kb(s.result.bytes)} of ${n(s.result.runs)} finished runs) | ≤ ${AIMS.statusBytes} | ${mark(s.ratio <= AIMS.statusBytes)} |`);
+  console.log(`| status requests per row (GET /v1/runs + GET /v1/runs/{id}) | ${s.status.per_row.toFixed(3)} (${n(s.status.list)} + ${n(s.status.single)}; ${s.status.after_done} after the end; ${s.status.failed} failed) | < ${AIMS.statusPerRow} | ${mark(s.status.per_row < AIMS.statusPerRow)} |`);
+  console.log(`| … on the wire: status (gzip, with headers) ÷ results (gzipped here) | ${s.wire_ratio} (${kb(s.status.wire_bytes)} ÷ ${kb(s.result.gzip_bytes)}) | | |`);
+  console.log(`| records in the results (average a run) | ${n(s.result.records)} (${(s.result.records / Math.max(1, s.result.runs)).toFixed(1)}) | | |`);
+  console.log(`| click on start → every row final (the rate's ideal, one run's time after the last) | ${s.wall_s.toFixed(1)} s (${s.ideal_s.toFixed(1)} s); last submission accepted at ${s.last_submission_accepted_s.toFixed(1)} s (${(s.submissions.rows_accepted / s.last_submission_accepted_s).toFixed(1)} rows/s) | | |`);
+  console.log(`| rows completed / failed | ${n(s.counts.completed)} / ${n(s.counts.failed)} | | |`);
+  console.log(`| 429 answers (submissions sent: ${n(s.submissions.sent)}); the pace learned (kept with the batch) | ${s.limited_429}; ${s.kept_pace_ms ? `${(1000 / s.kept_pace_ms).toFixed(1)}/s` : "none"} | | |`);
+  if (s.page_errors.length) console.log(`\nPage errors: ${s.page_errors.join("; ")}`);
+}
+
+const r = results[RELOAD.name];
+if (r) {
+  const pace = (ms) => (ms ? `${(1000 / ms).toFixed(2)}/s` : "none");
+  const ok = (side) => side.per_100_rows !== null && side.per_100_rows < AIMS.limitedPer100;
+  // The aim is the reload's: before it, the first 429s are how the pace is learned at all.
+  console.log(`\n**${RELOAD.name}**: ${n(r.rows)} rows of ${ACTION} (max_results 1), sandbox burst ${RELOAD.burst}, ${RELOAD.rate}/s; reloaded after ${r.reload_after} rows accepted, signed in again and resumed (${r.reload_to_resume_s.toFixed(1)} s later)\n`);
+  console.log("| measure | before the reload | after | aim |");
+  console.log("|---|---|---|---|");
+  console.log(`| 429 answers per 100 rows | ${r.before.per_100_rows ?? "–"} (learning the pace) | ${r.after.per_100_rows ?? "–"} ${mark(ok(r.after))} | < ${AIMS.limitedPer100} after |`);
+  console.log(`| 429 answers; rows first accepted; submissions sent | ${r.before.limited_429}; ${r.before.rows}; ${r.before.submissions} | ${r.after.limited_429}; ${r.after.rows}; ${r.after.submissions} | |`);
+  console.log(`| sending: rows per second (click or resume → last accepted) | ${r.before.rows_per_s ?? "–"} (${r.before.sending_s.toFixed(1)} s) | ${r.after.rows_per_s ?? "–"} (${r.after.sending_s.toFixed(1)} s) | ${RELOAD.rate}/s |`);
+  console.log(`| the pace kept with the batch (IndexedDB) | ${pace(r.kept_pace.before_reload_ms)} | ${pace(r.kept_pace.at_resume_ms)} at the resume | |`);
+  console.log(`| status requests | ${r.before.status_requests} | ${r.after.status_requests} | |`);
+  console.log(`| rows completed / failed at the end; rows with more than one run (sent again after the reload) | | ${n(r.counts.completed)} / ${n(r.counts.failed)}; ${r.runs.rows_with_several_runs} (${r.runs.rows_accepted_before_and_after}) | 0 |`);
+  if (r.page_errors.length) console.log(`\nPage errors: ${r.page_errors.join("; ")}`);
+}
+
+if (Object.keys(failures).length) {
+  console.log(`\nNot measured: ${Object.entries(failures).map(([k, v]) => `${k} (${v})`).join("; ")}`);
+  process.exitCode = 1;
+}
