@@ -103,7 +103,7 @@ pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
         names.push(&JsValue::from_str(name));
     }
     let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite)?;
-    for change in changes {
+    let issued = changes.into_iter().try_for_each(|change| {
         match change {
             Change::Put { store, key, json } => {
                 tx.object_store(store)?
@@ -117,6 +117,13 @@ pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
                 tx.object_store(ROWS)?.delete(&rows_of(&id)?.into())?;
             }
         }
+        Ok::<(), JsValue>(())
+    });
+    if let Err(refused) = issued {
+        // A request the browser refused (a full disk) must not leave the ones before it to
+        // commit: none of the changes, as the caller is told.
+        let _ = tx.abort();
+        return Err(refused);
     }
     let done = js_sys::Promise::new(&mut |resolve, reject| {
         tx.set_oncomplete(Some(&resolve));

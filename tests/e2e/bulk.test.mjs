@@ -6,7 +6,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { startSandbox, launchBrowser, screenshot, api, besides, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
+import { startSandbox, launchBrowser, screenshot, api, besides, openPage, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -276,8 +276,9 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
 
 test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async () => {
   const rows = 400;
-  const lines = [csvLine(["keywords"])];
-  for (let i = 1; i <= rows; i++) lines.push(csvLine([`two tabs ${i}`]));
+  // One record a row: the suite's later batches need the workspace's credits too.
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`two tabs ${i}`, 1]));
   const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
   // Submissions each tab sends, by key.
   const sentBy = (page) => {
@@ -335,5 +336,76 @@ test("one tab runs a batch: another tab shows it read-only and can take it over,
   await screenshot(second, "bulk-taken-over");
   assert.deepEqual(besides(problems, 429), []);
   assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
+  await context.close();
+});
+
+/** How many rows of the kept batch are in this browser's store, and how many of them are final. */
+const keptRows = (page) => page.evaluate(() => new Promise((resolve, reject) => {
+  const open = indexedDB.open("console");
+  open.onsuccess = () => {
+    const req = open.result.transaction("rows").objectStore("rows").getAll();
+    req.onsuccess = () => {
+      const rows = req.result.map((text) => JSON.parse(text));
+      resolve({ rows: rows.length, final: rows.filter((r) => ["completed", "failed", "cancelled", "invalid"].includes(r.state)).length });
+    };
+    req.onerror = reject;
+  };
+  open.onerror = reject;
+}));
+
+test("a full disk pauses the batch with a message; nothing received is lost, and resume finishes it, kept", async () => {
+  const rows = 400;
+  const lines = [csvLine(["query", "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`full disk ${i}`, 1]));
+  // The browser refuses writes as a full disk makes it (QuotaExceededError) once the test says
+  // so. (Chromium's quota override does not reach a test context's IndexedDB.)
+  const { context, page, problems } = await openPage(browser);
+  await page.addInitScript(() => {
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (...args) {
+      if (window.__diskFull) throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      return put.apply(this, args);
+    };
+  });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await go(page, "/bulk");
+  const keys = [];
+  page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
+  await page.getByLabel("Action").selectOption("network-search-groups");
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+  await page.waitForFunction(() => Number(document.querySelector('[data-count="completed"] dd')?.textContent) >= 10);
+  // The disk is full: the browser refuses the next write.
+  await page.evaluate(() => { window.__diskFull = true; });
+  const reason = page.locator('[data-field="paused-reason"]');
+  await reason.waitFor({ timeout: 30_000 });
+  assert.match(await reason.textContent(), /storage refused to save the batch/);
+  await screenshot(page, "bulk-disk-full");
+  // Paused: nothing more leaves (what was on its way may still land).
+  await page.waitForFunction(() => Number(document.querySelector('[data-count="submitting"] dd')?.textContent) === 0);
+  const sentWhilePaused = keys.length;
+  await page.waitForTimeout(1_500);
+  assert.equal(keys.length, sentWhilePaused, "nothing is sent while paused");
+  // Room again: what was not saved is written, and resume finishes the batch.
+  await page.evaluate(() => { window.__diskFull = false; });
+  await page.getByRole("button", { name: "Resume" }).click();
+  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  assert.equal((await counts(page)).completed, rows);
+  // The batch's last rows are written within a second of its end.
+  const deadline = Date.now() + 10_000;
+  let kept = await keptRows(page);
+  while (kept.final < rows && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    kept = await keptRows(page);
+  }
+  assert.deepEqual(kept, { rows, final: rows });
+  // One key per row across the pause.
+  assert.equal(new Set(keys.map((k) => k.split("-").pop())).size, rows);
+  assert.equal(new Set(keys).size, rows);
+  await page.locator('[data-field="clear-batch"]').click();
+  assert.deepEqual(besides(problems, 429), []);
   await context.close();
 });
