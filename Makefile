@@ -19,12 +19,14 @@ build: setup
 	@bash scripts/build-console.sh
 
 # Benchmarks (not part of the test suite): first load of the console, Swagger UI and RapiDoc on
-# loopback and Slow 4G, a 1,000-row bulk batch,
-# and sandbox load.
+# loopback and Slow 4G, bulk batches (bench/bulk.mjs), a bulk batch behind another tab in a
+# Chromium driven over the DevTools protocol (Node 20 has WebSocket behind a flag), and sandbox
+# load.
 bench: build
 	@cargo build --release -p sandbox --quiet
 	@node bench/first-load.mjs 7
 	@node bench/bulk.mjs
+	@node --experimental-websocket bench/background-tab.mjs
 
 bench-sandbox:
 	@bash scripts/bench-sandbox.sh

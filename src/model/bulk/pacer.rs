@@ -8,7 +8,7 @@
 //! batch runs at the limit with a `429` now and then, not a storm of them.
 //!
 //! Once learned, the pace is a token bucket on the wall clock holding at most one second's
-//! worth: a sender whose timers were slowed or frozen (a background tab, a suspended laptop)
+//! worth (and one): a sender whose timers were slowed or frozen (a background tab, a suspended laptop)
 //! resumes at the rate, never in a burst. The learned pace is kept with the batch, so a reloaded
 //! batch starts at it instead of learning it again through `429`s.
 
@@ -21,7 +21,9 @@ pub struct LearnedPace {
     pub interval_ms: f64,
 }
 
-/// The most a pace may catch up after a pause of the sender: one second's worth of submissions.
+/// The most a pace may catch up after a pause of the sender: one second's worth of submissions
+/// (and one more, so that a sender whose timers wake once a second, as behind another tab,
+/// keeps the fraction a second leaves over instead of losing it at every wake).
 const CATCH_UP_MS: f64 = 1_000.0;
 
 /// Accepted submissions worth this many milliseconds at the pace, without a `429`, make the pace
@@ -37,13 +39,21 @@ pub struct Pacer {
     interval: Option<f64>,
     /// Submissions that may go now (a token bucket refilled at the pace).
     tokens: f64,
-    /// When `tokens` was last brought up to date, ms.
-    refilled_at: f64,
+    /// When `tokens` was last brought up to date, ms; `None` before the first submission (a pace
+    /// kept from before starts with one: what the API's own bucket holds now is unknown).
+    refilled_at: Option<f64>,
     /// No submission before this time (a `429`'s `retry_after`).
     resume_at: f64,
     last_limited: Option<f64>,
     accepted_since_limited: u32,
     accepted_since_change: u32,
+    /// Since the last `429`, the sender left the pace's submissions unused (its timers were
+    /// throttled behind another tab, it was paused, or had nothing ready): the API was not kept
+    /// at its limit, so what it accepted meanwhile says nothing of its rate.
+    lagged_since_limited: bool,
+    /// The same since the pace last crept up: a sender that does not keep up with the pace
+    /// learns nothing about going faster.
+    lagged_since_change: bool,
 }
 
 impl Pacer {
@@ -68,16 +78,26 @@ impl Pacer {
     }
 
     fn capacity(interval: f64) -> f64 {
-        (CATCH_UP_MS / interval).max(1.0)
+        CATCH_UP_MS / interval + 1.0
     }
 
     fn refill(&mut self, now: f64) {
-        if let Some(interval) = self.interval {
-            if now > self.refilled_at {
-                self.tokens = (self.tokens + (now - self.refilled_at) / interval)
-                    .min(Self::capacity(interval));
+        let Some(interval) = self.interval else {
+            return;
+        };
+        match self.refilled_at {
+            None => self.refilled_at = Some(now),
+            Some(then) if now > then => {
+                let filled = self.tokens + (now - then) / interval;
+                let capacity = Self::capacity(interval);
+                if filled > capacity {
+                    self.lagged_since_limited = true;
+                    self.lagged_since_change = true;
+                }
+                self.tokens = filled.min(capacity);
+                self.refilled_at = Some(now);
             }
-            self.refilled_at = self.refilled_at.max(now);
+            Some(_) => {}
         }
     }
 
@@ -91,7 +111,7 @@ impl Pacer {
                 if bucket.tokens >= 1.0 {
                     now
                 } else {
-                    now.max(bucket.refilled_at) + (1.0 - bucket.tokens) * interval
+                    now.max(bucket.refilled_at.unwrap_or(now)) + (1.0 - bucket.tokens) * interval
                 }
             }
         };
@@ -113,8 +133,11 @@ impl Pacer {
         if let Some(interval) = self.interval
             && f64::from(self.accepted_since_change) * interval >= CREEP_AFTER_MS
         {
-            self.interval = Some(interval * 0.98);
+            if !self.lagged_since_change {
+                self.interval = Some(interval * 0.98);
+            }
             self.accepted_since_change = 0;
+            self.lagged_since_change = false;
         }
     }
 
@@ -122,19 +145,25 @@ impl Pacer {
     pub fn limited(&mut self, now: f64, retry_after: f64) {
         match self.last_limited {
             // The API's bucket was empty then and is empty now: what it accepted in between is
-            // what it refilled. Too few to measure (a retry after exactly one refill): keep
-            // counting from the earlier 429.
-            Some(then) if self.accepted_since_limited >= 3 && now > then => {
+            // what it refilled, if the sender kept it at its limit all along.
+            Some(then)
+                if self.accepted_since_limited >= 3 && now > then && !self.lagged_since_limited =>
+            {
                 let rate = f64::from(self.accepted_since_limited) / (now - then);
                 self.interval = Some(1.03 / rate);
                 self.accepted_since_change = 0;
+                self.lagged_since_change = false;
                 self.last_limited = Some(now);
                 self.accepted_since_limited = 0;
             }
-            Some(_) => {}
-            None => {
+            // Too few to measure (a retry after exactly one refill): keep counting from the
+            // earlier 429.
+            Some(_) if !self.lagged_since_limited => {}
+            // The first 429, or one after the sender fell behind: measure from here.
+            _ => {
                 self.last_limited = Some(now);
                 self.accepted_since_limited = 0;
+                self.lagged_since_limited = false;
             }
         }
         self.resume_at = self
@@ -144,7 +173,7 @@ impl Pacer {
         // fills at the pace from there.
         if let Some(interval) = self.interval {
             self.tokens = 0.0;
-            self.refilled_at = self.resume_at - interval;
+            self.refilled_at = Some(self.resume_at - interval);
         }
     }
 
@@ -204,13 +233,13 @@ mod tests {
     fn after_a_freeze_it_resumes_at_the_pace_not_in_a_burst() {
         let mut p = Pacer::learned_before(LearnedPace { interval_ms: 100.0 });
         p.sent(0.0);
-        // Ten minutes frozen: one second's worth may go at once, no more.
+        // Ten minutes frozen: one second's worth (and one) may go at once, no more.
         let mut at_once = 0;
         while p.ready_at(600_000.0) <= 600_000.0 {
             p.sent(600_000.0);
             at_once += 1;
         }
-        assert_eq!(at_once, 10);
+        assert_eq!(at_once, 11);
         assert!((p.ready_at(600_000.0) - 600_100.0).abs() < 0.01);
     }
 
@@ -232,6 +261,36 @@ mod tests {
             })
             .interval(),
             None
+        );
+    }
+
+    #[test]
+    fn a_sender_that_fell_behind_measures_nothing_and_does_not_creep() {
+        let mut p = Pacer::learned_before(LearnedPace { interval_ms: 500.0 });
+        p.limited(0.0, 0.5);
+        // Behind another tab: timers wake once a minute, and each wake sends what it may.
+        let mut now = 500.0;
+        for _ in 0..5 {
+            now += 60_000.0;
+            while p.ready_at(now) <= now {
+                p.sent(now);
+                p.accepted();
+            }
+        }
+        assert_eq!(p.interval(), Some(500.0), "no creep while behind");
+        // In front again: the first 429 is not a measure of 10 rows over five minutes.
+        p.limited(now, 0.5);
+        assert_eq!(p.interval(), Some(500.0));
+        // Kept at the limit from there, the next 429 measures again.
+        for i in 1..=10 {
+            p.sent(now + f64::from(i) * 500.0);
+            p.accepted();
+        }
+        p.limited(now + 5_000.0, 0.5);
+        assert!(
+            (p.interval().unwrap() - 515.0).abs() < 0.5,
+            "{:?}",
+            p.interval()
         );
     }
 
@@ -260,7 +319,7 @@ mod tests {
                     sent_at.push(now);
                 }
             }
-            let capacity = (1_000.0 / interval).max(1.0);
+            let capacity = 1_000.0 / interval + 1.0;
             for (i, start) in sent_at.iter().enumerate() {
                 for (j, end) in sent_at.iter().enumerate().skip(i) {
                     let in_span = (j - i + 1) as f64;

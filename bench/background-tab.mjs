@@ -1,0 +1,459 @@
+// Benchmark: a bulk batch whose tab is behind another tab, as a real person's Chromium treats it
+// (issue 24). 700 rows of premium-search-people (max_results 1) against the sandbox at burst 5,
+// 2 per second: in front the batch sends about 2 rows a second; with another tab in front of it
+// in the same window the page is hidden, Chrome aligns its timers to 1 s at once, and about a
+// minute later intensive wake-up throttling wakes chained timers once a minute. Aim: the rate
+// behind the tab at least 0.9× the rate in front, over the whole hidden span and in its last
+// minute.
+//
+// Not Playwright: it launches Chromium with background throttling switched off
+// (--disable-background-timer-throttling, --disable-renderer-backgrounding,
+// --disable-backgrounding-occluded-windows, IntensiveWakeUpThrottling disabled) and emulates
+// every page as visible, so a hidden tab there behaves like one in front. This script starts
+// /usr/bin/chromium itself with none of those switches and talks the DevTools protocol over a
+// WebSocket (Node 20's, behind --experimental-websocket; no dependency added).
+//
+// The run (about 5 minutes): sign in, paste the rows, start; 60 s in front; a second tab opened
+// in the same window (Target.createTarget newWindow:false) puts the batch's tab behind it, for
+// 3 minutes; then the batch's tab is brought back (Target.activateTarget) for 30 s more. The
+// submissions are the page's POST …/run/async requests as the DevTools protocol sees them
+// (Network.requestWillBeSent, with their wall time; their answers from Network.responseReceived):
+// a row is submitted when the request later answered 200/202 was sent. Every 5 s the page is also
+// read (Runtime.evaluate runs on a hidden tab): document.visibilityState and the batch's counts.
+// A probe in the page, a chain of 100 ms setTimeouts recording when each ran, shows what the
+// browser did to timers in each span whatever the console does (its wake-ups are printed beside).
+//
+// Not part of the test suite's pass/fail: the aims are printed, not asserted. The script exits
+// non-zero only when the measure could not be taken (the sandbox or Chromium did not start, the
+// batch did not start, the tab did not become hidden or visible again, nothing was sent in front).
+// Usage (after a release build of the console and of the sandbox):
+//   node --experimental-websocket bench/background-tab.mjs [front_s hidden_s back_s]
+// (defaults 60 180 30). BENCH_DIST: the built console to serve (default dist/; relative to the
+// repository), e.g. a copy kept aside while dist/ is rebuilt. CHROMIUM: the browser (default
+// /usr/bin/chromium). Writes target/bench/background-tab.json and prints a Markdown table.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { join, resolve } from "node:path";
+import os from "node:os";
+
+const root = new URL("..", import.meta.url).pathname;
+const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const [FRONT_S, HIDDEN_S, BACK_S] = [60, 180, 30].map((d, i) => Number(process.argv[2 + i] ?? d));
+const ROWS = 700;
+const ACTION = "premium-search-people";
+const BURST = 5;
+const RATE = 2;
+// The front rate is read from this many seconds after the click on, past the burst and the
+// 429s through which the page learns the pace.
+const SETTLE_S = 10;
+// The last stretch of the hidden span, where intensive throttling (after about a minute) shows.
+const LAST_S = Math.min(60, HIDDEN_S);
+const SAMPLE_MS = 5_000;
+const PROBE_MS = 100;
+const AIMS = { ratio: 0.9 };
+// Everything, start to finish, or the run is abandoned (and Chromium and the sandbox killed).
+const WATCHDOG_MS = (FRONT_S + HIDDEN_S + BACK_S + 150) * 1000;
+// Chromium's own switches, none of which touches background throttling.
+const FLAGS = ["--headless=new", "--remote-debugging-port=0", "--no-first-run", "--no-sandbox", "--disable-gpu",
+  "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
+
+// ---------------------------------------------------------------------------------------------
+// What this script starts, stopped at the end whatever happens.
+
+// The children (Chromium, the sandbox) and Chromium's profile. The end of the run stops them in
+// order and waits for each (Chromium must have exited before its profile is removed, or it writes
+// it back); an exit any other way (a signal, the watchdog) kills what is left at once.
+const children = new Set();
+const profiles = new Set();
+function killNow() {
+  for (const child of children) child.kill("SIGKILL");
+  for (const dir of profiles) { try { rmSync(dir, { recursive: true, force: true }); } catch { /* written to as it died */ } }
+}
+process.on("exit", killNow);
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stopAll().finally(() => process.exit(130)));
+
+/** Starts a child that is stopped at the end of the run; `exited` resolves when it has. */
+function own(command, args, stdio) {
+  const child = spawn(command, args, { stdio });
+  children.add(child);
+  child.exited = new Promise((resolve) => child.once("exit", resolve).once("error", resolve));
+  child.exited.then(() => children.delete(child));
+  return child;
+}
+
+/** Asks each child to end, waits up to 5 s, kills it otherwise; then removes the profiles. */
+async function stopAll() {
+  await Promise.all([...children].map(async (child) => {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await child.exited;
+    clearTimeout(timer);
+  }));
+  for (const dir of profiles) { rmSync(dir, { recursive: true, force: true }); profiles.delete(dir); }
+}
+
+async function startSandbox(flags) {
+  const bin = process.env.SANDBOX_BIN ?? join(root, "target/release/sandbox");
+  const args = ["--addr", "127.0.0.1:0", "--dist", DIST, ...flags];
+  const child = own(bin, args, ["ignore", "pipe", "ignore"]);
+  const line = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("sandbox did not start within 10 s")), 10_000);
+    child.once("error", reject);
+    child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
+    createInterface({ input: child.stdout }).once("line", (l) => { clearTimeout(timer); resolve(l); });
+  });
+  return { ...JSON.parse(line), flags };
+}
+
+/** Chromium with a fresh profile; resolves with its browser-wide DevTools WebSocket URL. */
+async function startChromium() {
+  const profile = mkdtempSync(join(os.tmpdir(), "bench-background-tab-"));
+  profiles.add(profile);
+  const child = own(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, "about:blank"], ["ignore", "ignore", "pipe"]);
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("Chromium printed no DevTools URL within 20 s")), 20_000);
+    let seen = "";
+    child.once("error", reject);
+    child.once("exit", (c) => reject(new Error(`Chromium exited ${c}: ${seen.slice(-500)}`)));
+    child.stderr.on("data", (d) => {
+      seen += d;
+      const m = seen.match(/DevTools listening on (ws:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+  return { url };
+}
+
+/** A DevTools protocol connection: commands (each bounded in time) and events by method. */
+class Cdp {
+  static async connect(url) {
+    if (typeof WebSocket !== "function") throw new Error("no WebSocket in this Node: run it with node --experimental-websocket");
+    const ws = new WebSocket(url);
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("DevTools WebSocket did not open within 10 s")), 10_000);
+      ws.onopen = () => { clearTimeout(timer); resolve(); };
+      ws.onerror = () => { clearTimeout(timer); reject(new Error("DevTools WebSocket failed")); };
+    });
+    return new Cdp(ws);
+  }
+
+  constructor(ws) {
+    this.ws = ws;
+    this.next = 0;
+    this.pending = new Map();
+    this.listeners = new Map();
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
+      if (msg.id !== undefined) {
+        const p = this.pending.get(msg.id);
+        if (!p) return;
+        this.pending.delete(msg.id);
+        if (msg.error) p.reject(new Error(`${p.method}: ${msg.error.message}`)); else p.resolve(msg.result);
+      } else {
+        for (const fn of this.listeners.get(msg.method) ?? []) fn(msg.params, msg.sessionId);
+      }
+    };
+    ws.onclose = () => { for (const p of this.pending.values()) p.reject(new Error(`${p.method}: DevTools connection closed`)); this.pending.clear(); };
+  }
+
+  send(method, params = {}, sessionId = undefined, timeoutMs = 30_000) {
+    const id = ++this.next;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.pending.delete(id); reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`)); }, timeoutMs);
+      this.pending.set(id, { method, resolve: (r) => { clearTimeout(timer); resolve(r); }, reject: (e) => { clearTimeout(timer); reject(e); } });
+      this.ws.send(JSON.stringify({ id, method, params, sessionId }));
+    });
+  }
+
+  on(method, fn) { this.listeners.set(method, [...(this.listeners.get(method) ?? []), fn]); }
+  close() { try { this.ws.close(); } catch { /* closed */ } }
+}
+
+/** A page target: its expressions' values (promises awaited), and a poll until one is truthy. */
+function pageOf(cdp, sessionId) {
+  const evaluate = async (expression) => {
+    const r = await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
+    if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+    return r.result.value;
+  };
+  const waitFor = async (expression, timeoutMs, what) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await evaluate(expression).catch(() => undefined);
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+      await sleep(100);
+    }
+  };
+  return { evaluate, waitFor };
+}
+
+// Leptos listens to `input` (bind:value; a <select> to `change`): a value set from a script is
+// seen only with the event a person's typing would fire.
+const setField = (selector, value, events) => `(() => {
+  const el = document.querySelector(${JSON.stringify(selector)});
+  if (!el) return false;
+  el.value = ${JSON.stringify(value)};
+  for (const type of ${JSON.stringify(events)}) el.dispatchEvent(new Event(type, { bubbles: true }));
+  return el.value === ${JSON.stringify(value)};
+})()`;
+
+// Every 5 s: what the page shows of the batch, and the pace it learned (kept with the batch in
+// IndexedDB, values JSON text; ms between submissions). Rows submitted are those the API has
+// (queued, processing and final); "submitting" are on their way, "waiting" not sent yet.
+const SAMPLE = `(async () => {
+  const counts = Object.fromEntries([...document.querySelectorAll("[data-count]")].map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))]));
+  // Never opened before the app made it: an open here would create it without its stores.
+  const made = (await indexedDB.databases()).some((d) => d.name === "console");
+  const pace = !made ? null : await new Promise((resolve) => {
+    const open = indexedDB.open("console");
+    open.onerror = () => resolve(null);
+    open.onsuccess = () => {
+      try {
+        const req = open.result.transaction("batches").objectStore("batches").getAll();
+        req.onsuccess = () => { open.result.close(); resolve(req.result.map((v) => { try { return JSON.parse(v)?.pace?.interval_ms ?? null; } catch { return null; } }).find((p) => p != null) ?? null); };
+        req.onerror = () => { open.result.close(); resolve(null); };
+      } catch { open.result.close(); resolve(null); }
+    };
+  });
+  return { visibility: document.visibilityState, phase: document.querySelector('[data-field="batch"]')?.dataset.phase ?? null, counts,
+    kept_pace_ms: pace === null ? null : Math.round(pace), probe_wakes: window.__probe?.wakes.length ?? 0 };
+})()`;
+
+// ---------------------------------------------------------------------------------------------
+
+async function run() {
+  const sandbox = await startSandbox(["--rate-burst", String(BURST), "--rate-per-sec", String(RATE)]);
+  const chromium = await startChromium();
+  const cdp = await Cdp.connect(chromium.url);
+  const browserVersion = (await cdp.send("Browser.getVersion")).product;
+
+  // The batch's tab: a page target of its own, in the window Chromium opened, in front.
+  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", newWindow: false });
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
+  const page = pageOf(cdp, sessionId);
+  const pageErrors = [];
+  cdp.on("Runtime.exceptionThrown", (p, s) => { if (s === sessionId) pageErrors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text); });
+
+  // Every submission the page sends: when (wall clock, ms), and its answer's status.
+  const subs = [];
+  const byRequest = new Map();
+  let counting = false;
+  cdp.on("Network.requestWillBeSent", (p, s) => {
+    if (s !== sessionId || !counting || p.request.method !== "POST" || !new URL(p.request.url).pathname.endsWith("/run/async")) return;
+    const sub = { at: p.wallTime * 1000, status: null };
+    subs.push(sub);
+    byRequest.set(p.requestId, sub);
+  });
+  cdp.on("Network.responseReceived", (p, s) => {
+    const sub = s === sessionId && byRequest.get(p.requestId);
+    if (sub) sub.status = p.response.status;
+  });
+  cdp.on("Network.loadingFailed", (p, s) => {
+    const sub = s === sessionId && byRequest.get(p.requestId);
+    if (sub && sub.status === null) sub.status = "failed";
+  });
+  await cdp.send("Network.enable", {}, sessionId);
+  await cdp.send("Runtime.enable", {}, sessionId);
+  await cdp.send("Page.enable", {}, sessionId);
+  await cdp.send("Page.navigate", { url: `${sandbox.url}/sign-in` }, sessionId);
+
+  // Signed in as a person would be, then at /bulk inside the app (the credential is kept in the
+  // tab's memory only: a navigation would lose it).
+  await page.waitFor(`!!document.querySelector("#credential") && !!document.querySelector('form button[type="submit"]')`, 30_000, "the sign-in form");
+  if (!(await page.evaluate(setField("#credential", sandbox.api_key, ["input"])))) throw new Error("the API key could not be typed in");
+  await page.evaluate(`document.querySelector('form button[type="submit"]').click()`);
+  await page.waitFor(`location.pathname === "/workspace"`, 30_000, "signed in, at /workspace");
+  await page.evaluate(`history.pushState({}, "", "/bulk"); dispatchEvent(new PopStateEvent("popstate")); true`);
+  await page.waitFor(`!!document.querySelector('#bulk-action option[value=${JSON.stringify(ACTION)}]') && !!document.querySelector("#bulk-text")`, 30_000, "the Bulk page with its actions");
+  if (!(await page.evaluate(setField("#bulk-action", ACTION, ["input", "change"])))) throw new Error(`the action ${ACTION} could not be chosen`);
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench background ${i}`, 1]));
+  await page.evaluate(setField("#bulk-text", lines.join("\n") + "\n", ["input"]));
+  await page.waitFor(`Number(document.querySelector('[data-field="rows-to-send"]')?.textContent.replaceAll(",", "")) === ${ROWS}
+    && document.querySelector("#bulk-action").value === ${JSON.stringify(ACTION)}
+    && !document.querySelector('[data-field="start-batch"]').disabled`, 60_000, `${ROWS} rows checked and the start button enabled`);
+
+  // The probe: a chain of timers as any page's, its wake-ups kept (wall clock, ms).
+  await page.evaluate(`window.__probe = { wakes: [] }; (function tick() { window.__probe.wakes.push(Date.now()); setTimeout(tick, ${PROBE_MS}); })(); true`);
+  await page.evaluate(`window.__visibility = []; document.addEventListener("visibilitychange", () => window.__visibility.push({ at: Date.now(), state: document.visibilityState })); true`);
+
+  counting = true;
+  const clickAt = Date.now();
+  await page.evaluate(`document.querySelector('[data-field="start-batch"]').click(); true`);
+  await page.waitFor(`document.querySelector('[data-field="batch"]')?.dataset.phase === "running"`, 15_000, "the batch running");
+
+  const samples = [];
+  const sample = async (span) => {
+    const s = await page.evaluate(SAMPLE).catch((e) => ({ error: e.message }));
+    samples.push({ at_s: +((Date.now() - clickAt) / 1000).toFixed(1), span, ...s,
+      sent: subs.length, accepted: subs.filter((x) => x.status === 200 || x.status === 202).length });
+  };
+  /** Samples every 5 s until `until` (wall clock, ms). */
+  const hold = async (span, until) => {
+    while (Date.now() < until) {
+      await sleep(Math.min(SAMPLE_MS, until - Date.now()));
+      await sample(span);
+    }
+  };
+
+  await sample("front");
+  await hold("front", clickAt + FRONT_S * 1000);
+
+  // Another tab in front of the batch's, in the same window, as a person opening one would.
+  const hideAt = Date.now();
+  const other = await cdp.send("Target.createTarget", { url: "about:blank", newWindow: false });
+  const hiddenSeen = await page.waitFor(`document.visibilityState === "hidden"`, 10_000, "the batch's tab hidden behind the other").catch(() => false);
+  if (!hiddenSeen) throw new Error(`the batch's tab stayed "${await page.evaluate("document.visibilityState").catch(() => "?")}" with another tab in front of it`);
+  await hold("hidden", hideAt + HIDDEN_S * 1000);
+
+  // The batch's tab in front again.
+  const showAt = Date.now();
+  await cdp.send("Target.activateTarget", { targetId });
+  const visibleSeen = await page.waitFor(`document.visibilityState === "visible"`, 10_000, "the batch's tab visible again").catch(() => false);
+  if (!visibleSeen) throw new Error("the batch's tab did not become visible again on Target.activateTarget");
+  await hold("back", showAt + BACK_S * 1000);
+  const endAt = Date.now();
+
+  const probe = await page.evaluate(`window.__probe.wakes`);
+  const visibilityEvents = await page.evaluate(`window.__visibility`);
+  const phase = await page.evaluate(`document.querySelector('[data-field="batch"]')?.dataset.phase ?? null`);
+  await cdp.send("Target.closeTarget", { targetId: other.targetId }).catch(() => {});
+  cdp.close();
+  return { sandbox, browserVersion, clickAt, hideAt, showAt, endAt, subs, samples, probe, visibilityEvents, pageErrors, phase };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Submissions, 429s and the probe's wake-ups between two times (ms), and the accepted rows' rate. */
+function span(m, from, to) {
+  const inside = m.subs.filter((s) => s.at >= from && s.at < to);
+  const accepted = inside.filter((s) => s.status === 200 || s.status === 202).length;
+  const seconds = (to - from) / 1000;
+  const wakes = m.probe.filter((t) => t >= from && t < to);
+  const gaps = wakes.slice(1).map((t, i) => t - wakes[i]);
+  return {
+    from_s: +((from - m.clickAt) / 1000).toFixed(1), to_s: +((to - m.clickAt) / 1000).toFixed(1), seconds: +seconds.toFixed(1),
+    sent: inside.length, accepted, limited_429: inside.filter((s) => s.status === 429).length,
+    per_s: +(accepted / seconds).toFixed(3),
+    probe: { wakes: wakes.length, per_s: +(wakes.length / seconds).toFixed(2), longest_gap_ms: gaps.length ? Math.round(Math.max(...gaps)) : null },
+  };
+}
+
+/** The longest time between two submissions (any answer) over the hidden span: from the last one before it to the first one after it. */
+function longestGap(m) {
+  const times = m.subs.map((s) => s.at).sort((a, b) => a - b);
+  const first = Math.max(0, times.findLastIndex((t) => t < m.hideAt));
+  let last = times.findIndex((t) => t >= m.showAt);
+  if (last < 0) last = times.length - 1;
+  let best = null;
+  for (let i = first + 1; i <= last; i++) {
+    const gap = times[i] - times[i - 1];
+    if (!best || gap > best.ms) best = { ms: Math.round(gap), from_s: +((times[i - 1] - m.clickAt) / 1000).toFixed(1), to_s: +((times[i] - m.clickAt) / 1000).toFixed(1) };
+  }
+  return best;
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`bench/background-tab.mjs: the measure could not be taken: not done within ${WATCHDOG_MS / 60_000} minutes`);
+  stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS);
+
+let m;
+let failure = null;
+try {
+  m = await run();
+} catch (e) {
+  failure = e.message;
+  console.error(`bench/background-tab.mjs: the measure could not be taken: ${e.message}`);
+} finally {
+  await stopAll();
+  clearTimeout(watchdog);
+}
+
+let results = null;
+if (m) {
+  const front = span(m, m.clickAt + SETTLE_S * 1000, m.hideAt);
+  const frontAll = span(m, m.clickAt, m.hideAt);
+  const hidden = span(m, m.hideAt, m.showAt);
+  const last = span(m, m.showAt - LAST_S * 1000, m.showAt);
+  const firstHidden = span(m, m.hideAt, Math.min(m.showAt, m.hideAt + 60_000));
+  const back = span(m, m.showAt, m.endAt);
+  // Per 30 s from the click: how the rate moved.
+  const timeline = [];
+  for (let t = m.clickAt; t < m.endAt - 1000; t += 30_000) timeline.push(span(m, t, Math.min(t + 30_000, m.endAt)));
+  const seenBy = (name) => m.samples.filter((s) => s.span === name).reduce((o, s) => ({ ...o, [s.visibility ?? "?"]: (o[s.visibility ?? "?"] ?? 0) + 1 }), {});
+  if (!front.accepted) failure ??= "nothing was submitted in front";
+  results = {
+    front, front_from_click: frontAll, hidden, hidden_first_minute: firstHidden, hidden_last_minute: last, back,
+    ratios: {
+      hidden: front.per_s ? +(hidden.per_s / front.per_s).toFixed(3) : null,
+      hidden_first_minute: front.per_s ? +(firstHidden.per_s / front.per_s).toFixed(3) : null,
+      hidden_last_minute: front.per_s ? +(last.per_s / front.per_s).toFixed(3) : null,
+      back: front.per_s ? +(back.per_s / front.per_s).toFixed(3) : null,
+    },
+    longest_gap_hidden: longestGap(m),
+    visibility_sampled: { front: seenBy("front"), hidden: seenBy("hidden"), back: seenBy("back") },
+    visibility_events: m.visibilityEvents.map((e) => ({ at_s: +((e.at - m.clickAt) / 1000).toFixed(1), state: e.state })),
+    timeline,
+    // Every submission: seconds after the click, and its answer.
+    submissions: m.subs.map((x) => ({ at_s: +((x.at - m.clickAt) / 1000).toFixed(3), status: x.status })),
+    phase_at_end: m.phase,
+    counts_at_end: m.samples.at(-1)?.counts ?? null,
+    page_errors: m.pageErrors,
+  };
+}
+
+const out = {
+  date: new Date().toISOString(),
+  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+  browser: m?.browserVersion ?? null,
+  chromium_flags: FLAGS,
+  dist: DIST,
+  sandbox: m ? { flags: m.sandbox.flags, action: ACTION, max_results: 1 } : null,
+  rows: ROWS,
+  spans_s: { front: FRONT_S, hidden: HIDDEN_S, back: BACK_S, front_rate_from: SETTLE_S, last: LAST_S },
+  aims: AIMS,
+  results,
+  samples: m?.samples ?? [],
+  failure,
+};
+mkdirSync(join(root, "target/bench"), { recursive: true });
+writeFileSync(join(root, "target/bench/background-tab.json"), JSON.stringify(out, null, 2));
+
+if (results) {
+  const r = results;
+  const mark = (ratio) => (ratio !== null && ratio >= AIMS.ratio ? "✓" : "✗ missed");
+  const rate = (s) => `${s.per_s.toFixed(2)}/s (${s.accepted} rows in ${s.seconds.toFixed(0)} s; ${s.limited_429} × 429)`;
+  const probe = (s) => `${s.probe.per_s}/s, longest gap ${s.probe.longest_gap_ms ?? "–"} ms`;
+  const vis = (o) => Object.entries(o).map(([k, v]) => `${k} ×${v}`).join(", ") || "–";
+  console.log(`\nBackground tab ${out.date.slice(0, 10)}, ${out.machine}; ${out.browser}, headless=new, no throttling switch; console from ${DIST}`);
+  console.log(`\n**background-tab**: ${ROWS} rows of ${ACTION} (max_results 1), sandbox burst ${BURST}, ${RATE}/s; ${FRONT_S} s in front, ${HIDDEN_S} s behind another tab of the same window, ${BACK_S} s in front again\n`);
+  console.log("| measure | rows submitted (accepted submissions) per second | ÷ in front | aim | the page's timers (probe: chained 100 ms setTimeout) | visibilityState sampled |");
+  console.log("|---|---|---|---|---|---|");
+  console.log(`| in front (${SETTLE_S} s after the click → hidden) | ${rate(r.front)} | 1 | | ${probe(r.front)} | ${vis(r.visibility_sampled.front)} |`);
+  console.log(`| … from the click (burst and learning the pace included) | ${rate(r.front_from_click)} | | | | |`);
+  console.log(`| behind the tab, the whole span | ${rate(r.hidden)} | ${r.ratios.hidden} | ≥ ${AIMS.ratio} ${mark(r.ratios.hidden)} | ${probe(r.hidden)} | ${vis(r.visibility_sampled.hidden)} |`);
+  console.log(`| … its first minute | ${rate(r.hidden_first_minute)} | ${r.ratios.hidden_first_minute} | | ${probe(r.hidden_first_minute)} | |`);
+  console.log(`| … its last minute | ${rate(r.hidden_last_minute)} | ${r.ratios.hidden_last_minute} | ≥ ${AIMS.ratio} ${mark(r.ratios.hidden_last_minute)} | ${probe(r.hidden_last_minute)} | |`);
+  console.log(`| in front again | ${rate(r.back)} | ${r.ratios.back} | | ${probe(r.back)} | ${vis(r.visibility_sampled.back)} |`);
+  const g = r.longest_gap_hidden;
+  console.log(`| longest gap between two submissions while hidden | ${g ? `${(g.ms / 1000).toFixed(1)} s (${g.from_s} s → ${g.to_s} s after the click)` : "no submission"} | | | | |`);
+  const paceAt = (name) => {
+    const p = m.samples.filter((x) => x.span === name && x.kept_pace_ms).at(-1)?.kept_pace_ms;
+    return p ? `${(1000 / p).toFixed(2)}/s (${p} ms)` : "none";
+  };
+  console.log(`| the pace the page learned and keeps (IndexedDB), last sampled: in front / hidden / in front again | ${paceAt("front")} / ${paceAt("hidden")} / ${paceAt("back")} | | | | |`);
+  console.log(`\nPer 30 s from the click (rows submitted; the probe's wake-ups): ${r.timeline.map((s) => `${s.from_s}–${s.to_s} s ${s.accepted} (${s.probe.wakes})`).join(" · ")}`);
+  console.log(`visibilitychange: ${r.visibility_events.map((e) => `${e.state} at ${e.at_s} s`).join(", ") || "none"}; batch ${r.phase_at_end} at the end, counts ${JSON.stringify(r.counts_at_end)}`);
+  if (r.page_errors.length) console.log(`\nPage errors: ${r.page_errors.join("; ")}`);
+}
+if (failure) {
+  console.log(`\nNot measured: ${failure}`);
+  process.exitCode = 1;
+}
