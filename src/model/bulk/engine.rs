@@ -1540,8 +1540,8 @@ mod tests {
         }
 
         /// A reload: the page and every answer on its way are gone; the batch comes back from
-        /// the store and is resumed.
-        fn reload(&mut self) {
+        /// the store (paused, or going on with its cancel).
+        fn restore_from_store(&mut self) {
             self.arriving.clear();
             self.submitting.clear();
             let summary = self
@@ -1551,6 +1551,11 @@ mod tests {
                 .expect("saved before anything was sent");
             let rows: Vec<BatchRow> = self.store.rows.values().cloned().collect();
             self.engine = Engine::restore(summary, rows, self.now).unwrap();
+        }
+
+        /// A reload, then Resume.
+        fn reload(&mut self) {
+            self.restore_from_store();
             self.handle(Event::Resume);
         }
 
@@ -1803,11 +1808,7 @@ mod tests {
                 if reload_during_cancel {
                     sim.run_until(cancel_after + 50.0);
                     if sim.store.summary.as_ref().is_some_and(|s| s.cancelled) {
-                        sim.arriving.clear();
-                        sim.submitting.clear();
-                        let summary = sim.store.summary.clone().unwrap();
-                        let rows: Vec<BatchRow> = sim.store.rows.values().cloned().collect();
-                        sim.engine = Engine::restore(summary, rows, sim.now).unwrap();
+                        sim.restore_from_store();
                     }
                 }
             }
