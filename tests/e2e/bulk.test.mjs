@@ -339,6 +339,47 @@ test("one tab runs a batch: another tab shows it read-only and can take it over,
   await context.close();
 });
 
+test("when the tab running a batch is closed, a tab showing it takes it up, paused, and finishes it", async () => {
+  const rows = 400;
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`closed tab ${i}`, 1]));
+  const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const keys = [];
+  const watchKeys = (page) => page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
+  watchKeys(first);
+  await first.getByLabel("Action").selectOption("network-search-companies");
+  await first.locator("#bulk-text").fill(lines.join("\n"));
+  await first.locator('[data-field="start-batch"]').click();
+  await first.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+
+  const second = await context.newPage();
+  const secondProblems = [];
+  second.on("pageerror", (err) => secondProblems.push(err.message));
+  watchKeys(second);
+  await second.goto(`${sandbox.url}/sign-in`);
+  await signIn(second, sandbox.api_key);
+  await second.waitForURL(/\/workspace$/);
+  await go(second, "/bulk");
+  await second.locator('[data-field="saved-batches"] li[data-state="unfinished"] [data-field="resume-saved"]').first().click();
+  await second.locator('[data-field="elsewhere"]').waitFor();
+
+  // The running tab goes away: its lock is released, and the watching tab takes the batch up
+  // from what was saved, paused, as after a reload.
+  await first.close();
+  await second.locator('[data-field="elsewhere"]').waitFor({ state: "detached", timeout: 15_000 });
+  await second.locator('[data-field="batch"][data-phase="paused"]').waitFor();
+  await second.getByRole("button", { name: "Resume" }).click();
+  await second.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  assert.equal((await counts(second)).completed, rows);
+  const byRow = new Map();
+  for (const key of keys) byRow.set(key.split("-").pop(), new Set([...(byRow.get(key.split("-").pop()) ?? []), key]));
+  assert.equal(byRow.size, rows);
+  assert.ok([...byRow.values()].every((k) => k.size === 1), "one key per row across both tabs");
+  assert.deepEqual(besides(problems, 429), []);
+  assert.deepEqual(secondProblems, []);
+  await context.close();
+});
+
 /** How many rows of the kept batch are in this browser's store, and how many of them are final. */
 const keptRows = (page) => page.evaluate(() => new Promise((resolve, reject) => {
   const open = indexedDB.open("console");
