@@ -55,18 +55,47 @@ pub fn focus_id(id: &str) {
 
 /// Saves `text` as a file named `name`, through a temporary object URL.
 pub fn download(name: &str, mime: &str, text: &str) {
-    download_parts(name, mime, &js_sys::Array::of1(&JsValue::from_str(text)));
-}
-
-/// Saves the strings of `parts`, one after the other, as a file named `name`: a large export is
-/// written a part at a time, never as one string.
-pub fn download_parts(name: &str, mime: &str, parts: &js_sys::Array) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) {
+        download_blob(name, &blob);
+    }
+}
+
+/// A file written a part at a time: each part is encoded into the browser's blob store as it is
+/// added, so a large export is never one string, and no single step encodes all of it.
+pub struct FileParts {
+    blob: web_sys::Blob,
+    mime: String,
+}
+
+impl FileParts {
+    pub fn new(mime: &str) -> Option<FileParts> {
+        Some(FileParts {
+            blob: web_sys::Blob::new().ok()?,
+            mime: mime.to_owned(),
+        })
+    }
+
+    /// Adds `text` at the end (the parts before it are referenced, not copied).
+    pub fn push(&mut self, text: &str) -> Option<()> {
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type(&self.mime);
+        let parts = js_sys::Array::of2(&self.blob, &JsValue::from_str(text));
+        self.blob = web_sys::Blob::new_with_blob_sequence_and_options(&parts, &options).ok()?;
+        Some(())
+    }
+
+    /// Saves the file as `name`.
+    pub fn download(&self, name: &str) {
+        download_blob(name, &self.blob);
+    }
+}
+
+/// Saves `blob` as a file named `name`, through a temporary object URL.
+fn download_blob(name: &str, blob: &web_sys::Blob) {
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
         return;
     };
     if let Some(anchor) = document()

@@ -30,6 +30,9 @@ const CATCH_UP_MS: f64 = 1_000.0;
 /// 2 % faster.
 const CREEP_AFTER_MS: f64 = 3_000.0;
 
+/// Submissions on their way at once before the pace is known.
+const UNPACED_WINDOW: usize = 2;
+
 /// Submissions that may be on their way at once, once the pace is known, cover this long.
 const WINDOW_MS: f64 = 500.0;
 
@@ -177,12 +180,13 @@ impl Pacer {
         }
     }
 
-    /// Submissions that may be on their way at once: one until the pace is known, so the
-    /// burst's end costs one `429`, not several; then enough to keep the pace with answers that
-    /// take a while.
+    /// Submissions that may be on their way at once: two until the pace is known, so that a
+    /// sender slowed by answers' round trips still reaches the API's limit (one at a time at
+    /// 50/s with 30 ms answers never met it, nor learned it) while the burst's end costs two
+    /// `429`s at most; then enough to keep the pace with answers that take a while.
     pub fn window(&self) -> usize {
         match self.interval {
-            None => 1,
+            None => UNPACED_WINDOW,
             Some(interval) => ((WINDOW_MS / interval).ceil() as usize).max(3),
         }
     }
@@ -202,7 +206,7 @@ mod tests {
     #[test]
     fn the_pace_learns_the_rate_between_two_429s_and_creeps_up() {
         let mut p = Pacer::default();
-        assert_eq!((p.ready_at(0.0), p.window()), (0.0, 1));
+        assert_eq!((p.ready_at(0.0), p.window()), (0.0, 2));
         for _ in 0..20 {
             p.sent(0.0);
             p.accepted();
