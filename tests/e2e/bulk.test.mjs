@@ -274,36 +274,50 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
   await context.close();
 });
 
+/** The idempotency keys of the submissions `page` sends, as they are sent. */
+function submissionKeys(page, keys = []) {
+  page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
+  return keys;
+}
+
+/** Starts a batch of one-record rows of network-search-companies in `page`, and waits until it is kept. */
+async function startKeptBatch(page, label, rows) {
+  // One record a row: the file's later batches need the workspace's credits too.
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`${label} ${i}`, 1]));
+  await page.getByLabel("Action").selectOption("network-search-companies");
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+}
+
+/**
+ * A second tab of the same browser signs in and opens the kept batch another tab runs: it shows
+ * it read-only. Its page errors and console errors are collected in `problems`.
+ */
+async function openInSecondTab(context, keys) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on("console", (msg) => { if (msg.type() === "error") problems.push(msg.text()); });
+  page.on("pageerror", (err) => problems.push(err.message));
+  submissionKeys(page, keys);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await go(page, "/bulk");
+  await page.locator('[data-field="saved-batches"] li[data-state="unfinished"] [data-field="resume-saved"]').first().click();
+  await page.locator('[data-field="elsewhere"]').waitFor();
+  return { page, problems };
+}
+
 test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async () => {
   const rows = 400;
-  // One record a row: the suite's later batches need the workspace's credits too.
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= rows; i++) lines.push(csvLine([`two tabs ${i}`, 1]));
   const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
-  // Submissions each tab sends, by key.
-  const sentBy = (page) => {
-    const keys = [];
-    page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
-    return keys;
-  };
-  const firstKeys = sentBy(first);
-  await first.getByLabel("Action").selectOption("network-search-companies");
-  await first.locator("#bulk-text").fill(lines.join("\n"));
-  await first.locator('[data-field="start-batch"]').click();
-  await first.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
-
-  // A second tab of the same browser signs in and opens the batch: it only watches.
-  const second = await context.newPage();
-  const secondProblems = [];
-  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
-  second.on("pageerror", (err) => secondProblems.push(err.message));
-  const secondKeys = sentBy(second);
-  await second.goto(`${sandbox.url}/sign-in`);
-  await signIn(second, sandbox.api_key);
-  await second.waitForURL(/\/workspace$/);
-  await go(second, "/bulk");
-  await second.locator('[data-field="saved-batches"] li[data-state="unfinished"] [data-field="resume-saved"]').click();
-  await second.locator('[data-field="elsewhere"]').waitFor();
+  const firstKeys = submissionKeys(first);
+  await startKeptBatch(first, "two tabs", rows);
+  // A second tab of the same browser opens the batch: it only watches.
+  const secondKeys = [];
+  const { page: second, problems: secondProblems } = await openInSecondTab(context, secondKeys);
   assert.equal(await second.locator('[data-field="cancel-batch"]').count(), 0, "a watching tab offers no controls");
   // It follows the first tab's progress, and sends nothing.
   const finishedIn = (page) => page.locator('[data-field="batch-finished"]').textContent().then((t) => Number(t.split(" of ")[0].replaceAll(",", "")));
@@ -341,27 +355,10 @@ test("one tab runs a batch: another tab shows it read-only and can take it over,
 
 test("when the tab running a batch is closed, a tab showing it takes it up, paused, and finishes it", async () => {
   const rows = 400;
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= rows; i++) lines.push(csvLine([`closed tab ${i}`, 1]));
   const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
-  const keys = [];
-  const watchKeys = (page) => page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
-  watchKeys(first);
-  await first.getByLabel("Action").selectOption("network-search-companies");
-  await first.locator("#bulk-text").fill(lines.join("\n"));
-  await first.locator('[data-field="start-batch"]').click();
-  await first.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
-
-  const second = await context.newPage();
-  const secondProblems = [];
-  second.on("pageerror", (err) => secondProblems.push(err.message));
-  watchKeys(second);
-  await second.goto(`${sandbox.url}/sign-in`);
-  await signIn(second, sandbox.api_key);
-  await second.waitForURL(/\/workspace$/);
-  await go(second, "/bulk");
-  await second.locator('[data-field="saved-batches"] li[data-state="unfinished"] [data-field="resume-saved"]').first().click();
-  await second.locator('[data-field="elsewhere"]').waitFor();
+  const keys = submissionKeys(first);
+  await startKeptBatch(first, "closed tab", rows);
+  const { page: second, problems: secondProblems } = await openInSecondTab(context, keys);
 
   // The running tab goes away: its lock is released, and the watching tab takes the batch up
   // from what was saved, paused, as after a reload.
@@ -376,7 +373,7 @@ test("when the tab running a batch is closed, a tab showing it takes it up, paus
   assert.equal(byRow.size, rows);
   assert.ok([...byRow.values()].every((k) => k.size === 1), "one key per row across both tabs");
   assert.deepEqual(besides(problems, 429), []);
-  assert.deepEqual(secondProblems, []);
+  assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
   await context.close();
 });
 

@@ -443,11 +443,6 @@ impl Engine {
         }
     }
 
-    /// Whether the rows' records are in this browser's store (else only in memory).
-    pub fn records_are_kept(&self) -> bool {
-        self.keeping == Keeping::Kept
-    }
-
     /// Takes what the tab running this batch reported: a tab that only shows the batch keeps its
     /// copy up to date this way, and sends nothing.
     pub fn absorb(&mut self, news: BatchNews) {
