@@ -237,30 +237,45 @@ async function run() {
   const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", newWindow: false });
   const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
   const page = pageOf(cdp, sessionId);
+  // The page and its workers: the batch's requests are sent by its bulk worker, a target of its
+  // own, attached as it starts (paused until its network is watched, so no request is missed).
+  const sessions = new Set([sessionId]);
+  cdp.on("Target.attachedToTarget", (p, parent) => {
+    if (parent !== sessionId) return;
+    sessions.add(p.sessionId);
+    (async () => {
+      if (p.targetInfo.type === "worker") {
+        await cdp.send("Network.enable", {}, p.sessionId);
+        await cdp.send("Runtime.enable", {}, p.sessionId);
+      }
+      await cdp.send("Runtime.runIfWaitingForDebugger", {}, p.sessionId);
+    })().catch((e) => console.error(`attaching ${p.targetInfo.type}: ${e.message}`));
+  });
   const pageErrors = [];
-  cdp.on("Runtime.exceptionThrown", (p, s) => { if (s === sessionId) pageErrors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text); });
+  cdp.on("Runtime.exceptionThrown", (p, s) => { if (sessions.has(s)) pageErrors.push(p.exceptionDetails.exception?.description ?? p.exceptionDetails.text); });
 
-  // Every submission the page sends: when (wall clock, ms), and its answer's status.
+  // Every submission the page (its worker) sends: when (wall clock, ms), and its answer's status.
   const subs = [];
   const byRequest = new Map();
   let counting = false;
   cdp.on("Network.requestWillBeSent", (p, s) => {
-    if (s !== sessionId || !counting || p.request.method !== "POST" || !new URL(p.request.url).pathname.endsWith("/run/async")) return;
+    if (!sessions.has(s) || !counting || p.request.method !== "POST" || !new URL(p.request.url).pathname.endsWith("/run/async")) return;
     const sub = { at: p.wallTime * 1000, status: null };
     subs.push(sub);
     byRequest.set(p.requestId, sub);
   });
   cdp.on("Network.responseReceived", (p, s) => {
-    const sub = s === sessionId && byRequest.get(p.requestId);
+    const sub = sessions.has(s) && byRequest.get(p.requestId);
     if (sub) sub.status = p.response.status;
   });
   cdp.on("Network.loadingFailed", (p, s) => {
-    const sub = s === sessionId && byRequest.get(p.requestId);
+    const sub = sessions.has(s) && byRequest.get(p.requestId);
     if (sub && sub.status === null) sub.status = "failed";
   });
   await cdp.send("Network.enable", {}, sessionId);
   await cdp.send("Runtime.enable", {}, sessionId);
   await cdp.send("Page.enable", {}, sessionId);
+  await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId);
   await cdp.send("Page.navigate", { url: `${sandbox.url}/sign-in` }, sessionId);
 
   // Signed in as a person would be, then at /bulk inside the app (the credential is kept in the

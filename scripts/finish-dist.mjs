@@ -16,6 +16,8 @@
 // The glue and the loader are renamed by one hash over both and the main wasm (see addSplit).
 // The chunks must belong to the module trunk bound (FILE, the linked console.wasm): finish-dist
 // refuses them otherwise.
+// The bulk worker (trunk's `data-type="worker"` asset, named without a hash: the page starts it
+// by name) gets the same minifier and binaryen pass; its names stay.
 // Last, every text asset (wasm included) gets precompressed siblings, `name.br` (brotli quality
 // 11) and `name.gz` (gzip level 9), for servers that send them by Accept-Encoding (the sandbox's
 // --dist, nginx's brotli_static/gzip_static): the best ratio at no cost per request.
@@ -43,8 +45,10 @@ const fail = (message) => {
   process.exit(1);
 };
 if (!!splitDir !== !!linked) fail("--split and --linked go together");
+// The bulk worker's files (src/bin/bulk-worker.rs, its loader); everything else is the app's.
+const WORKER_PREFIX = "bulk-worker";
 const only = (suffix) => {
-  const names = readdirSync(dist).filter((n) => n.endsWith(suffix));
+  const names = readdirSync(dist).filter((n) => n.endsWith(suffix) && !n.startsWith(WORKER_PREFIX));
   if (names.length !== 1) fail(`expected one *${suffix} in ${dist}, found ${names.length}`);
   return join(dist, names[0]);
 };
@@ -87,7 +91,10 @@ for (const [kind, path, out, after] of [["js", jsPath, jsOut, Buffer.from(js)], 
 }
 writeFileSync(indexPath, index);
 
-// 5. Precompressed siblings, made from the final files.
+// 5. The bulk worker.
+finishWorker();
+
+// 6. Precompressed siblings, made from the final files.
 precompress(dist);
 
 /**
@@ -141,6 +148,28 @@ function addSplit(js, wasm, index) {
   index = replaceOnce(index, "</head>", `${preload}</head>`, "index.html");
   console.log(`finish-dist: loader ${loaderName} ${loader.length} bytes, ${chunks.length} chunk(s)`);
   return { js, index, jsOut: join(dist, glueName) };
+}
+
+/**
+ * Minifies the bulk worker's glue and loader (classic scripts: the worker imports them with
+ * importScripts) and gives its module the second binaryen pass, in place.
+ */
+function finishWorker() {
+  const glue = join(dist, `${WORKER_PREFIX}.js`);
+  const module = join(dist, `${WORKER_PREFIX}_bg.wasm`);
+  const loader = join(dist, `${WORKER_PREFIX}-loader.js`);
+  for (const path of [glue, module, loader]) if (!existsSync(path)) fail(`no ${path}: the bulk worker was not built`);
+  for (const path of [glue, loader]) {
+    const before = readFileSync(path, "utf8");
+    const after = transformSync(before, { minify: true, target: "es2022" }).code;
+    writeFileSync(path, after);
+    console.log(`finish-dist: ${path} ${before.length} -> ${after.length} bytes`);
+  }
+  const size = readFileSync(module).length;
+  execFileSync("wasm-opt", [...FEATURES, ...SECOND_PASS, module, "-o", `${module}.opt`]);
+  writeFileSync(module, readFileSync(`${module}.opt`));
+  rmSync(`${module}.opt`);
+  console.log(`finish-dist: ${module} ${size} -> ${readFileSync(module).length} bytes`);
 }
 
 /**

@@ -1,5 +1,6 @@
 //! The few browser facilities the console uses directly: waiting (a timer, or the tab being
-//! shown), the clipboard, focus and file downloads.
+//! shown), the clipboard, focus, file downloads and Web Locks. [`sleep`] also works in the bulk
+//! worker (no `window` there).
 
 use std::time::Duration;
 
@@ -7,12 +8,20 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-/// Resolves after `delay` (a `setTimeout`). Code that awaits it from a page runs in a task
-/// spawned with `spawn_local_scoped_with_cancellation`, so leaving the page drops the wait.
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The global `setTimeout`: a page's window and a worker's scope both have it.
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout_in_any_scope(handler: &js_sys::Function, ms: i32) -> JsValue;
+}
+
+/// Resolves after `delay` (a `setTimeout`), in a page or a worker. Code that awaits it from a
+/// page runs in a task spawned with `spawn_local_scoped_with_cancellation`, so leaving the page
+/// drops the wait.
 pub async fn sleep(delay: Duration) {
     let ms = i32::try_from(delay.as_millis()).unwrap_or(i32::MAX);
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        set_timeout_in_any_scope(&resolve, ms);
     });
     let _ = JsFuture::from(promise).await;
 }

@@ -3,8 +3,9 @@
 //! Layers, from the outside in: `app` (the router and the layout), `pages/` (one per route),
 //! `components/` (shared widgets), `state/` (session, shared loaders, polling), `api/` (the only
 //! code that talks HTTP), and `model/` (pure rules, tested natively). `browser` wraps the few
-//! browser facilities used directly, and `store`
-//! what this browser keeps (IndexedDB).
+//! browser facilities used directly, `store`
+//! what this browser keeps (IndexedDB), and `runner` what runs a bulk batch in its own worker
+//! (`src/bin/bulk-worker.rs`).
 
 pub mod api;
 pub mod app;
@@ -12,6 +13,7 @@ pub mod browser;
 pub mod components;
 pub mod model;
 pub mod pages;
+pub mod runner;
 pub mod state;
 pub mod store;
 

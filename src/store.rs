@@ -3,7 +3,8 @@
 //! run again with changes. Keys are strings and values JSON text; a credential never goes in.
 //!
 //! Every function answers `Err` when the browser keeps nothing (IndexedDB missing or refused,
-//! as in some private windows); callers then go on in memory and say so.
+//! as in some private windows); callers then go on in memory and say so. It works in the page
+//! and in the bulk worker (`src/runner.rs`), each with its own connection.
 
 use std::cell::RefCell;
 
@@ -39,10 +40,10 @@ async fn database() -> Result<IdbDatabase, JsValue> {
     if let Some(db) = DB.with_borrow(Clone::clone) {
         return Ok(db);
     }
-    let factory = web_sys::window()
-        .ok_or(JsValue::NULL)?
-        .indexed_db()?
-        .ok_or(JsValue::NULL)?;
+    // `indexedDB` of the global scope: the page's window, or the bulk worker's scope.
+    let factory: web_sys::IdbFactory =
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))?
+            .dyn_into()?;
     let request = factory.open_with_u32(NAME, VERSION)?;
     // The first open creates the stores (the only version so far).
     let upgrade = Closure::once_into_js(move |event: web_sys::Event| {

@@ -1,14 +1,14 @@
-//! The bulk batch being run, provided at the root so it keeps going while the person looks at
-//! other pages: the driver of [`Engine`] (`model::bulk::engine`), which decides everything. The
-//! driver feeds it the clock and the answers, and does what it asks: the API requests (through
-//! the one transport), the writes to this browser's store (`crate::store`) and the workspace's
-//! refresh. The credential is never written.
+//! The bulk batch this tab shows, provided at the root so it keeps going while the person looks
+//! at other pages. The batch runs in a dedicated Web Worker (`crate::runner`): this side starts
+//! it, sends it the person's commands, the credential and the workspace, and keeps a copy of the
+//! batch up to date from what the worker reports ([`Engine::absorb`]) for the page to show. The
+//! credential is sent by message and never written.
 //!
 //! One tab runs a batch: the tab that runs it holds a Web Lock named after the batch. Another
-//! tab that opens the batch shows it read-only, kept up to date by what the running tab
+//! tab that opens the batch shows it read-only, kept up to date by what the running tab's worker
 //! broadcasts after each save (a `BroadcastChannel` of the same name), and may take it over,
-//! which stops the first tab. When the running tab goes away (closed, reloaded), a tab showing
-//! the batch takes it up, paused, from what was saved.
+//! which stops the first tab's worker. When the running tab goes away (closed, reloaded), a tab
+//! showing the batch takes it up, paused, from what was saved.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,24 +17,20 @@ use std::time::Duration;
 use api_contract::ActionId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
 
 use super::session::Session;
 use super::workspace::SharedWorkspace;
-use crate::api::{ApiClient, ApiError};
 use crate::browser::{FileParts, HeldLock, LockAnswer, LockRequest, request_lock, sleep};
-use crate::model::bulk::engine::{
-    BatchNews, CancelAnswer, Command, Engine, Event, ReadAnswer, Saving, SubmitAnswer,
-};
+use crate::model::bulk::engine::{BatchNews, Engine};
 use crate::model::bulk::{
-    BatchRow, CheckedRow, ExportFormat, MergedExport, RowError, SavedBatch, add_output_columns,
+    BatchRow, CheckedRow, ExportFormat, MergedExport, SavedBatch, add_output_columns,
 };
-use crate::model::form::SavedSubmission;
+use crate::runner::{BatchToRun, FromRunner, ToRunner, WORKER_URL, batch_lock_name};
 use crate::store::{self, Change};
 
 pub use crate::model::bulk::engine::{Keeping, Phase};
-
-/// The longest the driver's clock sleeps: the engine is asked again at least this often.
-const LONGEST_SLEEP_MS: f64 = 1_000.0;
 
 /// Rows an export (or a batch being opened) reads from the store at a time: a slice of rows
 /// with 100 records each is written in about 40 ms, so the page stays responsive meanwhile.
@@ -51,144 +47,139 @@ pub struct ExportProgress {
 /// Whether this tab runs the batch it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// This tab sends the batch's requests (it holds the batch's lock).
+    /// This tab's worker sends the batch's requests (the tab holds the batch's lock).
     Runs,
     /// Another tab of this browser runs it: this tab shows its progress and sends nothing.
     Watches,
 }
 
-/// The batch and its driver. `Copy`, like the signals inside.
+/// The batch and its runner. `Copy`, like the signals inside.
 #[derive(Clone, Copy)]
 pub struct Bulk {
-    /// The batch. Changed without notifying at every event; notified when the engine says
-    /// something the page shows changed.
+    /// The batch as its runner last reported it (the page's copy).
     pub batch: RwSignal<Option<Engine>>,
     pub role: RwSignal<Role>,
-    /// The batch whose clock task is running, if any.
-    clock_for: StoredValue<Option<String>>,
-    /// The phase the other tabs were last told.
-    told_phase: StoredValue<Option<Phase>>,
     session: Session,
     workspace: SharedWorkspace,
+}
+
+/// The worker running the batch this tab shows.
+struct RunnerHandle {
+    batch: String,
+    worker: web_sys::Worker,
+    /// Messages for the worker until it says it is ready (`None` since).
+    waiting: Option<Vec<ToRunner>>,
+    /// The worker's listeners live as long as it does.
+    _on_message: Closure<dyn Fn(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn Fn(web_sys::ErrorEvent)>,
+}
+
+impl RunnerHandle {
+    fn send(&mut self, message: ToRunner) {
+        match &mut self.waiting {
+            Some(waiting) => waiting.push(message),
+            None => post(&self.worker, &message),
+        }
+    }
+}
+
+impl Drop for RunnerHandle {
+    fn drop(&mut self) {
+        // Nothing more is sent: answers on their way are dropped with the worker, and a row
+        // that was on its way goes again with the same key wherever the batch goes on.
+        self.worker.terminate();
+    }
+}
+
+fn post(worker: &web_sys::Worker, message: &ToRunner) {
+    if let Ok(text) = serde_json::to_string(message) {
+        let _ = worker.post_message(&wasm_bindgen::JsValue::from_str(&text));
+    }
 }
 
 thread_local! {
     /// The lock of the batch this tab shows, while this tab runs it (browser objects, so they
     /// stay on this thread rather than in the reactive arena).
     static BATCH_LOCK: RefCell<Option<Rc<HeldLock>>> = const { RefCell::new(None) };
-    /// The channel between the tabs that show the batch.
+    /// The channel this tab listens to while another tab runs the batch it shows.
     static BATCH_CHANNEL: RefCell<Option<web_sys::BroadcastChannel>> = const { RefCell::new(None) };
-}
-
-/// The name of a batch's lock and channel.
-fn batch_lock_name(batch: &str) -> String {
-    format!("console-bulk-{batch}")
+    /// The worker running the batch this tab shows.
+    static BATCH_RUNNER: RefCell<Option<RunnerHandle>> = const { RefCell::new(None) };
+    /// The owner of the app's root, where [`Bulk::provide`] ran.
+    static ROOT_OWNER: RefCell<Option<Owner>> = const { RefCell::new(None) };
+    /// Whether the effects that keep a runner told of the session are set up.
+    static FOLLOWING_SESSION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn now() -> f64 {
     js_sys::Date::now()
 }
 
-/// What a refused or unanswered submission means for its row.
-pub fn submit_answer(error: &ApiError) -> SubmitAnswer {
-    match (error.status(), error.code()) {
-        (Some(429), _) => SubmitAnswer::RateLimited {
-            retry_after: error.retry_after(),
-        },
-        (Some(401), _) => SubmitAnswer::Unauthorized,
-        _ if *error == ApiError::SignedOut => SubmitAnswer::Unauthorized,
-        (Some(409), Some("insufficient_credits")) => SubmitAnswer::InsufficientCredits {
-            message: error.server_message().map(str::to_owned),
-        },
-        _ if error.is_transient() => SubmitAnswer::Transient,
-        _ => SubmitAnswer::Refused(RowError {
-            code: error.code().unwrap_or("refused").to_owned(),
-            message: error
-                .server_message()
-                .map_or_else(|| error.message(), str::to_owned),
-            request_id: error.request_id().map(str::to_owned),
-        }),
-    }
-}
-
-fn read_answer<T>(answer: Result<crate::api::WithRequestId<T>, ApiError>) -> ReadAnswer<T> {
-    match answer {
-        Ok(read) => ReadAnswer::Read {
-            value: read.value,
-            bytes: read.body_bytes,
-        },
-        Err(e) if e.is_unauthorized() || e == ApiError::SignedOut => ReadAnswer::Unauthorized,
-        Err(e) if e.status() == Some(404) => ReadAnswer::NotFound,
-        Err(_) => ReadAnswer::Failed,
-    }
-}
-
-fn cancel_answer(answer: Result<api_contract::Run, ApiError>) -> CancelAnswer {
-    match answer {
-        Ok(run) => CancelAnswer::Cancelled(run),
-        Err(e) if e.status() == Some(409) => CancelAnswer::AlreadyFinished,
-        Err(e) if e.is_unauthorized() || e == ApiError::SignedOut => CancelAnswer::Unauthorized,
-        Err(_) => CancelAnswer::Failed,
-    }
-}
-
-/// The store's changes for one save: the summary, the rows, and the runs made (for "Run again
-/// with changes"), in one transaction.
-fn changes(engine_action: ActionId, saving: &Saving) -> Vec<Change> {
-    let batch = &saving.summary;
-    let mut changes: Vec<Change> = saving
-        .new_runs
-        .iter()
-        .map(|run| Change::Put {
-            store: store::SUBMISSIONS,
-            key: run.run_id.clone(),
-            json: SavedSubmission {
-                workspace: batch.workspace.clone(),
-                action: engine_action.as_str().to_owned(),
-                live: false,
-                body: run.body.clone(),
-            }
-            .to_json()
-            .to_string(),
-        })
-        .collect();
-    changes.extend(saving.rows.iter().map(|row| Change::Put {
-        store: store::ROWS,
-        key: store::row_key(&batch.id, row.line),
-        json: serde_json::to_string(row).unwrap_or_default(),
-    }));
-    changes.push(Change::Put {
-        store: store::BATCHES,
-        key: batch.id.clone(),
-        json: serde_json::to_string(batch).unwrap_or_default(),
-    });
-    changes
-}
-
 impl Bulk {
     pub fn provide(session: Session, workspace: SharedWorkspace) {
-        provide_context(Bulk {
+        let bulk = Bulk {
             batch: RwSignal::new(None),
             role: RwSignal::new(Role::Runs),
-            clock_for: StoredValue::new(None),
-            told_phase: StoredValue::new(None),
             session,
             workspace,
-        });
+        };
+        provide_context(bulk);
+        ROOT_OWNER.set(Owner::current());
+    }
+
+    /// From the first batch on, the runner hears of every change of the session and of the
+    /// workspace once known: effects under the root's owner, so they outlive the page that
+    /// started the batch (and cost nothing before any batch).
+    fn follow_session(&self) {
+        if FOLLOWING_SESSION.replace(true) {
+            return;
+        }
+        let (session, workspace) = (self.session, self.workspace);
+        let follow = move || {
+            Effect::new(move |_| {
+                let credential = session.credential_for_runner();
+                BATCH_RUNNER.with_borrow_mut(|runner| {
+                    if let Some(runner) = runner {
+                        runner.send(ToRunner::SignedIn(credential));
+                    }
+                });
+            });
+            Effect::new(move |_| {
+                if let Some(id) = workspace
+                    .resource
+                    .get()
+                    .and_then(Result::ok)
+                    .map(|w| w.workspace_id)
+                {
+                    BATCH_RUNNER.with_borrow_mut(|runner| {
+                        if let Some(runner) = runner {
+                            runner.send(ToRunner::WorkspaceKnown(id));
+                        }
+                    });
+                }
+            });
+        };
+        match ROOT_OWNER.with_borrow(Clone::clone) {
+            Some(owner) => owner.with(follow),
+            None => follow(),
+        }
     }
 
     /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent).
     pub fn start(&self, action: ActionId, headers: Vec<String>, rows: Vec<CheckedRow>) {
-        let engine = Engine::new(
-            uuid::Uuid::new_v4().simple().to_string(),
-            self.workspace_id(),
+        let to_run = BatchToRun::New {
+            id: uuid::Uuid::new_v4().simple().to_string(),
+            workspace: self.workspace_id(),
             action,
             headers,
-            rows.into_iter().map(BatchRow::new).collect(),
-            now(),
-        );
+            rows: rows.into_iter().map(BatchRow::new).collect(),
+            created_at: now(),
+        };
+        let Some(engine) = to_run.clone().engine(now()) else {
+            return;
+        };
         let id = engine.id.clone();
-        self.run(engine, None);
+        self.run(engine, to_run, None);
         // A new batch's lock is free: no other tab knows its id yet.
         let bulk = *self;
         spawn_local(async move {
@@ -204,7 +195,12 @@ impl Bulk {
     /// resumed when `resume`, unless another tab runs it; then shown read-only. `false` when the
     /// summary names an action this console does not know.
     pub fn open(&self, summary: SavedBatch, rows: Vec<BatchRow>, resume: bool) -> bool {
-        let Some(engine) = Engine::restore(summary, rows, now()) else {
+        let to_run = BatchToRun::Kept {
+            summary,
+            rows,
+            resume,
+        };
+        let Some(engine) = to_run.clone().engine(now()) else {
             return false;
         };
         let bulk = *self;
@@ -213,14 +209,11 @@ impl Bulk {
             match request_lock(&name, LockRequest::IfAvailable).await {
                 LockAnswer::HeldElsewhere => bulk.watch(engine),
                 answer => {
-                    let id = engine.id.clone();
-                    bulk.run(engine, None);
-                    if let LockAnswer::Held(lock) = answer {
-                        bulk.hold(lock, &id);
-                    }
-                    if resume {
-                        bulk.resume();
-                    }
+                    let lock = match answer {
+                        LockAnswer::Held(lock) => Some(lock),
+                        _ => None,
+                    };
+                    bulk.run(engine, to_run, lock);
                 }
             }
         });
@@ -228,7 +221,7 @@ impl Bulk {
     }
 
     /// Runs the shown batch in this tab instead of the tab that runs it: takes the lock from
-    /// that tab (which then stops sending) and carries on from what it saved.
+    /// that tab (whose worker then stops) and carries on from what it saved.
     pub fn take_over(&self) {
         let Some((id, workspace)) = self.batch.with_untracked(|b| {
             b.as_ref()
@@ -243,28 +236,233 @@ impl Bulk {
             else {
                 return;
             };
-            match saved_engine(&workspace, &id).await {
-                Some(engine) => {
-                    bulk.run(engine, None);
-                    bulk.hold(lock, &id);
-                    bulk.resume();
-                }
-                None => lock.release(),
-            }
+            bulk.run_kept(lock, &workspace, &id, true).await;
         });
     }
 
-    /// Makes `engine` the batch this tab runs.
-    fn run(&self, engine: Engine, lock: Option<HeldLock>) {
+    /// Runs the kept batch `id` in this tab, which holds its lock, from what this browser saved;
+    /// releases the lock when it cannot be read back.
+    async fn run_kept(&self, lock: HeldLock, workspace: &str, id: &str, resume: bool) {
+        let Some(to_run) = kept_batch(workspace, id, resume).await else {
+            lock.release();
+            return;
+        };
+        match to_run.clone().engine(now()) {
+            Some(engine) => self.run(engine, to_run, Some(lock)),
+            None => lock.release(),
+        }
+    }
+
+    /// Makes `engine` the batch this tab runs, in a new worker that starts from `to_run`.
+    fn run(&self, engine: Engine, to_run: BatchToRun, lock: Option<HeldLock>) {
         self.let_go();
         let id = engine.id.clone();
         self.batch.set(Some(engine));
         self.role.set(Role::Runs);
-        self.open_channel(&id, false);
+        self.start_runner(&id, to_run);
         if let Some(lock) = lock {
             self.hold(lock, &id);
         }
-        self.handle(Event::Tick);
+    }
+
+    /// Starts the worker that runs the batch `id`, from `to_run`.
+    fn start_runner(&self, id: &str, to_run: BatchToRun) {
+        BATCH_RUNNER.take();
+        self.follow_session();
+        let options = web_sys::WorkerOptions::new();
+        options.set_name("bulk");
+        let worker = match web_sys::Worker::new_with_options(WORKER_URL, &options) {
+            Ok(worker) => worker,
+            Err(refused) => {
+                let reason = refused
+                    .dyn_ref::<js_sys::Error>()
+                    .map_or_else(|| "refused by this browser".to_owned(), |e| e.message().into());
+                self.runner_stopped(id, reason, false);
+                return;
+            }
+        };
+        let bulk = *self;
+        let batch = id.to_owned();
+        let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(
+            move |event: web_sys::MessageEvent| {
+                if let Some(message) = event
+                    .data()
+                    .as_string()
+                    .and_then(|text| serde_json::from_str::<FromRunner>(&text).ok())
+                {
+                    bulk.heard(&batch, message);
+                }
+            },
+        );
+        let batch = id.to_owned();
+        let on_error = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(
+            move |event: web_sys::ErrorEvent| {
+                let started = BATCH_RUNNER.with_borrow(|r| {
+                    r.as_ref()
+                        .is_some_and(|r| r.batch == batch && r.waiting.is_none())
+                });
+                let reason = match event.message() {
+                    message if message.is_empty() => "its script did not load".to_owned(),
+                    message => message,
+                };
+                bulk.runner_stopped(&batch, reason, started);
+            },
+        );
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        // The worker listens once its module has loaded: until it says so, messages wait here.
+        // It hears the credential and the workspace before the batch, so it never sends a row
+        // without them.
+        let mut waiting = vec![ToRunner::SignedIn(
+            untrack(|| self.session.credential_for_runner()),
+        )];
+        if let Some(workspace) = self.workspace_id() {
+            waiting.push(ToRunner::WorkspaceKnown(workspace));
+        }
+        waiting.push(ToRunner::Run(to_run));
+        BATCH_RUNNER.set(Some(RunnerHandle {
+            batch: id.to_owned(),
+            worker,
+            waiting: Some(waiting),
+            _on_message: on_message,
+            _on_error: on_error,
+        }));
+    }
+
+    /// What the worker running the batch `batch` said.
+    fn heard(&self, batch: &str, message: FromRunner) {
+        let ours = BATCH_RUNNER.with_borrow(|r| r.as_ref().is_some_and(|r| r.batch == batch));
+        if !ours {
+            return;
+        }
+        match message {
+            FromRunner::Ready => BATCH_RUNNER.with_borrow_mut(|runner| {
+                if let Some(runner) = runner {
+                    for message in runner.waiting.take().unwrap_or_default() {
+                        post(&runner.worker, &message);
+                    }
+                }
+            }),
+            FromRunner::Failed(reason) => self.runner_stopped(batch, reason, false),
+            FromRunner::News(news) => self.batch.update(|b| {
+                if let Some(engine) = b {
+                    engine.absorb(news);
+                }
+            }),
+            FromRunner::Unauthorized { message } => self.session.expire(message),
+            FromRunner::RefreshWorkspace => self.workspace.refresh(),
+            FromRunner::Settled => {
+                // Nothing more to send: another tab may open the batch as its own.
+                if let Some(lock) = BATCH_LOCK.take() {
+                    lock.release();
+                }
+            }
+        }
+    }
+
+    /// The worker could not start (`started` false: nothing was sent) or stopped: the batch
+    /// pauses and says why; resuming starts a worker again.
+    fn runner_stopped(&self, batch: &str, reason: String, started: bool) {
+        BATCH_RUNNER.take();
+        let message = if started {
+            format!(
+                "Paused: the worker running this batch stopped ({reason}). Resume to go on from \
+                 what this browser kept; rows that were on their way go again with the same key, \
+                 so none runs twice."
+            )
+        } else {
+            format!(
+                "Paused: the worker that runs bulk batches could not start in this browser \
+                 ({reason}), so nothing was sent. Resume to try again; if it fails again, reload \
+                 the page."
+            )
+        };
+        self.batch.update(|b| {
+            if let Some(engine) = b.as_mut().filter(|e| e.id == batch) {
+                let mut news = engine.news(Vec::new());
+                news.phase = Phase::Paused(Some(message));
+                engine.absorb(news);
+            }
+        });
+    }
+
+    /// Sends a command to the batch's worker; when there is none (it could not start, or
+    /// stopped), starts one again first, from what this browser kept.
+    fn command(&self, message: ToRunner) {
+        if self.role.get_untracked() != Role::Runs {
+            return;
+        }
+        let sent = BATCH_RUNNER.with_borrow_mut(|runner| match runner {
+            Some(runner) => {
+                runner.send(message.clone());
+                true
+            }
+            None => false,
+        });
+        if sent {
+            self.hold_again();
+            return;
+        }
+        let Some((engine, keeping)) = self
+            .batch
+            .with_untracked(|b| b.as_ref().map(|e| (e.clone(), e.keeping())))
+        else {
+            return;
+        };
+        let id = engine.id.clone();
+        let bulk = *self;
+        spawn_local(async move {
+            let to_run = match keeping {
+                Keeping::Kept => {
+                    kept_batch(&engine.workspace.clone().unwrap_or_default(), &id, false).await
+                }
+                // Nothing was sent yet: the batch starts as it was started.
+                Keeping::Pending => Some(BatchToRun::New {
+                    id: id.clone(),
+                    workspace: engine.workspace.clone(),
+                    action: engine.action,
+                    headers: engine.headers.clone(),
+                    rows: engine.rows().to_vec(),
+                    created_at: engine.created_at,
+                }),
+                // The browser keeps nothing: the page's copy is all there is.
+                Keeping::Refused => Some(BatchToRun::Kept {
+                    summary: engine.summary(),
+                    rows: engine.rows().to_vec(),
+                    resume: false,
+                }),
+            };
+            let still_shown = bulk.current_id().as_deref() == Some(id.as_str())
+                && bulk.role.get_untracked() == Role::Runs;
+            if let (Some(to_run), true) = (to_run, still_shown) {
+                bulk.start_runner(&id, to_run);
+                BATCH_RUNNER.with_borrow_mut(|runner| {
+                    if let Some(runner) = runner {
+                        runner.send(message);
+                    }
+                });
+                bulk.hold_again();
+            }
+        });
+    }
+
+    /// Takes the batch's lock again after it was let go (the batch had settled), unless another
+    /// tab has taken the batch up meanwhile: then this tab only shows it.
+    fn hold_again(&self) {
+        if BATCH_LOCK.with_borrow(Option::is_some) {
+            return;
+        }
+        let Some(id) = self.current_id() else {
+            return;
+        };
+        let bulk = *self;
+        spawn_local(async move {
+            match request_lock(&batch_lock_name(&id), LockRequest::IfAvailable).await {
+                LockAnswer::Held(lock) => bulk.hold(lock, &id),
+                LockAnswer::HeldElsewhere => bulk.lost(&id),
+                LockAnswer::Unsupported => {}
+            }
+        });
     }
 
     /// Shows `engine`, which another tab runs, kept up to date by that tab's news; takes it up
@@ -274,7 +472,7 @@ impl Bulk {
         let id = engine.id.clone();
         self.batch.set(Some(engine));
         self.role.set(Role::Watches);
-        self.open_channel(&id, true);
+        self.listen(&id);
         self.take_up_when_free(id);
     }
 
@@ -289,19 +487,23 @@ impl Bulk {
             lock.ended().await;
             let still_ours = BATCH_LOCK
                 .with_borrow(|held| held.as_ref().is_some_and(|held| Rc::ptr_eq(held, &lock)));
-            if !still_ours {
-                return;
-            }
-            // Taken by another tab: it runs the batch now.
-            BATCH_LOCK.set(None);
-            if bulk.current_id().as_deref() == Some(batch.as_str())
-                && bulk.role.get_untracked() == Role::Runs
-            {
-                bulk.role.set(Role::Watches);
-                bulk.open_channel(&batch, true);
-                bulk.take_up_when_free(batch);
+            if still_ours {
+                // Taken by another tab: it runs the batch now.
+                BATCH_LOCK.set(None);
+                bulk.lost(&batch);
             }
         });
+    }
+
+    /// Another tab runs the batch now: this tab's worker stops, and the tab shows the batch.
+    fn lost(&self, batch: &str) {
+        if self.current_id().as_deref() == Some(batch) && self.role.get_untracked() == Role::Runs
+        {
+            BATCH_RUNNER.take();
+            self.role.set(Role::Watches);
+            self.listen(batch);
+            self.take_up_when_free(batch.to_owned());
+        }
     }
 
     /// Waits for the batch's lock: when the tab that runs it goes away, this tab takes the
@@ -320,89 +522,63 @@ impl Bulk {
                 .batch
                 .with_untracked(|b| b.as_ref().and_then(|b| b.workspace.clone()))
                 .unwrap_or_default();
-            match watching {
-                true => match saved_engine(&workspace, &batch).await {
-                    Some(engine) => bulk.run(engine, Some(lock)),
-                    None => lock.release(),
-                },
-                false => lock.release(),
+            if watching {
+                bulk.run_kept(lock, &workspace, &batch, false).await;
+            } else {
+                lock.release();
             }
         });
     }
 
-    /// Releases the lock and closes the channel of the batch shown so far.
+    /// Stops the worker, releases the lock and closes the channel of the batch shown so far.
     fn let_go(&self) {
+        BATCH_RUNNER.take();
         if let Some(lock) = BATCH_LOCK.take() {
             lock.release();
         }
         if let Some(channel) = BATCH_CHANNEL.take() {
             channel.close();
         }
-        self.told_phase.set_value(None);
     }
 
-    /// Opens the batch's channel; a tab that only shows the batch listens to it.
-    fn open_channel(&self, batch: &str, listen: bool) {
+    /// Listens to the news of the tab that runs the batch.
+    fn listen(&self, batch: &str) {
         if let Some(channel) = BATCH_CHANNEL.take() {
             channel.close();
         }
         let Ok(channel) = web_sys::BroadcastChannel::new(&batch_lock_name(batch)) else {
             return;
         };
-        if listen {
-            let bulk = *self;
-            let on_news = wasm_bindgen::closure::Closure::<dyn Fn(web_sys::MessageEvent)>::new(
-                move |event: web_sys::MessageEvent| {
-                    let Some(news) = event
-                        .data()
-                        .as_string()
-                        .and_then(|text| serde_json::from_str::<BatchNews>(&text).ok())
-                    else {
-                        return;
-                    };
-                    if bulk.role.get_untracked() == Role::Watches {
-                        bulk.batch.update(|b| {
-                            if let Some(engine) = b {
-                                engine.absorb(news);
-                            }
-                        });
-                    }
-                },
-            );
-            channel.set_onmessage(Some(wasm_bindgen::JsCast::unchecked_ref(on_news.as_ref())));
-            // The listener lives as long as the channel; the channel is closed when the tab
-            // shows another batch.
-            on_news.forget();
-        }
+        let bulk = *self;
+        let on_news = Closure::<dyn Fn(web_sys::MessageEvent)>::new(
+            move |event: web_sys::MessageEvent| {
+                let Some(news) = event
+                    .data()
+                    .as_string()
+                    .and_then(|text| serde_json::from_str::<BatchNews>(&text).ok())
+                else {
+                    return;
+                };
+                if bulk.role.get_untracked() == Role::Watches {
+                    bulk.batch.update(|b| {
+                        if let Some(engine) = b {
+                            engine.absorb(news);
+                        }
+                    });
+                }
+            },
+        );
+        channel.set_onmessage(Some(on_news.as_ref().unchecked_ref()));
+        // The listener lives as long as the channel; the channel is closed when the tab shows
+        // another batch or runs this one.
+        on_news.forget();
         BATCH_CHANNEL.set(Some(channel));
     }
 
-    /// Tells the other tabs showing the batch where it stands, with the rows just saved.
-    fn tell(&self, rows: Vec<BatchRow>) {
-        if self.role.get_untracked() != Role::Runs {
-            return;
-        }
-        let Some(news) = self
-            .batch
-            .with_untracked(|b| b.as_ref().map(|engine| engine.news(rows)))
-        else {
-            return;
-        };
-        self.told_phase.set_value(Some(news.phase.clone()));
-        let text = serde_json::to_string(&news).unwrap_or_default();
-        BATCH_CHANNEL.with_borrow(|channel| {
-            if let Some(channel) = channel {
-                let _ = channel.post_message(&wasm_bindgen::JsValue::from_str(&text));
-            }
-        });
-    }
-
-    /// Forgets the batch, here and in this browser's store; answers still on their way are
-    /// dropped (they belong to a batch that is no longer there).
+    /// Forgets the batch, here and in this browser's store; its worker stops, and answers still
+    /// on their way are dropped (they belong to a batch that is no longer there).
     pub fn clear(&self) {
-        let id = self
-            .batch
-            .with_untracked(|b| b.as_ref().map(|b| b.id.clone()));
+        let id = self.current_id();
         self.let_go();
         self.batch.set(None);
         self.role.set(Role::Runs);
@@ -414,22 +590,22 @@ impl Bulk {
     }
 
     pub fn pause(&self) {
-        self.handle(Event::Pause);
+        self.command(ToRunner::Pause);
     }
 
     pub fn resume(&self) {
-        self.handle(Event::Resume);
+        self.command(ToRunner::Resume);
     }
 
     /// Stops sending and cancels the batch's runs still queued or processing; rows not sent yet
     /// become cancelled.
     pub fn cancel(&self) {
-        self.handle(Event::Cancel);
+        self.command(ToRunner::Cancel);
     }
 
     /// Sends the failed rows again as new submissions (new keys, so they may cost again).
     pub fn retry_failed(&self) {
-        self.handle(Event::RetryFailed);
+        self.command(ToRunner::RetryFailed);
     }
 
     fn workspace_id(&self) -> Option<String> {
@@ -443,156 +619,6 @@ impl Bulk {
     fn current_id(&self) -> Option<String> {
         self.batch
             .with_untracked(|b| b.as_ref().map(|b| b.id.clone()))
-    }
-
-    /// Feeds an event to the current batch and does what it asks (only in the tab that runs it).
-    fn handle(&self, event: Event) {
-        if self.role.get_untracked() != Role::Runs {
-            return;
-        }
-        let now = now();
-        let Some((id, action, commands, changed)) = self
-            .batch
-            .try_update_untracked(|b| {
-                b.as_mut().map(|engine| {
-                    let commands = engine.handle(now, event);
-                    (
-                        engine.id.clone(),
-                        engine.action,
-                        commands,
-                        engine.take_changed(),
-                    )
-                })
-            })
-            .flatten()
-        else {
-            return;
-        };
-        if changed {
-            self.batch.notify();
-            let phase = self
-                .batch
-                .with_untracked(|b| b.as_ref().map(|b| b.phase().clone()));
-            if phase != self.told_phase.get_value() {
-                self.tell(Vec::new());
-            }
-        }
-        for command in commands {
-            self.execute(&id, action, command);
-        }
-        if self.clock_for.get_value().as_deref() != Some(id.as_str()) {
-            self.clock_for.set_value(Some(id.clone()));
-            spawn_local(self.clock(id));
-        }
-    }
-
-    /// Feeds an answer to the batch it belongs to; dropped if that batch was cleared.
-    fn answer(&self, batch: &str, event: Event) {
-        if self.current_id().as_deref() == Some(batch) {
-            self.handle(event);
-        }
-    }
-
-    fn execute(&self, batch: &str, action: ActionId, command: Command) {
-        let bulk = *self;
-        let batch = batch.to_owned();
-        let client: Option<ApiClient> = self.session.client_untracked();
-        match command {
-            Command::Submit { row, key, body, .. } => spawn_local(async move {
-                let answer = match client {
-                    Some(client) => {
-                        match client.submit(action.as_str(), false, &key, &body).await {
-                            Ok(submitted) => SubmitAnswer::Accepted(submitted.run),
-                            Err(e) => submit_answer(&e),
-                        }
-                    }
-                    None => SubmitAnswer::Unauthorized,
-                };
-                bulk.answer(&batch, Event::Submitted { row, key, answer });
-            }),
-            Command::ReadRunList => spawn_local(async move {
-                let answer = match client {
-                    Some(client) => match read_answer(client.runs().await) {
-                        ReadAnswer::Read { value, bytes } => ReadAnswer::Read {
-                            value: value.runs,
-                            bytes,
-                        },
-                        ReadAnswer::Unauthorized => ReadAnswer::Unauthorized,
-                        ReadAnswer::NotFound => ReadAnswer::NotFound,
-                        ReadAnswer::Failed => ReadAnswer::Failed,
-                    },
-                    None => ReadAnswer::Unauthorized,
-                };
-                bulk.answer(&batch, Event::RunListRead(answer));
-            }),
-            Command::ReadRun { row, run_id } => spawn_local(async move {
-                let answer = match client {
-                    Some(client) => read_answer(client.run(&run_id).await),
-                    None => ReadAnswer::Unauthorized,
-                };
-                bulk.answer(&batch, Event::RunRead { row, answer });
-            }),
-            Command::CancelRun { row, run_id } => spawn_local(async move {
-                let answer = match client {
-                    Some(client) => cancel_answer(client.cancel(&run_id).await),
-                    None => CancelAnswer::Unauthorized,
-                };
-                bulk.answer(&batch, Event::CancelAnswered { row, answer });
-            }),
-            Command::Save(saving) => spawn_local(async move {
-                let written = store::write(changes(action, &saving)).await.is_ok();
-                bulk.answer(&batch, Event::Saved(written));
-                if written && bulk.current_id().as_deref() == Some(batch.as_str()) {
-                    bulk.tell(saving.rows);
-                }
-            }),
-            Command::RefreshWorkspace => self.workspace.refresh(),
-        }
-    }
-
-    /// The batch's clock: asks the engine again when it said something would be due (at least
-    /// once a second), tells it about a sign-in after a 401 and the workspace once known, and
-    /// stops once the batch is settled or replaced.
-    async fn clock(self, batch: String) {
-        loop {
-            if self.current_id().as_deref() != Some(batch.as_str())
-                || self.role.get_untracked() != Role::Runs
-            {
-                break;
-            }
-            let (awaiting_sign_in, workspace_known) = self.batch.with_untracked(|b| {
-                b.as_ref().map_or((false, true), |e| {
-                    (e.awaiting_sign_in(), e.workspace.is_some())
-                })
-            });
-            if awaiting_sign_in && self.session.client_untracked().is_some() {
-                self.handle(Event::SignedIn);
-            }
-            if !workspace_known && let Some(id) = self.workspace_id() {
-                self.handle(Event::WorkspaceKnown(id));
-            }
-            self.handle(Event::Tick);
-            let (settled, wake_at) = self.batch.with_untracked(|b| {
-                b.as_ref()
-                    .map_or((true, None), |e| (e.is_settled(), e.wake_at(now())))
-            });
-            if settled {
-                // Nothing more to send: another tab may open the batch as its own.
-                if let Some(lock) = BATCH_LOCK.take() {
-                    lock.release();
-                }
-                break;
-            }
-            let wait = wake_at.map_or(LONGEST_SLEEP_MS, |at| {
-                (at - now()).clamp(1.0, LONGEST_SLEEP_MS)
-            });
-            sleep(Duration::from_millis(wait.ceil() as u64)).await;
-        }
-        self.clock_for.update_value(|running| {
-            if running.as_deref() == Some(batch.as_str()) {
-                *running = None;
-            }
-        });
     }
 }
 
@@ -711,15 +737,19 @@ impl Bulk {
     }
 }
 
-/// A kept batch as an engine, from what this browser saved; `None` when it cannot be read back.
-async fn saved_engine(workspace: &str, batch: &str) -> Option<Engine> {
+/// A kept batch for a runner, from what this browser saved; `None` when it cannot be read back.
+async fn kept_batch(workspace: &str, batch: &str, resume: bool) -> Option<BatchToRun> {
     let summary = saved_batches(workspace)
         .await
         .ok()?
         .into_iter()
         .find(|b| b.id == batch)?;
     let rows = saved_rows(batch).await?;
-    Engine::restore(summary, rows, now())
+    Some(BatchToRun::Kept {
+        summary,
+        rows,
+        resume,
+    })
 }
 
 /// A kept batch's rows, in line order; `None` when they cannot be read back whole.
@@ -751,75 +781,4 @@ pub async fn saved_rows(batch: &str) -> Option<Vec<BatchRow>> {
 
 pub fn use_bulk() -> Bulk {
     expect_context::<Bulk>()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use api_contract::ErrorDetail;
-
-    fn api_error(status: u16, code: &str, retry_after: Option<f64>) -> ApiError {
-        ApiError::Api {
-            status,
-            detail: ErrorDetail {
-                code: code.to_owned(),
-                message: format!("{code} said"),
-                request_id: Some("req_1".to_owned()),
-                retry_after,
-            },
-        }
-    }
-
-    #[test]
-    fn each_refusal_of_a_submission_means_what_it_meant() {
-        assert_eq!(
-            submit_answer(&api_error(429, "rate_limited", Some(2.0))),
-            SubmitAnswer::RateLimited {
-                retry_after: Some(2.0)
-            }
-        );
-        assert_eq!(
-            submit_answer(&api_error(401, "unauthorized", None)),
-            SubmitAnswer::Unauthorized
-        );
-        assert_eq!(
-            submit_answer(&ApiError::SignedOut),
-            SubmitAnswer::Unauthorized
-        );
-        assert_eq!(
-            submit_answer(&api_error(409, "insufficient_credits", None)),
-            SubmitAnswer::InsufficientCredits {
-                message: Some("insufficient_credits said".to_owned())
-            }
-        );
-        assert_eq!(
-            submit_answer(&api_error(503, "unavailable", None)),
-            SubmitAnswer::Transient
-        );
-        assert_eq!(
-            submit_answer(&ApiError::Network("reset".into())),
-            SubmitAnswer::Transient
-        );
-        assert_eq!(
-            submit_answer(&api_error(400, "invalid_input", None)),
-            SubmitAnswer::Refused(RowError {
-                code: "invalid_input".into(),
-                message: "invalid_input said".into(),
-                request_id: Some("req_1".into()),
-            })
-        );
-        // An answer that is not the contract's fails the row with its request id.
-        let foreign = ApiError::Decode {
-            status: 202,
-            request_id: Some("req_2".into()),
-            detail: "missing field `id`".into(),
-        };
-        match submit_answer(&foreign) {
-            SubmitAnswer::Refused(error) => {
-                assert_eq!(error.request_id.as_deref(), Some("req_2"));
-                assert!(error.message.contains("missing field"), "{}", error.message);
-            }
-            other => panic!("{other:?}"),
-        }
-    }
 }

@@ -113,6 +113,17 @@ impl Session {
         })
     }
 
+    /// The credential, for the bulk worker (it reaches the worker by message, and is kept
+    /// nowhere); tracked.
+    pub fn credential_for_runner(&self) -> Option<crate::runner::Credential> {
+        self.current.with(|s| {
+            s.as_ref().map(|s| crate::runner::Credential {
+                base_url: s.base_url.clone(),
+                bearer: s.bearer.clone(),
+            })
+        })
+    }
+
     /// Like [`Session::client`], without tracking: for event handlers and actions.
     pub fn client_untracked(&self) -> Option<ApiClient> {
         untrack(|| self.client())

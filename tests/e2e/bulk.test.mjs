@@ -396,15 +396,9 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
   const lines = [csvLine(["query", "max_results"])];
   for (let i = 1; i <= rows; i++) lines.push(csvLine([`full disk ${i}`, 1]));
   // The browser refuses writes as a full disk makes it (QuotaExceededError) once the test says
-  // so. (Chromium's quota override does not reach a test context's IndexedDB.)
+  // so. (Chromium's quota override does not reach a test context's IndexedDB.) The batch's
+  // worker writes, so the refusal is put into the worker's scope.
   const { context, page, problems } = await openPage(browser);
-  await page.addInitScript(() => {
-    const put = IDBObjectStore.prototype.put;
-    IDBObjectStore.prototype.put = function (...args) {
-      if (window.__diskFull) throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
-      return put.apply(this, args);
-    };
-  });
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
@@ -413,11 +407,20 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
   page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
   await page.getByLabel("Action").selectOption("network-search-groups");
   await page.locator("#bulk-text").fill(lines.join("\n"));
+  const workerStarted = page.waitForEvent("worker");
   await page.locator('[data-field="start-batch"]').click();
+  const worker = await workerStarted;
+  await worker.evaluate(() => {
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (...args) {
+      if (self.__diskFull) throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      return put.apply(this, args);
+    };
+  });
   await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
   await page.waitForFunction(() => Number(document.querySelector('[data-count="completed"] dd')?.textContent) >= 10);
   // The disk is full: the browser refuses the next write.
-  await page.evaluate(() => { window.__diskFull = true; });
+  await worker.evaluate(() => { self.__diskFull = true; });
   const reason = page.locator('[data-field="paused-reason"]');
   await reason.waitFor({ timeout: 30_000 });
   assert.match(await reason.textContent(), /storage refused to save the batch/);
@@ -428,7 +431,7 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
   await page.waitForTimeout(1_500);
   assert.equal(keys.length, sentWhilePaused, "nothing is sent while paused");
   // Room again: what was not saved is written, and resume finishes the batch.
-  await page.evaluate(() => { window.__diskFull = false; });
+  await worker.evaluate(() => { self.__diskFull = false; });
   await page.getByRole("button", { name: "Resume" }).click();
   await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
   assert.equal((await counts(page)).completed, rows);
@@ -445,5 +448,37 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
   assert.equal(new Set(keys).size, rows);
   await page.locator('[data-field="clear-batch"]').click();
   assert.deepEqual(besides(problems, 429), []);
+  await context.close();
+});
+
+test("a bulk worker that cannot start says so and sends nothing; resume starts it, once per row", async () => {
+  const rows = 6;
+  const lines = [csvLine(["query", "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`no worker ${i}`, 1]));
+  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const keys = [];
+  page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
+  // The worker's module does not load (a proxy that blocks it, a connection that drops).
+  await context.route("**/bulk-worker_bg.wasm", (route) => route.abort("failed"));
+  await page.getByLabel("Action").selectOption("network-search-groups");
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  const reason = page.locator('[data-field="paused-reason"]');
+  await reason.waitFor();
+  assert.match(await reason.textContent(), /could not start in this browser .*so nothing was sent/);
+  await page.locator('[data-field="batch"][data-phase="paused"]').waitFor();
+  await screenshot(page, "bulk-worker-could-not-start");
+  await page.waitForTimeout(1_000);
+  assert.equal(keys.length, 0, "nothing is sent without the worker");
+  // The module loads again: resume starts a worker, which sends each row once.
+  await context.unroute("**/bulk-worker_bg.wasm");
+  await page.getByRole("button", { name: "Resume" }).click();
+  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 30_000 });
+  assert.equal((await counts(page)).completed, rows);
+  assert.equal(new Set(keys).size, rows);
+  assert.equal(keys.length, rows);
+  await page.locator('[data-field="clear-batch"]').click();
+  // The blocked module is the one resource that failed, on purpose.
+  assert.deepEqual(problems.filter((p) => !p.includes("net::ERR_FAILED")), []);
   await context.close();
 });

@@ -72,6 +72,12 @@ export async function openPage(browser, { viewport = { width: 1280, height: 860 
     document.addEventListener("securitypolicyviolation", (e) =>
       window.__reportCspViolation(`${e.violatedDirective} blocked ${e.blockedURI}`));
   });
+  // A worker (the bulk worker) has a policy and a log of its own: its violations are logged
+  // as errors, which its page's console reports.
+  page.on("worker", (worker) => {
+    worker.evaluate(() => self.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation in a worker: ${e.violatedDirective} blocked ${e.blockedURI}`))).catch(() => {});
+  });
   return { context, page, problems };
 }
 

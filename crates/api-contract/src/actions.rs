@@ -27,8 +27,9 @@ impl ActionGroup {
     }
 }
 
-/// One of the 16 action ids of the contract (section 4.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One of the 16 action ids of the contract (section 4.2); serialised as its published id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
 pub enum ActionId {
     PremiumSearchPerson,
     PremiumSearchPeople,
@@ -225,6 +226,20 @@ impl std::fmt::Display for ActionId {
     }
 }
 
+impl From<ActionId> for &'static str {
+    fn from(action: ActionId) -> &'static str {
+        action.as_str()
+    }
+}
+
+impl TryFrom<String> for ActionId {
+    type Error = String;
+
+    fn try_from(id: String) -> Result<ActionId, String> {
+        ActionId::parse(&id).ok_or_else(|| format!("unknown action id `{id}`"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,5 +334,16 @@ mod tests {
             ActionId::NetworkExtractPostLikers.group(),
             ActionGroup::ExtractionEnrichment
         );
+    }
+
+    #[test]
+    fn an_action_id_is_serialised_as_its_published_id() {
+        let json = serde_json::to_string(&ActionId::PremiumSearchPeople).unwrap();
+        assert_eq!(json, "\"premium-search-people\"");
+        assert_eq!(
+            serde_json::from_str::<ActionId>(&json).unwrap(),
+            ActionId::PremiumSearchPeople
+        );
+        assert!(serde_json::from_str::<ActionId>("\"no-such-action\"").is_err());
     }
 }

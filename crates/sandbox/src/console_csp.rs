@@ -2,7 +2,8 @@
 //!
 //! trunk's loader is an inline module script, so the policy allows exactly that script by its
 //! SHA-256 hash (recomputed from the file being served, so it always matches the build) plus
-//! scripts from the console's own origin and wasm compilation.
+//! scripts from the console's own origin and wasm compilation. Workers (the bulk worker) come
+//! from the console's own origin only.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -35,7 +36,7 @@ pub fn inline_script_hashes(html: &str) -> Vec<String> {
 }
 
 /// The policy: scripts from self, wasm, and the loader's hash; requests to self and the given
-/// API origins; no framing, no `<base>`, no plugins.
+/// API origins; workers from self; no framing, no `<base>`, no plugins.
 pub fn content_security_policy(index_html: &str, connect_src: &[String]) -> String {
     let scripts = inline_script_hashes(index_html).join(" ");
     let connect = std::iter::once("'self'".to_owned())
@@ -44,7 +45,7 @@ pub fn content_security_policy(index_html: &str, connect_src: &[String]) -> Stri
         .join(" ");
     format!(
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' {scripts}; style-src 'self'; \
-         img-src 'self' data:; connect-src {connect}; frame-ancestors 'none'; base-uri 'none'; \
+         img-src 'self' data:; connect-src {connect}; worker-src 'self'; frame-ancestors 'none'; base-uri 'none'; \
          object-src 'none'; form-action 'self'"
     )
 }
@@ -69,6 +70,8 @@ mod tests {
         for directive in [
             "script-src 'self' 'wasm-unsafe-eval' 'sha256-",
             "connect-src 'self' https://api.example.com",
+            // The bulk worker (src/runner.rs), from the console's own files only.
+            "worker-src 'self';",
             "frame-ancestors 'none'",
             "base-uri 'none'",
             "object-src 'none'",

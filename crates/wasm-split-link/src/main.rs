@@ -11,6 +11,13 @@
 //! The split has to happen here, between the link and wasm-bindgen: it needs the relocations
 //! the link keeps (`-C link-arg=--emit-relocs`), which wasm-bindgen would drop.
 //!
+//! Only the console's own module is split. The crate's other binary, the bulk worker
+//! (`src/bin/bulk-worker.rs`), links the same library, whose split points are exported symbols;
+//! exports are roots for the linker, so they would keep every page in the worker. Linking any
+//! module but the console's ([`SPLIT_BINARY`]), those exports are dropped from the arguments, and
+//! the linker leaves the pages out; so is `--emit-relocs`, whose sections only the split reads
+//! (they would more than double the worker's module).
+//!
 //! One change to the main module: the chunks call into it through its function table, which
 //! the loader takes from the main module's exports, but wasm-bindgen removes the exports LLD
 //! makes (`__indirect_function_table` among them) unless told `--keep-lld-exports`, which trunk
@@ -26,13 +33,25 @@ use wasm_encoder::reencode::{Reencode, RoundtripReencoder};
 
 /// The name the main module exports its function table under.
 pub const TABLE_EXPORT: &str = "__wasm_split_table";
+/// The binary whose module is split (rustc names its output `console-{hash}.wasm`).
+const SPLIT_BINARY: &str = "console";
+/// The prefixes of the symbols the split points export (wasm_split's macro and marker).
+const SPLIT_EXPORTS: [&str; 2] = ["__wasm_split_00", "_WASM_SPLIT_MARKER"];
+
 /// The module name the loader imports the glue's `initSync` from; finish-dist rewrites it.
 const GLUE: &str = "./console.js";
 
 fn main() -> ExitCode {
-    let args: Vec<OsString> = env::args_os().skip(1).collect();
+    let mut args: Vec<OsString> = env::args_os().skip(1).collect();
+    let splits = output_path(&args).is_some_and(|output| is_split_binary(&output));
+    if !splits {
+        args = without_split_exports(&args);
+    }
     if let Err(code) = link(&args) {
         return code;
+    }
+    if !splits {
+        return ExitCode::SUCCESS;
     }
     let Some(split_dir) = env::var_os("CONSOLE_SPLIT_DIR").map(PathBuf::from) else {
         return ExitCode::SUCCESS;
@@ -103,6 +122,42 @@ fn without_flavor(args: &[OsString]) -> Vec<OsString> {
         rest.drain(at..at + 2);
     }
     rest
+}
+
+/// Whether `output` is the console's module (`deps/console-{hash}.wasm`), the one split.
+fn is_split_binary(output: &Path) -> bool {
+    output
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .is_some_and(|stem| stem.split_once('-').map_or(stem, |(name, _)| name) == SPLIT_BINARY)
+}
+
+/// rustc's arguments for a module that is not split: without the exports of split points
+/// (`--export NAME` or `--export=NAME`) and without `--emit-relocs`.
+fn without_split_exports(args: &[OsString]) -> Vec<OsString> {
+    let is_split_export = |name: &str| SPLIT_EXPORTS.iter().any(|p| name.starts_with(p));
+    let mut kept = Vec::with_capacity(args.len());
+    let mut iter = args.iter().peekable();
+    while let Some(arg) = iter.next() {
+        let text = arg.to_string_lossy();
+        if text == "--export"
+            && iter
+                .peek()
+                .is_some_and(|name| is_split_export(&name.to_string_lossy()))
+        {
+            iter.next();
+            continue;
+        }
+        if text == "--emit-relocs"
+            || text
+                .strip_prefix("--export=")
+                .is_some_and(is_split_export)
+        {
+            continue;
+        }
+        kept.push(arg.clone());
+    }
+    kept
 }
 
 /// The file after `-o`.
@@ -308,5 +363,35 @@ mod tests {
             .into();
         assert_eq!(without_flavor(&args), for_wasm_ld);
         assert_eq!(without_flavor(&for_wasm_ld), for_wasm_ld);
+    }
+
+    #[test]
+    fn only_the_consoles_module_keeps_the_split_exports() {
+        assert!(is_split_binary(Path::new("deps/console-c14314f7d39c4f12.wasm")));
+        assert!(is_split_binary(Path::new("release/console.wasm")));
+        assert!(!is_split_binary(Path::new("deps/bulk_worker-c14314f7d39c4f12.wasm")));
+        let args: Vec<OsString> = [
+            "--export",
+            "main",
+            "--export",
+            "__wasm_split_00pages00_export_d645_build_page",
+            "--export=_WASM_SPLIT_MARKER_732eversion",
+            "--export=__heap_base",
+            "-o",
+            "deps/bulk_worker-1.wasm",
+            "--emit-relocs",
+        ]
+        .map(OsString::from)
+        .into();
+        let kept: Vec<OsString> = [
+            "--export",
+            "main",
+            "--export=__heap_base",
+            "-o",
+            "deps/bulk_worker-1.wasm",
+        ]
+        .map(OsString::from)
+        .into();
+        assert_eq!(without_split_exports(&args), kept);
     }
 }

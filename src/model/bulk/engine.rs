@@ -174,12 +174,14 @@ pub struct Counters {
     pub result_bytes: usize,
 }
 
-/// What the tab that runs a batch tells the other tabs showing it: where it stands, and the
-/// rows that changed since it last said so (as just saved).
+/// Where a batch stands, with the rows that changed since it was last said: what the worker
+/// running a batch tells its page (after every change), and what the running tab tells the
+/// other tabs showing the batch (after every save).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BatchNews {
     pub batch: String,
     pub phase: Phase,
+    pub keeping: Keeping,
     pub cancelled: bool,
     pub counters: Counters,
     pub rows: Vec<BatchRow>,
@@ -244,6 +246,8 @@ pub struct Engine {
     run_ms: Option<f64>,
     cancels: HashMap<usize, CancelState>,
     dirty: BTreeSet<usize>,
+    /// Rows changed since the last [`Engine::take_news`].
+    unshown: BTreeSet<usize>,
     new_runs: Vec<NewRun>,
     saved_summary: Option<SavedBatch>,
     save_in_flight: Option<SaveInFlight>,
@@ -307,6 +311,7 @@ impl Engine {
             run_ms: None,
             cancels: HashMap::new(),
             dirty,
+            unshown: BTreeSet::new(),
             new_runs: Vec::new(),
             saved_summary: None,
             save_in_flight: None,
@@ -430,16 +435,36 @@ impl Engine {
         BatchNews {
             batch: self.id.clone(),
             phase: self.phase.clone(),
+            keeping: self.keeping,
             cancelled: self.cancelled,
             counters: self.counters.clone(),
-            // The records are in the store, where the other tabs' exports read them.
             rows: rows
                 .into_iter()
-                .map(|row| BatchRow {
-                    output: Vec::new(),
-                    ..row
-                })
+                .map(|row| self.without_kept_records(row))
                 .collect(),
+        }
+    }
+
+    /// Where the batch stands, with the rows changed since the last call: what the page that
+    /// shows a batch run by its worker needs after a change.
+    pub fn take_news(&mut self) -> BatchNews {
+        let rows = std::mem::take(&mut self.unshown)
+            .into_iter()
+            .map(|index| self.rows[index].clone())
+            .collect();
+        self.news(rows)
+    }
+
+    /// A row as told to a page: once the batch is kept, records are read from the store (where
+    /// exports read them), so they are not sent around; until then they go with the row, as a
+    /// batch the browser does not keep lives in memory only.
+    fn without_kept_records(&self, row: BatchRow) -> BatchRow {
+        match self.keeping {
+            Keeping::Kept => BatchRow {
+                output: Vec::new(),
+                ..row
+            },
+            Keeping::Pending | Keeping::Refused => row,
         }
     }
 
@@ -457,6 +482,7 @@ impl Engine {
             }
         }
         self.phase = news.phase;
+        self.keeping = news.keeping;
         self.cancelled = news.cancelled;
         self.counters = news.counters;
         self.changed = true;
@@ -587,6 +613,7 @@ impl Engine {
             self.watches.remove(&index);
         }
         self.dirty.insert(index);
+        self.unshown.insert(index);
         self.changed = true;
     }
 
@@ -1359,6 +1386,9 @@ mod tests {
         /// The engine was never asked to send before its first save answered.
         sent_before_kept: bool,
         sign_in_at: Option<f64>,
+        /// The page's copy, told only what [`Engine::take_news`] says after each change (as the
+        /// worker running a batch tells its page).
+        page: Engine,
     }
 
     fn rows(n: usize) -> Vec<BatchRow> {
@@ -1387,6 +1417,7 @@ mod tests {
             );
             Sim {
                 now: START,
+                page: engine.clone(),
                 engine,
                 api,
                 store: FakeStore::default(),
@@ -1490,6 +1521,9 @@ mod tests {
                 self.submitting.remove(row);
             }
             let commands = self.engine.handle(self.now, event);
+            if self.engine.take_changed() {
+                self.page.absorb(self.engine.take_news());
+            }
             self.execute(commands);
         }
 
@@ -1631,6 +1665,35 @@ mod tests {
             sim.store.summary.as_ref().unwrap().pace.is_some(),
             "the pace is kept"
         );
+    }
+
+    #[test]
+    fn the_pages_copy_told_only_the_news_shows_the_batch_as_it_is() {
+        let faults = Faults {
+            lost_answer: 0.1,
+            server_error: 0.1,
+            refused: 0.05,
+            failed_run: 0.1,
+            ..NO_FAULTS
+        };
+        let mut sim = Sim::new(120, FakeApi::new(5.0, 10.0, 2_000.0), faults, 5);
+        assert!(sim.run_until(300_000.0), "settled");
+        let (page, engine) = (&sim.page, &sim.engine);
+        assert_eq!(page.phase(), engine.phase());
+        assert_eq!(page.keeping(), Keeping::Kept);
+        assert_eq!(page.counters(), engine.counters());
+        assert_eq!(page.tally(), engine.tally());
+        for (shown, row) in page.rows().iter().zip(engine.rows()) {
+            // Records of a kept batch are read from the store, not sent to the page.
+            assert!(shown.output.is_empty());
+            assert_eq!(
+                shown,
+                &BatchRow {
+                    output: Vec::new(),
+                    ..row.clone()
+                }
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,548 @@
+//! The bulk runner: what runs a batch, in a dedicated Web Worker of the tab that holds the
+//! batch's lock (`src/bin/bulk-worker.rs`), so that the batch keeps its pace when the tab is
+//! behind another one (browsers throttle a hidden page's timers to a wake a minute, not a
+//! worker's). It drives the batch's [`Engine`] (`model::bulk::engine`), which decides everything:
+//! the runner feeds it the clock and the answers, and does what it asks: the API requests
+//! (through the one transport, `crate::api`), the writes to this browser's store
+//! (`crate::store`), and what the page and the other tabs are told.
+//!
+//! The page talks to it with [`ToRunner`] and hears [`FromRunner`], as JSON text. The credential
+//! arrives by message ([`ToRunner::SignedIn`]) and lives in the worker's memory only.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use api_contract::ActionId;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::spawn_local;
+
+use crate::api::{ApiClient, ApiError};
+use crate::browser::sleep;
+use crate::model::bulk::engine::{
+    CancelAnswer, Command, Engine, Event, Phase, ReadAnswer, Saving, SubmitAnswer,
+};
+use crate::model::bulk::{BatchRow, RowError, SavedBatch};
+use crate::model::form::SavedSubmission;
+use crate::store::{self, Change};
+
+pub use crate::model::bulk::engine::BatchNews;
+
+/// Where the page starts the worker: a loader (`src/bin/bulk-worker-loader.js`) that loads the
+/// worker's wasm-bindgen glue and module, which trunk writes beside it.
+pub const WORKER_URL: &str = "/bulk-worker-loader.js";
+
+/// The longest the runner's clock sleeps: the engine is asked again at least this often.
+const LONGEST_SLEEP_MS: f64 = 1_000.0;
+
+/// Where the API is and the credential to send. It reaches the worker by message, and lives in
+/// its memory only.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credential {
+    /// Without a trailing slash or `/v1`.
+    pub base_url: String,
+    pub bearer: String,
+}
+
+impl std::fmt::Debug for Credential {
+    // The bearer is a secret: it never reaches a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credential")
+            .field("base_url", &self.base_url)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The batch a runner runs (one per worker, for the worker's life).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum BatchToRun {
+    /// Started now from a file's checked rows.
+    New {
+        id: String,
+        workspace: Option<String>,
+        action: ActionId,
+        headers: Vec<String>,
+        rows: Vec<BatchRow>,
+        created_at: f64,
+    },
+    /// Kept in this browser and taken up again: paused (or going on with its cancel), and
+    /// resumed when `resume`.
+    Kept {
+        summary: SavedBatch,
+        rows: Vec<BatchRow>,
+        resume: bool,
+    },
+}
+
+impl BatchToRun {
+    /// The batch as an engine, as of `now`; `None` for a kept batch whose action this console
+    /// does not know.
+    pub fn engine(self, now: f64) -> Option<Engine> {
+        match self {
+            BatchToRun::New {
+                id,
+                workspace,
+                action,
+                headers,
+                rows,
+                created_at,
+            } => {
+                let mut engine = Engine::new(id, workspace, action, headers, rows, now);
+                engine.created_at = created_at;
+                Some(engine)
+            }
+            BatchToRun::Kept { summary, rows, .. } => Engine::restore(summary, rows, now),
+        }
+    }
+}
+
+/// What the page tells its runner.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ToRunner {
+    /// Who is signed in now: sent before [`ToRunner::Run`] and at every change of the session
+    /// (`None` after a sign-out or a refused credential).
+    SignedIn(Option<Credential>),
+    /// The signed-in workspace, once known (a kept batch belongs to it).
+    WorkspaceKnown(String),
+    /// Run this batch (once per worker).
+    Run(BatchToRun),
+    Pause,
+    Resume,
+    Cancel,
+    RetryFailed,
+}
+
+/// What the runner tells its page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FromRunner {
+    /// The worker started and listens.
+    Ready,
+    /// The worker could not start (its glue or module did not load): nothing was sent. Posted
+    /// by the loader.
+    Failed(String),
+    /// Where the batch stands after a change, with the rows that changed.
+    News(BatchNews),
+    /// The API refused the credential: the page ends the session, so the person signs in again;
+    /// the batch waits, and sends each refused row again with its key after the next sign-in.
+    Unauthorized { message: String },
+    /// Credits moved: the page refreshes the workspace it shows.
+    RefreshWorkspace,
+    /// Nothing more to send: another tab may run the batch (a retry or resume here asks again).
+    Settled,
+}
+
+/// What a refused or unanswered submission means for its row.
+pub fn submit_answer(error: &ApiError) -> SubmitAnswer {
+    match (error.status(), error.code()) {
+        (Some(429), _) => SubmitAnswer::RateLimited {
+            retry_after: error.retry_after(),
+        },
+        (Some(401), _) => SubmitAnswer::Unauthorized,
+        _ if *error == ApiError::SignedOut => SubmitAnswer::Unauthorized,
+        (Some(409), Some("insufficient_credits")) => SubmitAnswer::InsufficientCredits {
+            message: error.server_message().map(str::to_owned),
+        },
+        _ if error.is_transient() => SubmitAnswer::Transient,
+        _ => SubmitAnswer::Refused(RowError {
+            code: error.code().unwrap_or("refused").to_owned(),
+            message: error
+                .server_message()
+                .map_or_else(|| error.message(), str::to_owned),
+            request_id: error.request_id().map(str::to_owned),
+        }),
+    }
+}
+
+fn read_answer<T>(answer: Result<crate::api::WithRequestId<T>, ApiError>) -> ReadAnswer<T> {
+    match answer {
+        Ok(read) => ReadAnswer::Read {
+            value: read.value,
+            bytes: read.body_bytes,
+        },
+        Err(e) if e.is_unauthorized() || e == ApiError::SignedOut => ReadAnswer::Unauthorized,
+        Err(e) if e.status() == Some(404) => ReadAnswer::NotFound,
+        Err(_) => ReadAnswer::Failed,
+    }
+}
+
+fn cancel_answer(answer: Result<api_contract::Run, ApiError>) -> CancelAnswer {
+    match answer {
+        Ok(run) => CancelAnswer::Cancelled(run),
+        Err(e) if e.status() == Some(409) => CancelAnswer::AlreadyFinished,
+        Err(e) if e.is_unauthorized() || e == ApiError::SignedOut => CancelAnswer::Unauthorized,
+        Err(_) => CancelAnswer::Failed,
+    }
+}
+
+/// The store's changes for one save: the summary, the rows, and the runs made (for "Run again
+/// with changes"), in one transaction.
+fn changes(action: ActionId, saving: &Saving) -> Vec<Change> {
+    let batch = &saving.summary;
+    let mut changes: Vec<Change> = saving
+        .new_runs
+        .iter()
+        .map(|run| Change::Put {
+            store: store::SUBMISSIONS,
+            key: run.run_id.clone(),
+            json: SavedSubmission {
+                workspace: batch.workspace.clone(),
+                action: action.as_str().to_owned(),
+                live: false,
+                body: run.body.clone(),
+            }
+            .to_json()
+            .to_string(),
+        })
+        .collect();
+    changes.extend(saving.rows.iter().map(|row| Change::Put {
+        store: store::ROWS,
+        key: store::row_key(&batch.id, row.line),
+        json: serde_json::to_string(row).unwrap_or_default(),
+    }));
+    changes.push(Change::Put {
+        store: store::BATCHES,
+        key: batch.id.clone(),
+        json: serde_json::to_string(batch).unwrap_or_default(),
+    });
+    changes
+}
+
+/// The name of a batch's Web Lock and of its channel between tabs.
+pub fn batch_lock_name(batch: &str) -> String {
+    format!("console-bulk-{batch}")
+}
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+/// The batch being run, in the worker.
+struct Runner {
+    engine: Engine,
+    /// To the other tabs showing the batch (read-only): told after each save.
+    channel: Option<web_sys::BroadcastChannel>,
+    /// The phase the other tabs were last told.
+    told_phase: Option<Phase>,
+    clock_running: bool,
+}
+
+thread_local! {
+    static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
+    /// A client for the credential the page sent last, if any.
+    static CLIENT: RefCell<Option<ApiClient>> = const { RefCell::new(None) };
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The worker's `postMessage` (to the page that started it).
+    #[wasm_bindgen(js_name = postMessage)]
+    fn post_to_page(message: &JsValue);
+}
+
+fn tell_page(message: &FromRunner) {
+    if let Ok(text) = serde_json::to_string(message) {
+        post_to_page(&JsValue::from_str(&text));
+    }
+}
+
+/// The worker's entry point (`src/bin/bulk-worker.rs`): listens to the page, and says it does.
+pub fn start_in_worker() {
+    let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(|event: web_sys::MessageEvent| {
+        if let Some(message) = event
+            .data()
+            .as_string()
+            .and_then(|text| serde_json::from_str::<ToRunner>(&text).ok())
+        {
+            hear(message);
+        }
+    });
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // Listens for the worker's life.
+    on_message.forget();
+    tell_page(&FromRunner::Ready);
+}
+
+fn hear(message: ToRunner) {
+    match message {
+        ToRunner::SignedIn(credential) => {
+            let client = credential.map(|c| {
+                ApiClient::new(c.base_url, c.bearer).on_unauthorized(|error| {
+                    tell_page(&FromRunner::Unauthorized {
+                        message: error.message(),
+                    });
+                })
+            });
+            let signed_in = client.is_some();
+            CLIENT.set(client);
+            let awaiting = RUNNER.with_borrow(|r| {
+                r.as_ref()
+                    .is_some_and(|runner| runner.engine.awaiting_sign_in())
+            });
+            if signed_in && awaiting {
+                handle(Event::SignedIn);
+            }
+        }
+        ToRunner::WorkspaceKnown(id) => handle(Event::WorkspaceKnown(id)),
+        ToRunner::Run(batch) => {
+            if RUNNER.with_borrow(Option::is_some) {
+                return;
+            }
+            let resume = matches!(batch, BatchToRun::Kept { resume: true, .. });
+            let Some(engine) = batch.engine(now()) else {
+                return;
+            };
+            let channel = web_sys::BroadcastChannel::new(&batch_lock_name(&engine.id)).ok();
+            RUNNER.set(Some(Runner {
+                engine,
+                channel,
+                told_phase: None,
+                clock_running: false,
+            }));
+            handle(Event::Tick);
+            if resume {
+                handle(Event::Resume);
+            }
+        }
+        ToRunner::Pause => handle(Event::Pause),
+        ToRunner::Resume => handle(Event::Resume),
+        ToRunner::Cancel => handle(Event::Cancel),
+        ToRunner::RetryFailed => handle(Event::RetryFailed),
+    }
+}
+
+/// Feeds an event to the batch and does what it asks.
+fn handle(event: Event) {
+    let now = now();
+    let Some((action, commands, start_clock)) = RUNNER.with_borrow_mut(|runner| {
+        let runner = runner.as_mut()?;
+        let commands = runner.engine.handle(now, event);
+        if runner.engine.take_changed() {
+            let news = runner.engine.take_news();
+            if runner.told_phase.as_ref() != Some(&news.phase) {
+                runner.told_phase = Some(news.phase.clone());
+                tell_tabs(runner, Vec::new());
+            }
+            tell_page(&FromRunner::News(news));
+        }
+        let start_clock = !runner.clock_running;
+        runner.clock_running = true;
+        Some((runner.engine.action, commands, start_clock))
+    }) else {
+        return;
+    };
+    for command in commands {
+        execute(action, command);
+    }
+    if start_clock {
+        spawn_local(clock());
+    }
+}
+
+/// Tells the other tabs showing the batch where it stands, with the rows just saved.
+fn tell_tabs(runner: &Runner, rows: Vec<BatchRow>) {
+    if let Some(channel) = &runner.channel
+        && let Ok(text) = serde_json::to_string(&runner.engine.news(rows))
+    {
+        let _ = channel.post_message(&JsValue::from_str(&text));
+    }
+}
+
+fn execute(action: ActionId, command: Command) {
+    let client = CLIENT.with_borrow(Clone::clone);
+    match command {
+        Command::Submit { row, key, body, .. } => spawn_local(async move {
+            let answer = match client {
+                Some(client) => match client.submit(action.as_str(), false, &key, &body).await {
+                    Ok(submitted) => SubmitAnswer::Accepted(submitted.run),
+                    Err(e) => submit_answer(&e),
+                },
+                None => SubmitAnswer::Unauthorized,
+            };
+            handle(Event::Submitted { row, key, answer });
+        }),
+        Command::ReadRunList => spawn_local(async move {
+            let answer = match client {
+                Some(client) => match read_answer(client.runs().await) {
+                    ReadAnswer::Read { value, bytes } => ReadAnswer::Read {
+                        value: value.runs,
+                        bytes,
+                    },
+                    ReadAnswer::Unauthorized => ReadAnswer::Unauthorized,
+                    ReadAnswer::NotFound => ReadAnswer::NotFound,
+                    ReadAnswer::Failed => ReadAnswer::Failed,
+                },
+                None => ReadAnswer::Unauthorized,
+            };
+            handle(Event::RunListRead(answer));
+        }),
+        Command::ReadRun { row, run_id } => spawn_local(async move {
+            let answer = match client {
+                Some(client) => read_answer(client.run(&run_id).await),
+                None => ReadAnswer::Unauthorized,
+            };
+            handle(Event::RunRead { row, answer });
+        }),
+        Command::CancelRun { row, run_id } => spawn_local(async move {
+            let answer = match client {
+                Some(client) => cancel_answer(client.cancel(&run_id).await),
+                None => CancelAnswer::Unauthorized,
+            };
+            handle(Event::CancelAnswered { row, answer });
+        }),
+        Command::Save(saving) => spawn_local(async move {
+            let written = store::write(changes(action, &saving)).await.is_ok();
+            handle(Event::Saved(written));
+            if written {
+                RUNNER.with_borrow(|runner| {
+                    if let Some(runner) = runner {
+                        tell_tabs(runner, saving.rows);
+                    }
+                });
+            }
+        }),
+        Command::RefreshWorkspace => tell_page(&FromRunner::RefreshWorkspace),
+    }
+}
+
+/// The batch's clock: asks the engine again when it said something would be due (at least once
+/// a second), and stops once the batch is settled (a later retry or resume starts it again).
+/// A worker's timers keep their time when the tab is hidden.
+async fn clock() {
+    loop {
+        let signed_in = CLIENT.with_borrow(Option::is_some);
+        let awaiting_sign_in = RUNNER.with_borrow(|r| {
+            r.as_ref()
+                .is_some_and(|runner| runner.engine.awaiting_sign_in())
+        });
+        if awaiting_sign_in && signed_in {
+            handle(Event::SignedIn);
+        }
+        handle(Event::Tick);
+        let now = now();
+        let (settled, wake_at) = RUNNER.with_borrow(|r| {
+            r.as_ref().map_or((true, None), |runner| {
+                (runner.engine.is_settled(), runner.engine.wake_at(now))
+            })
+        });
+        if settled {
+            RUNNER.with_borrow_mut(|r| {
+                if let Some(runner) = r {
+                    runner.clock_running = false;
+                }
+            });
+            tell_page(&FromRunner::Settled);
+            return;
+        }
+        let wait = wake_at.map_or(LONGEST_SLEEP_MS, |at| {
+            (at - now).clamp(1.0, LONGEST_SLEEP_MS)
+        });
+        sleep(Duration::from_millis(wait.ceil() as u64)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use api_contract::ErrorDetail;
+
+    fn api_error(status: u16, code: &str, retry_after: Option<f64>) -> ApiError {
+        ApiError::Api {
+            status,
+            detail: ErrorDetail {
+                code: code.to_owned(),
+                message: format!("{code} said"),
+                request_id: Some("req_1".to_owned()),
+                retry_after,
+            },
+        }
+    }
+
+    #[test]
+    fn each_refusal_of_a_submission_means_what_it_meant() {
+        assert_eq!(
+            submit_answer(&api_error(429, "rate_limited", Some(2.0))),
+            SubmitAnswer::RateLimited {
+                retry_after: Some(2.0)
+            }
+        );
+        assert_eq!(
+            submit_answer(&api_error(401, "unauthorized", None)),
+            SubmitAnswer::Unauthorized
+        );
+        assert_eq!(
+            submit_answer(&ApiError::SignedOut),
+            SubmitAnswer::Unauthorized
+        );
+        assert_eq!(
+            submit_answer(&api_error(409, "insufficient_credits", None)),
+            SubmitAnswer::InsufficientCredits {
+                message: Some("insufficient_credits said".to_owned())
+            }
+        );
+        assert_eq!(
+            submit_answer(&api_error(503, "unavailable", None)),
+            SubmitAnswer::Transient
+        );
+        assert_eq!(
+            submit_answer(&ApiError::Network("reset".into())),
+            SubmitAnswer::Transient
+        );
+        assert_eq!(
+            submit_answer(&api_error(400, "invalid_input", None)),
+            SubmitAnswer::Refused(RowError {
+                code: "invalid_input".into(),
+                message: "invalid_input said".into(),
+                request_id: Some("req_1".into()),
+            })
+        );
+        // An answer that is not the contract's fails the row with its request id.
+        let foreign = ApiError::Decode {
+            status: 202,
+            request_id: Some("req_2".into()),
+            detail: "missing field `id`".into(),
+        };
+        match submit_answer(&foreign) {
+            SubmitAnswer::Refused(error) => {
+                assert_eq!(error.request_id.as_deref(), Some("req_2"));
+                assert!(error.message.contains("missing field"), "{}", error.message);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn what_the_page_and_the_runner_say_reads_back_as_said() {
+        let credential = Credential {
+            base_url: "http://127.0.0.1:8787".into(),
+            bearer: "sk_live_secret".into(),
+        };
+        assert!(!format!("{credential:?}").contains("sk_live_secret"));
+        let messages = [
+            ToRunner::SignedIn(Some(credential)),
+            ToRunner::SignedIn(None),
+            ToRunner::WorkspaceKnown("ws_1".into()),
+            ToRunner::Run(BatchToRun::New {
+                id: "b".into(),
+                workspace: None,
+                action: ActionId::PremiumSearchPeople,
+                headers: vec!["keywords".into()],
+                rows: Vec::new(),
+                created_at: 1.7e12,
+            }),
+            ToRunner::Pause,
+            ToRunner::RetryFailed,
+        ];
+        for message in messages {
+            let text = serde_json::to_string(&message).unwrap();
+            assert_eq!(serde_json::from_str::<ToRunner>(&text).unwrap(), message);
+        }
+        // The loader writes this one by hand (src/bin/bulk-worker-loader.js).
+        assert_eq!(
+            serde_json::from_str::<FromRunner>(r#"{"Failed":"TypeError: failed to fetch"}"#)
+                .unwrap(),
+            FromRunner::Failed("TypeError: failed to fetch".into())
+        );
+    }
+}
