@@ -206,43 +206,43 @@ async function pasteRows(context, page, sandbox, lines, rows) {
 }
 
 /**
- * The page's status reads (GET /v1/runs and GET /v1/runs/{id}) through a DevTools session of
- * its own, which outlives a reload: per segment (the one current when the read was sent), how
- * many of each, their decoded body bytes (Network.dataReceived's dataLength, summed), their
- * bytes on the wire (loadingFinished's encodedDataLength: gzipped body and headers), their
- * answers' statuses and the reads that failed.
+ * The page's status reads (GET /v1/runs and GET /v1/runs/{id}), sent by its bulk worker, as
+ * Playwright reports a page's requests, its workers' included (a DevTools session of the page
+ * would not see the worker's): per segment (the one current when the read was sent), how many
+ * of each, their decoded body bytes, their bytes on the wire (body as received, gzipped, and
+ * the response's headers), their answers' statuses and the reads that failed.
  */
 async function watchStatusReads(page, segment) {
-  const cdp = await page.context().newCDPSession(page);
   const log = { segment, by: {} };
   const seg = (name) => (log.by[name] ??= { list: 0, single: 0, list_bytes: 0, single_bytes: 0, wire_bytes: 0, by_status: {}, failed: 0 });
   const pending = new Map();
-  cdp.on("Network.requestWillBeSent", (e) => {
-    if (e.request.method !== "GET") return;
-    const path = new URL(e.request.url).pathname;
+  page.on("request", (request) => {
+    if (request.method() !== "GET") return;
+    const path = new URL(request.url()).pathname;
     const kind = path === "/v1/runs" ? "list" : /^\/v1\/runs\/[^/]+$/.test(path) ? "single" : null;
     if (!kind) return;
     const s = seg(log.segment);
     s[kind]++;
-    pending.set(e.requestId, { kind, s });
+    pending.set(request, { kind, s });
   });
-  cdp.on("Network.responseReceived", (e) => {
-    const r = pending.get(e.requestId);
-    if (r) r.s.by_status[e.response.status] = (r.s.by_status[e.response.status] ?? 0) + 1;
+  page.on("requestfinished", async (request) => {
+    const r = pending.get(request);
+    if (!r) return;
+    pending.delete(request);
+    try {
+      const response = await request.response();
+      r.s.by_status[response.status()] = (r.s.by_status[response.status()] ?? 0) + 1;
+      r.s[`${r.kind}_bytes`] += (await response.body()).length;
+      const sizes = await request.sizes();
+      r.s.wire_bytes += sizes.responseBodySize + sizes.responseHeadersSize;
+    } catch {
+      // The page (or its worker) went away before the body could be read: a reload.
+    }
   });
-  cdp.on("Network.dataReceived", (e) => {
-    const r = pending.get(e.requestId);
-    if (r) r.s[`${r.kind}_bytes`] += e.dataLength;
+  page.on("requestfailed", (request) => {
+    const r = pending.get(request);
+    if (r) { r.s.failed++; pending.delete(request); }
   });
-  cdp.on("Network.loadingFinished", (e) => {
-    const r = pending.get(e.requestId);
-    if (r) { r.s.wire_bytes += e.encodedDataLength; pending.delete(e.requestId); }
-  });
-  cdp.on("Network.loadingFailed", (e) => {
-    const r = pending.get(e.requestId);
-    if (r) { r.s.failed++; pending.delete(e.requestId); }
-  });
-  await cdp.send("Network.enable");
   return log;
 }
 

@@ -200,9 +200,15 @@ impl Bulk {
             rows,
             resume,
         };
-        let Some(engine) = to_run.clone().engine(now()) else {
+        let Some(mut engine) = to_run.clone().engine(now()) else {
             return false;
         };
+        if resume && matches!(engine.phase(), Phase::Paused(_)) {
+            // The page shows the resume at once; the worker's news follows.
+            let mut news = engine.news(Vec::new());
+            news.phase = Phase::Running;
+            engine.absorb(news);
+        }
         let bulk = *self;
         spawn_local(async move {
             let name = batch_lock_name(&engine.id);
@@ -377,6 +383,11 @@ impl Bulk {
                  the page."
             )
         };
+        self.show_paused(batch, message);
+    }
+
+    /// Shows the batch `batch` paused, with `message` as the reason (no worker runs it).
+    fn show_paused(&self, batch: &str, message: String) {
         self.batch.update(|b| {
             if let Some(engine) = b.as_mut().filter(|e| e.id == batch) {
                 let mut news = engine.news(Vec::new());
@@ -403,46 +414,60 @@ impl Bulk {
             self.hold_again();
             return;
         }
-        let Some((engine, keeping)) = self
-            .batch
-            .with_untracked(|b| b.as_ref().map(|e| (e.clone(), e.keeping())))
-        else {
+        // Where a new worker starts from: the store once the batch is kept there, else the
+        // page's copy (nothing was sent before the first save; a batch the browser refuses to
+        // keep lives in the page's copy only, records included).
+        let Some((id, workspace, from_copy)) = self.batch.with_untracked(|b| {
+            b.as_ref().map(|engine| {
+                let from_copy = match engine.keeping() {
+                    Keeping::Kept => None,
+                    Keeping::Pending => Some(BatchToRun::New {
+                        id: engine.id.clone(),
+                        workspace: engine.workspace.clone(),
+                        action: engine.action,
+                        headers: engine.headers.clone(),
+                        rows: engine.rows().to_vec(),
+                        created_at: engine.created_at,
+                    }),
+                    Keeping::Refused => Some(BatchToRun::Kept {
+                        summary: engine.summary(),
+                        rows: engine.rows().to_vec(),
+                        resume: false,
+                    }),
+                };
+                (engine.id.clone(), engine.workspace.clone(), from_copy)
+            })
+        }) else {
             return;
         };
-        let id = engine.id.clone();
         let bulk = *self;
         spawn_local(async move {
-            let to_run = match keeping {
-                Keeping::Kept => {
-                    kept_batch(&engine.workspace.clone().unwrap_or_default(), &id, false).await
-                }
-                // Nothing was sent yet: the batch starts as it was started.
-                Keeping::Pending => Some(BatchToRun::New {
-                    id: id.clone(),
-                    workspace: engine.workspace.clone(),
-                    action: engine.action,
-                    headers: engine.headers.clone(),
-                    rows: engine.rows().to_vec(),
-                    created_at: engine.created_at,
-                }),
-                // The browser keeps nothing: the page's copy is all there is.
-                Keeping::Refused => Some(BatchToRun::Kept {
-                    summary: engine.summary(),
-                    rows: engine.rows().to_vec(),
-                    resume: false,
-                }),
+            let to_run = match from_copy {
+                Some(to_run) => Some(to_run),
+                None => kept_batch(&workspace.unwrap_or_default(), &id, false).await,
             };
             let still_shown = bulk.current_id().as_deref() == Some(id.as_str())
                 && bulk.role.get_untracked() == Role::Runs;
-            if let (Some(to_run), true) = (to_run, still_shown) {
-                bulk.start_runner(&id, to_run);
-                BATCH_RUNNER.with_borrow_mut(|runner| {
-                    if let Some(runner) = runner {
-                        runner.send(message);
-                    }
-                });
-                bulk.hold_again();
+            if !still_shown {
+                return;
             }
+            let Some(to_run) = to_run else {
+                bulk.show_paused(
+                    &id,
+                    "Paused: this batch could not be read back from this browser's storage \
+                     (it may be full, or blocked by the browser's settings), so it cannot go on \
+                     here. Reload the page to try again."
+                        .to_owned(),
+                );
+                return;
+            };
+            bulk.start_runner(&id, to_run);
+            BATCH_RUNNER.with_borrow_mut(|runner| {
+                if let Some(runner) = runner {
+                    runner.send(message);
+                }
+            });
+            bulk.hold_again();
         });
     }
 
