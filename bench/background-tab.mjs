@@ -13,9 +13,10 @@
 // /usr/bin/chromium itself with none of those switches and talks the DevTools protocol over a
 // WebSocket (Node 20's, behind --experimental-websocket; no dependency added).
 //
-// The run (about 5 minutes): sign in, paste the rows, start; 60 s in front; a second tab opened
+// The run (about 6 minutes): sign in, paste the rows, start; 60 s in front; a second tab opened
 // in the same window (Target.createTarget newWindow:false) puts the batch's tab behind it, for
-// 3 minutes; then the batch's tab is brought back (Target.activateTarget) for 30 s more. The
+// 3 minutes; then, still hidden, the tab is frozen for 30 s (Page.setWebLifecycleState) and
+// thawed (15 s); then the batch's tab is brought back (Target.activateTarget) for 30 s more. The
 // submissions are the page's POST …/run/async requests as the DevTools protocol sees them
 // (Network.requestWillBeSent, with their wall time; their answers from Network.responseReceived):
 // a row is submitted when the request later answered 200/202 was sent. Every 5 s the page is also
@@ -41,6 +42,13 @@ const root = new URL("..", import.meta.url).pathname;
 const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const [FRONT_S, HIDDEN_S, BACK_S] = [60, 180, 30].map((d, i) => Number(process.argv[2 + i] ?? d));
+// After the hidden span, the hidden tab is frozen this long (Page.setWebLifecycleState, as Chrome
+// freezes a background tab to save power), then thawed: the batch must lose nothing and come
+// back at its pace, not in a burst: in any second, at most the pacer's full bucket (one
+// second's worth and one more) and a second's refill, never what the frozen span did not send.
+const FROZEN_S = 30;
+// After the thaw, still hidden, before the tab comes to the front.
+const THAWED_S = 15;
 const ROWS = 700;
 const ACTION = "premium-search-people";
 const BURST = 5;
@@ -54,7 +62,7 @@ const SAMPLE_MS = 5_000;
 const PROBE_MS = 100;
 const AIMS = { ratio: 0.9 };
 // Everything, start to finish, or the run is abandoned (and Chromium and the sandbox killed).
-const WATCHDOG_MS = (FRONT_S + HIDDEN_S + BACK_S + 150) * 1000;
+const WATCHDOG_MS = (FRONT_S + HIDDEN_S + FROZEN_S + THAWED_S + BACK_S + 150) * 1000;
 // Chromium's own switches, none of which touches background throttling.
 const FLAGS = ["--headless=new", "--remote-debugging-port=0", "--no-first-run", "--no-sandbox", "--disable-gpu",
   "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -260,9 +268,18 @@ async function run() {
   let counting = false;
   cdp.on("Network.requestWillBeSent", (p, s) => {
     if (!sessions.has(s) || !counting || p.request.method !== "POST" || !new URL(p.request.url).pathname.endsWith("/run/async")) return;
-    const sub = { at: p.wallTime * 1000, status: null };
+    const headers = Object.fromEntries(Object.entries(p.request.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const sub = { at: p.wallTime * 1000, status: null, key: headers["idempotency-key"] ?? null, run_id: null };
     subs.push(sub);
     byRequest.set(p.requestId, sub);
+  });
+  // An accepted submission's run id, from its answer's body.
+  const bodies = [];
+  cdp.on("Network.loadingFinished", (p, s) => {
+    const sub = sessions.has(s) && byRequest.get(p.requestId);
+    if (!sub || (sub.status !== 200 && sub.status !== 202)) return;
+    bodies.push(cdp.send("Network.getResponseBody", { requestId: p.requestId }, s)
+      .then((r) => { sub.run_id = JSON.parse(r.body).id ?? null; }, () => {}));
   });
   cdp.on("Network.responseReceived", (p, s) => {
     const sub = sessions.has(s) && byRequest.get(p.requestId);
@@ -327,6 +344,14 @@ async function run() {
   if (!hiddenSeen) throw new Error(`the batch's tab stayed "${await page.evaluate("document.visibilityState").catch(() => "?")}" with another tab in front of it`);
   await hold("hidden", hideAt + HIDDEN_S * 1000);
 
+  // Frozen, still hidden: nothing of the page runs (no sample is read meanwhile), then thawed.
+  const freezeAt = Date.now();
+  const frozen = await cdp.send("Page.setWebLifecycleState", { state: "frozen" }, sessionId).then(() => true, (e) => e.message);
+  await sleep(FROZEN_S * 1000);
+  const thawAt = Date.now();
+  await cdp.send("Page.setWebLifecycleState", { state: "active" }, sessionId).catch(() => {});
+  await hold("thawed", thawAt + THAWED_S * 1000);
+
   // The batch's tab in front again.
   const showAt = Date.now();
   await cdp.send("Target.activateTarget", { targetId });
@@ -335,12 +360,13 @@ async function run() {
   await hold("back", showAt + BACK_S * 1000);
   const endAt = Date.now();
 
+  await Promise.all(bodies);
   const probe = await page.evaluate(`window.__probe.wakes`);
   const visibilityEvents = await page.evaluate(`window.__visibility`);
   const phase = await page.evaluate(`document.querySelector('[data-field="batch"]')?.dataset.phase ?? null`);
   await cdp.send("Target.closeTarget", { targetId: other.targetId }).catch(() => {});
   cdp.close();
-  return { sandbox, browserVersion, clickAt, hideAt, showAt, endAt, subs, samples, probe, visibilityEvents, pageErrors, phase };
+  return { sandbox, browserVersion, clickAt, hideAt, freezeAt, frozen, thawAt, showAt, endAt, subs, samples, probe, visibilityEvents, pageErrors, phase };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,7 +390,7 @@ function span(m, from, to) {
 function longestGap(m) {
   const times = m.subs.map((s) => s.at).sort((a, b) => a - b);
   const first = Math.max(0, times.findLastIndex((t) => t < m.hideAt));
-  let last = times.findIndex((t) => t >= m.showAt);
+  let last = times.findIndex((t) => t >= m.freezeAt);
   if (last < 0) last = times.length - 1;
   let best = null;
   for (let i = first + 1; i <= last; i++) {
@@ -395,10 +421,19 @@ let results = null;
 if (m) {
   const front = span(m, m.clickAt + SETTLE_S * 1000, m.hideAt);
   const frontAll = span(m, m.clickAt, m.hideAt);
-  const hidden = span(m, m.hideAt, m.showAt);
-  const last = span(m, m.showAt - LAST_S * 1000, m.showAt);
-  const firstHidden = span(m, m.hideAt, Math.min(m.showAt, m.hideAt + 60_000));
+  const hidden = span(m, m.hideAt, m.freezeAt);
+  const last = span(m, m.freezeAt - LAST_S * 1000, m.freezeAt);
+  const firstHidden = span(m, m.hideAt, Math.min(m.freezeAt, m.hideAt + 60_000));
+  const frozen = span(m, m.freezeAt, m.thawAt);
+  const thawed = span(m, m.thawAt, m.showAt);
   const back = span(m, m.showAt, m.endAt);
+  // The most submissions sent in any one second of the first five after the thaw: a burst
+  // would send what the frozen span did not.
+  const afterThaw = m.subs.map((x) => x.at).filter((t) => t >= m.thawAt && t < m.thawAt + 5_000).sort((a, b) => a - b);
+  const busiestSecond = afterThaw.reduce((most, t, i) => Math.max(most, afterThaw.filter((u) => u >= t && u < t + 1_000).length), 0);
+  // Nothing lost: no row accepted with two different runs, no accepted key sent again after the thaw.
+  const runsByKey = new Map();
+  for (const x of m.subs) if (x.run_id) runsByKey.set(x.key, new Set([...(runsByKey.get(x.key) ?? []), x.run_id]));
   // Per 30 s from the click: how the rate moved.
   const timeline = [];
   for (let t = m.clickAt; t < m.endAt - 1000; t += 30_000) timeline.push(span(m, t, Math.min(t + 30_000, m.endAt)));
@@ -413,6 +448,12 @@ if (m) {
       back: front.per_s ? +(back.per_s / front.per_s).toFixed(3) : null,
     },
     longest_gap_hidden: longestGap(m),
+    freeze: {
+      frozen: m.frozen === true ? true : `not frozen: ${m.frozen}`, during: frozen, thawed,
+      // At most the full bucket (a second's worth and one more) and a second's refill.
+      busiest_second_after_thaw: busiestSecond, bucket_capacity: RATE + 1, at_most_in_a_second: 2 * RATE + 1,
+      keys_with_several_runs: [...runsByKey.values()].filter((ids) => ids.size > 1).length,
+    },
     visibility_sampled: { front: seenBy("front"), hidden: seenBy("hidden"), back: seenBy("back") },
     visibility_events: m.visibilityEvents.map((e) => ({ at_s: +((e.at - m.clickAt) / 1000).toFixed(1), state: e.state })),
     timeline,
@@ -457,6 +498,11 @@ if (results) {
   console.log(`| … its first minute | ${rate(r.hidden_first_minute)} | ${r.ratios.hidden_first_minute} | | ${probe(r.hidden_first_minute)} | |`);
   console.log(`| … its last minute | ${rate(r.hidden_last_minute)} | ${r.ratios.hidden_last_minute} | ≥ ${AIMS.ratio} ${mark(r.ratios.hidden_last_minute)} | ${probe(r.hidden_last_minute)} | |`);
   console.log(`| in front again | ${rate(r.back)} | ${r.ratios.back} | | ${probe(r.back)} | ${vis(r.visibility_sampled.back)} |`);
+  const f = r.freeze;
+  console.log(`| frozen ${FROZEN_S} s, hidden (${f.frozen === true ? "Page.setWebLifecycleState" : f.frozen}) | ${rate(f.during)} | | | ${probe(f.during)} | |`);
+  console.log(`| … thawed, still hidden | ${rate(f.thawed)} | ${r.front.per_s ? +(f.thawed.per_s / r.front.per_s).toFixed(3) : "–"} | | | |`);
+  console.log(`| … the busiest second of the first 5 after the thaw: submissions sent | ${f.busiest_second_after_thaw} (a full bucket holds ${f.bucket_capacity}, and refills ${RATE} a second) | | ≤ ${f.at_most_in_a_second} ${f.busiest_second_after_thaw <= f.at_most_in_a_second ? "✓" : "✗ missed"} | | |`);
+  console.log(`| rows accepted with two different runs (whole run) | ${f.keys_with_several_runs} | | 0 ${f.keys_with_several_runs === 0 ? "✓" : "✗ missed"} | | |`);
   const g = r.longest_gap_hidden;
   console.log(`| longest gap between two submissions while hidden | ${g ? `${(g.ms / 1000).toFixed(1)} s (${g.from_s} s → ${g.to_s} s after the click)` : "no submission"} | | | | |`);
   const paceAt = (name) => {

@@ -248,15 +248,16 @@ fn tell_page(message: &FromRunner) {
 
 /// The worker's entry point (`src/bin/bulk-worker.rs`): listens to the page, and says it does.
 pub fn start_in_worker() {
-    let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(|event: web_sys::MessageEvent| {
-        if let Some(message) = event
-            .data()
-            .as_string()
-            .and_then(|text| serde_json::from_str::<ToRunner>(&text).ok())
-        {
-            hear(message);
-        }
-    });
+    let on_message =
+        Closure::<dyn Fn(web_sys::MessageEvent)>::new(|event: web_sys::MessageEvent| {
+            if let Some(message) = event
+                .data()
+                .as_string()
+                .and_then(|text| serde_json::from_str::<ToRunner>(&text).ok())
+            {
+                hear(message);
+            }
+        });
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // Listens for the worker's life.

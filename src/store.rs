@@ -42,8 +42,7 @@ async fn database() -> Result<IdbDatabase, JsValue> {
     }
     // `indexedDB` of the global scope: the page's window, or the bulk worker's scope.
     let factory: web_sys::IdbFactory =
-        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))?
-            .dyn_into()?;
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))?.dyn_into()?;
     let request = factory.open_with_u32(NAME, VERSION)?;
     // The first open creates the stores (the only version so far).
     let upgrade = Closure::once_into_js(move |event: web_sys::Event| {

@@ -32,9 +32,10 @@ use crate::store::{self, Change};
 
 pub use crate::model::bulk::engine::{Keeping, Phase};
 
-/// Rows an export (or a batch being opened) reads from the store at a time: a slice of rows
-/// with 100 records each is written in about 40 ms, so the page stays responsive meanwhile.
-const EXPORT_SLICE_ROWS: usize = 100;
+/// Rows an export (or a batch being opened) reads from the store at a time: a slice of 100 rows
+/// with 100 records each took 55 to 90 ms to read and write (`bench/bulk.mjs 1000 large`); half
+/// that keeps each step nearer the 50 ms a page can take without the person feeling it.
+const EXPORT_SLICE_ROWS: usize = 50;
 
 /// How far an export has come, for the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,17 +281,18 @@ impl Bulk {
         let worker = match web_sys::Worker::new_with_options(WORKER_URL, &options) {
             Ok(worker) => worker,
             Err(refused) => {
-                let reason = refused
-                    .dyn_ref::<js_sys::Error>()
-                    .map_or_else(|| "refused by this browser".to_owned(), |e| e.message().into());
+                let reason = refused.dyn_ref::<js_sys::Error>().map_or_else(
+                    || "refused by this browser".to_owned(),
+                    |e| e.message().into(),
+                );
                 self.runner_stopped(id, reason, false);
                 return;
             }
         };
         let bulk = *self;
         let batch = id.to_owned();
-        let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(
-            move |event: web_sys::MessageEvent| {
+        let on_message =
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
                 if let Some(message) = event
                     .data()
                     .as_string()
@@ -298,11 +300,10 @@ impl Bulk {
                 {
                     bulk.heard(&batch, message);
                 }
-            },
-        );
+            });
         let batch = id.to_owned();
-        let on_error = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(
-            move |event: web_sys::ErrorEvent| {
+        let on_error =
+            Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |event: web_sys::ErrorEvent| {
                 let started = BATCH_RUNNER.with_borrow(|r| {
                     r.as_ref()
                         .is_some_and(|r| r.batch == batch && r.waiting.is_none())
@@ -312,16 +313,15 @@ impl Bulk {
                     message => message,
                 };
                 bulk.runner_stopped(&batch, reason, started);
-            },
-        );
+            });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         // The worker listens once its module has loaded: until it says so, messages wait here.
         // It hears the credential and the workspace before the batch, so it never sends a row
         // without them.
-        let mut waiting = vec![ToRunner::SignedIn(
-            untrack(|| self.session.credential_for_runner()),
-        )];
+        let mut waiting = vec![ToRunner::SignedIn(untrack(|| {
+            self.session.credential_for_runner()
+        }))];
         if let Some(workspace) = self.workspace_id() {
             waiting.push(ToRunner::WorkspaceKnown(workspace));
         }
@@ -522,8 +522,7 @@ impl Bulk {
 
     /// Another tab runs the batch now: this tab's worker stops, and the tab shows the batch.
     fn lost(&self, batch: &str) {
-        if self.current_id().as_deref() == Some(batch) && self.role.get_untracked() == Role::Runs
-        {
+        if self.current_id().as_deref() == Some(batch) && self.role.get_untracked() == Role::Runs {
             BATCH_RUNNER.take();
             self.role.set(Role::Watches);
             self.listen(batch);
@@ -575,8 +574,8 @@ impl Bulk {
             return;
         };
         let bulk = *self;
-        let on_news = Closure::<dyn Fn(web_sys::MessageEvent)>::new(
-            move |event: web_sys::MessageEvent| {
+        let on_news =
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
                 let Some(news) = event
                     .data()
                     .as_string()
@@ -591,8 +590,7 @@ impl Bulk {
                         }
                     });
                 }
-            },
-        );
+            });
         channel.set_onmessage(Some(on_news.as_ref().unchecked_ref()));
         // The listener lives as long as the channel; the channel is closed when the tab shows
         // another batch or runs this one.

@@ -148,11 +148,7 @@ fn without_split_exports(args: &[OsString]) -> Vec<OsString> {
             iter.next();
             continue;
         }
-        if text == "--emit-relocs"
-            || text
-                .strip_prefix("--export=")
-                .is_some_and(is_split_export)
-        {
+        if text == "--emit-relocs" || text.strip_prefix("--export=").is_some_and(is_split_export) {
             continue;
         }
         kept.push(arg.clone());
@@ -367,9 +363,13 @@ mod tests {
 
     #[test]
     fn only_the_consoles_module_keeps_the_split_exports() {
-        assert!(is_split_binary(Path::new("deps/console-c14314f7d39c4f12.wasm")));
+        assert!(is_split_binary(Path::new(
+            "deps/console-c14314f7d39c4f12.wasm"
+        )));
         assert!(is_split_binary(Path::new("release/console.wasm")));
-        assert!(!is_split_binary(Path::new("deps/bulk_worker-c14314f7d39c4f12.wasm")));
+        assert!(!is_split_binary(Path::new(
+            "deps/bulk_worker-c14314f7d39c4f12.wasm"
+        )));
         let args: Vec<OsString> = [
             "--export",
             "main",
