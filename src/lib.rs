@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod app;
+pub mod archive;
 pub mod browser;
 pub mod components;
 pub mod model;

@@ -4,7 +4,8 @@
 //! worker's). It drives the batch's [`Engine`] (`model::bulk::engine`), which decides everything:
 //! the runner feeds it the clock and the answers, and does what it asks: the API requests
 //! (through the one transport, `crate::api`), the writes to this browser's store
-//! (`crate::store`), and what the page and the other tabs are told.
+//! (`crate::store`), the runs it sees into the workspace's history (`crate::archive`), and what
+//! the page and the other tabs are told.
 //!
 //! The page talks to it with [`ToRunner`] and hears [`FromRunner`], as JSON text. The credential
 //! arrives by message ([`ToRunner::SignedIn`]) and lives in the worker's memory only.
@@ -19,6 +20,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
 
 use crate::api::{ApiClient, ApiError};
+use crate::archive;
 use crate::browser::sleep;
 use crate::model::bulk::engine::{
     CancelAnswer, Command, Engine, Event, Phase, ReadAnswer, Saving, SubmitAnswer,
@@ -217,6 +219,14 @@ fn now() -> f64 {
     js_sys::Date::now()
 }
 
+/// The workspace of the batch being run, once known.
+fn workspace() -> Option<String> {
+    RUNNER.with_borrow(|r| {
+        r.as_ref()
+            .and_then(|runner| runner.engine.workspace.clone())
+    })
+}
+
 /// The batch being run, in the worker.
 struct Runner {
     engine: Engine,
@@ -356,7 +366,10 @@ fn execute(action: ActionId, command: Command) {
         Command::Submit { row, key, body, .. } => spawn_local(async move {
             let answer = match client {
                 Some(client) => match client.submit(action.as_str(), false, &key, &body).await {
-                    Ok(submitted) => SubmitAnswer::Accepted(submitted.run),
+                    Ok(submitted) => {
+                        archive::keep_in_background(workspace(), vec![submitted.run.clone()]);
+                        SubmitAnswer::Accepted(submitted.run)
+                    }
                     Err(e) => submit_answer(&e),
                 },
                 None => SubmitAnswer::Unauthorized,
@@ -366,10 +379,14 @@ fn execute(action: ActionId, command: Command) {
         Command::ReadRunList => spawn_local(async move {
             let answer = match client {
                 Some(client) => match read_answer(client.runs().await) {
-                    ReadAnswer::Read { value, bytes } => ReadAnswer::Read {
-                        value: value.runs,
-                        bytes,
-                    },
+                    ReadAnswer::Read { value, bytes } => {
+                        // The list holds the workspace's other runs too: all go into its history.
+                        archive::keep_in_background(workspace(), value.runs.clone());
+                        ReadAnswer::Read {
+                            value: value.runs,
+                            bytes,
+                        }
+                    }
                     ReadAnswer::Unauthorized => ReadAnswer::Unauthorized,
                     ReadAnswer::NotFound => ReadAnswer::NotFound,
                     ReadAnswer::Failed => ReadAnswer::Failed,
@@ -383,6 +400,9 @@ fn execute(action: ActionId, command: Command) {
                 Some(client) => read_answer(client.run(&run_id).await),
                 None => ReadAnswer::Unauthorized,
             };
+            if let ReadAnswer::Read { value, .. } = &answer {
+                archive::keep_in_background(workspace(), vec![value.clone()]);
+            }
             handle(Event::RunRead { row, answer });
         }),
         Command::CancelRun { row, run_id } => spawn_local(async move {

@@ -1,6 +1,7 @@
 //! The console's store in this browser (IndexedDB, database `console`): bulk batches and their
-//! rows, so a batch survives a reload, and the submissions the console made, so a run can be
-//! run again with changes. Keys are strings and values JSON text; a credential never goes in.
+//! rows, so a batch survives a reload, the submissions the console made, so a run can be run
+//! again with changes, and the workspace's runs as this browser saw them (`crate::archive`).
+//! Keys are strings and values JSON text; a credential never goes in.
 //!
 //! Every function answers `Err` when the browser keeps nothing (IndexedDB missing or refused,
 //! as in some private windows); callers then go on in memory and say so. It works in the page
@@ -13,26 +14,34 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
 
 const NAME: &str = "console";
-const VERSION: u32 = 1;
+/// 1: batches, rows, submissions. 2: runs (the kept history); what version 1 kept stays as it is.
+const VERSION: u32 = 2;
 /// Batch summaries by batch id.
 pub const BATCHES: &str = "batches";
 /// Batch rows by `{batch id}/{line, ten digits}`: a batch's rows are one key range, in order.
 pub const ROWS: &str = "rows";
 /// What the console submitted, by run id.
 pub const SUBMISSIONS: &str = "submissions";
-const STORES: [&str; 3] = [BATCHES, ROWS, SUBMISSIONS];
+/// The runs this browser saw, by `{workspace}/{run id}` (`model::archive::KeptRun`).
+pub const RUNS: &str = "runs";
+const STORES: [&str; 4] = [BATCHES, ROWS, SUBMISSIONS, RUNS];
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
 }
 
-/// Resolves with the request's result once it succeeds.
-async fn finished(request: &IdbRequest) -> Result<JsValue, JsValue> {
-    let done = js_sys::Promise::new(&mut |resolve, reject| {
+/// Settles when the request does. Listened to at once: a request issued in a transaction may
+/// succeed before the code that issued it awaits it.
+fn settled(request: &IdbRequest) -> JsFuture {
+    JsFuture::from(js_sys::Promise::new(&mut |resolve, reject| {
         request.set_onsuccess(Some(&resolve));
         request.set_onerror(Some(&reject));
-    });
-    JsFuture::from(done).await?;
+    }))
+}
+
+/// Resolves with the request's result once it succeeds.
+async fn finished(request: &IdbRequest) -> Result<JsValue, JsValue> {
+    settled(request).await?;
     request.result()
 }
 
@@ -44,7 +53,8 @@ async fn database() -> Result<IdbDatabase, JsValue> {
     let factory: web_sys::IdbFactory =
         js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))?.dyn_into()?;
     let request = factory.open_with_u32(NAME, VERSION)?;
-    // The first open creates the stores (the only version so far).
+    // Opening an older version (or none) adds the stores it lacks; a store's values keep their
+    // shape across versions, so nothing is rewritten.
     let upgrade = Closure::once_into_js(move |event: web_sys::Event| {
         let db = event
             .target()
@@ -52,8 +62,11 @@ async fn database() -> Result<IdbDatabase, JsValue> {
             .and_then(|r| r.result().ok())
             .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
         if let Some(db) = db {
+            let existing = db.object_store_names();
             for name in STORES {
-                let _ = db.create_object_store(name);
+                if !existing.contains(name) {
+                    let _ = db.create_object_store(name);
+                }
             }
         }
     });
@@ -68,11 +81,12 @@ pub fn row_key(batch: &str, line: usize) -> String {
     format!("{batch}/{line:010}")
 }
 
-/// Every key of a batch's rows: from `{batch}/` up to `{batch}0` (`0` follows `/`).
-fn rows_of(batch: &str) -> Result<IdbKeyRange, JsValue> {
+/// Every key that starts with `{prefix}/`: from `{prefix}/` up to `{prefix}0` (`0` follows `/`).
+/// A batch's rows, a workspace's kept runs.
+fn keys_under(prefix: &str) -> Result<IdbKeyRange, JsValue> {
     IdbKeyRange::bound(
-        &JsValue::from_str(&format!("{batch}/")),
-        &JsValue::from_str(&format!("{batch}0")),
+        &JsValue::from_str(&format!("{prefix}/")),
+        &JsValue::from_str(&format!("{prefix}0")),
     )
 }
 
@@ -114,7 +128,7 @@ pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
             }
             Change::DeleteBatch(id) => {
                 tx.object_store(BATCHES)?.delete(&JsValue::from_str(&id))?;
-                tx.object_store(ROWS)?.delete(&rows_of(&id)?.into())?;
+                tx.object_store(ROWS)?.delete(&keys_under(&id)?.into())?;
             }
         }
         Ok::<(), JsValue>(())
@@ -141,6 +155,39 @@ pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, JsVal
         .object_store(store)?
         .get(&JsValue::from_str(key))?;
     Ok(finished(&request).await?.as_string())
+}
+
+/// The JSON text under each of `keys` (`None` where there is none), in one transaction.
+pub async fn get_many(
+    store: &'static str,
+    keys: &[String],
+) -> Result<Vec<Option<String>>, JsValue> {
+    let db = database().await?;
+    let objects = db.transaction_with_str(store)?.object_store(store)?;
+    let requests = keys
+        .iter()
+        .map(|key| {
+            let request = objects.get(&JsValue::from_str(key))?;
+            let done = settled(&request);
+            Ok((request, done))
+        })
+        .collect::<Result<Vec<_>, JsValue>>()?;
+    let mut values = Vec::with_capacity(requests.len());
+    for (request, done) in requests {
+        done.await?;
+        values.push(request.result()?.as_string());
+    }
+    Ok(values)
+}
+
+/// Every value of `store` whose key starts with `{prefix}/`, in key order.
+pub async fn all_under(store: &'static str, prefix: &str) -> Result<Vec<String>, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(store)?
+        .object_store(store)?
+        .get_all_with_key(&keys_under(prefix)?.into())?;
+    Ok(strings(finished(&request).await?))
 }
 
 /// Every value of a store (the batch summaries: a few per workspace).

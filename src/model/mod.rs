@@ -1,6 +1,7 @@
 //! Pure models: the console's rules as plain data and functions, with no DOM and no signals, so
 //! they are tested natively (`cargo test`).
 
+pub mod archive;
 pub mod bulk;
 pub mod credential;
 pub mod credits;

@@ -227,12 +227,18 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         }
     };
 
-    // The submission, kept in this browser by run id for the run page's "Run again with changes".
-    let remember = move |run_id: &str, attempt: Option<Attempt>| {
+    // The submission, kept in this browser by run id for the run page's "Run again with changes",
+    // and its run in the workspace's history.
+    let remember = move |run: &api_contract::Run, attempt: Option<Attempt>| {
         let ws = workspace.resource.get_untracked().and_then(Result::ok);
         let (Some(attempt), Some(ws)) = (attempt, ws) else {
             return;
         };
+        let (workspace_id, seen) = (ws.workspace_id.clone(), vec![run.clone()]);
+        spawn_local(async move {
+            let _ = crate::archive::keep_runs(&workspace_id, &seen).await;
+        });
+        let run_id = &run.id;
         let saved = SavedSubmission {
             workspace: ws.workspace_id,
             action: attempt.action,
@@ -257,7 +263,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         untrack(|| match result {
             Ok(Submitted { run, .. }) => {
                 key_for.set(None);
-                remember(&run.id, last_attempt.get_value());
+                remember(&run, last_attempt.get_value());
                 workspace.refresh();
                 navigate(&run_path(&run.id), Default::default());
             }

@@ -52,7 +52,13 @@ fn WatchedRun(id: String) -> impl IntoView {
         use_poll(
             move || {
                 let (client, id) = (session.client_untracked(), id.clone());
-                async move { client.ok_or(ApiError::SignedOut)?.run(&id).await }
+                let workspace_id = workspace.id_untracked();
+                async move {
+                    let read = client.ok_or(ApiError::SignedOut)?.run(&id).await?;
+                    // Every state seen goes into the workspace's history in this browser.
+                    crate::archive::keep_in_background(workspace_id, vec![read.value.clone()]);
+                    Ok(read)
+                }
             },
             |run| run.status.is_terminal(),
         )

@@ -1,5 +1,9 @@
-//! `/runs`: the workspace's latest 100 runs, filtered and sorted by the URL's query (so a view
-//! can be shared), refreshing by itself while any of them is still queued or processing.
+//! `/runs`: the workspace's latest 100 runs as the API lists them, and the older runs this
+//! browser kept (`crate::archive`: the API keeps no longer list), each marked by where it comes
+//! from; filtered, sorted and paged by the URL's query (so a view can be shared), refreshing by
+//! itself while any of the API's runs is still queued or processing.
+
+use std::collections::HashSet;
 
 use api_contract::{Run, RunList, RunStatus};
 use chrono::Utc;
@@ -8,12 +12,17 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::app::replace;
 use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
+use crate::model::archive::{KeptRun, RunSource};
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::urls::{encode, run_path};
 use crate::state::polling::use_poll;
 use crate::state::session::use_session;
+use crate::state::workspace::use_workspace;
 
-/// The list's view as the URL gives it: `?status=failed&action=…&order=oldest`.
+/// Runs shown on a page of the list.
+const RUNS_PER_PAGE: usize = 100;
+
+/// The list's view as the URL gives it: `?status=failed&action=…&order=oldest&page=2`.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct View {
     status: Option<RunStatus>,
@@ -21,10 +30,47 @@ struct View {
     unknown_status: Option<String>,
     action: String,
     oldest_first: bool,
+    /// The page shown, from 0 (the URL counts from 1).
+    page: usize,
+}
+
+/// A run as the list shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ListedRun<'a> {
+    run: &'a Run,
+    /// Records in its output (a kept run's output is not kept, its count is).
+    records: usize,
+    source: RunSource,
+}
+
+/// The API's runs, then the kept runs the API no longer lists.
+fn listed<'a>(api: &'a [Run], kept: &'a [KeptRun]) -> Vec<ListedRun<'a>> {
+    let in_api: HashSet<&str> = api.iter().map(|r| r.id.as_str()).collect();
+    api.iter()
+        .map(|run| ListedRun {
+            run,
+            records: run.output.len(),
+            source: RunSource::Api,
+        })
+        .chain(
+            kept.iter()
+                .filter(|k| !in_api.contains(k.run.id.as_str()))
+                .map(|k| ListedRun {
+                    run: &k.run,
+                    records: k.records,
+                    source: RunSource::KeptHere,
+                }),
+        )
+        .collect()
 }
 
 impl View {
-    fn from_query(status: Option<&str>, action: Option<&str>, order: Option<&str>) -> View {
+    fn from_query(
+        status: Option<&str>,
+        action: Option<&str>,
+        order: Option<&str>,
+        page: Option<&str>,
+    ) -> View {
         let known = status.and_then(|s| RunStatus::ALL.into_iter().find(|r| r.as_str() == s));
         View {
             status: known,
@@ -33,6 +79,9 @@ impl View {
                 .map(str::to_owned),
             action: action.unwrap_or_default().to_owned(),
             oldest_first: order == Some("oldest"),
+            page: page
+                .and_then(|p| p.parse::<usize>().ok())
+                .map_or(0, |p| p.saturating_sub(1)),
         }
     }
 
@@ -48,6 +97,9 @@ impl View {
         if self.oldest_first {
             query.push("order=oldest".to_owned());
         }
+        if self.page > 0 {
+            query.push(format!("page={}", self.page + 1));
+        }
         if query.is_empty() {
             "/runs".to_owned()
         } else {
@@ -55,19 +107,21 @@ impl View {
         }
     }
 
-    /// The runs to show, in order. The API lists newest first; a stable sort by creation time
-    /// keeps its order for runs created in the same instant (reversed for oldest first).
-    fn apply<'a>(&self, runs: &'a [Run]) -> Vec<&'a Run> {
-        let mut shown: Vec<&Run> = runs
+    /// The runs that match, in order (all pages). The API lists newest first; a stable sort by
+    /// creation time keeps its order for runs created in the same instant (reversed for oldest
+    /// first).
+    fn apply<'a>(&self, runs: &[ListedRun<'a>]) -> Vec<ListedRun<'a>> {
+        let mut shown: Vec<ListedRun> = runs
             .iter()
-            .filter(|r| self.status.is_none_or(|s| r.status == s))
-            .filter(|r| self.action.is_empty() || r.action == self.action)
+            .filter(|r| self.status.is_none_or(|s| r.run.status == s))
+            .filter(|r| self.action.is_empty() || r.run.action == self.action)
+            .copied()
             .collect();
         if self.oldest_first {
             shown.reverse();
-            shown.sort_by_key(|r| r.created_at);
+            shown.sort_by_key(|r| r.run.created_at);
         } else {
-            shown.sort_by_key(|r| std::cmp::Reverse(r.created_at));
+            shown.sort_by_key(|r| std::cmp::Reverse(r.run.created_at));
         }
         shown
     }
@@ -76,19 +130,52 @@ impl View {
 #[component]
 pub fn RunsPage() -> impl IntoView {
     let session = use_session();
+    let workspace = use_workspace();
     let navigate = use_navigate();
     let query = use_query_map();
     let list = use_poll(
         move || {
             let client = session.client_untracked();
-            async move { client.ok_or(crate::api::ApiError::SignedOut)?.runs().await }
+            let workspace_id = workspace.id_untracked();
+            async move {
+                let read = client
+                    .ok_or(crate::api::ApiError::SignedOut)?
+                    .runs()
+                    .await?;
+                // Every run the API lists goes into the history first, so the kept runs read
+                // next are as fresh as this answer.
+                if let Some(id) = workspace_id {
+                    let _ = crate::archive::keep_runs(&id, &read.value.runs).await;
+                }
+                Ok(read)
+            }
         },
         // Poll only while a listed run can still change.
         |list: &RunList| list.runs.iter().all(|r| r.status.is_terminal()),
     );
+    // The workspace's history in this browser, read again after each answer of the API.
+    let kept = LocalResource::new(move || {
+        list.last_update.track();
+        let workspace_id = workspace
+            .resource
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id);
+        async move {
+            match workspace_id {
+                Some(id) => crate::archive::kept_runs(&id).await,
+                None => Ok(Vec::new()),
+            }
+        }
+    });
     let view_of_url = Memo::new(move |_| {
         query.with(|q| {
-            View::from_query(q.get_str("status"), q.get_str("action"), q.get_str("order"))
+            View::from_query(
+                q.get_str("status"),
+                q.get_str("action"),
+                q.get_str("order"),
+                q.get_str("page"),
+            )
         })
     });
     let show = {
@@ -110,6 +197,7 @@ pub fn RunsPage() -> impl IntoView {
             navigate(&run_path(&id), Default::default());
         }
     };
+    let kept_runs = move || kept.get().and_then(Result::ok).unwrap_or_default();
     let action_options = move || {
         let current = view_of_url.with(|v| v.action.clone());
         let mut actions: Vec<String> = list.value.with(|l| {
@@ -117,6 +205,7 @@ pub fn RunsPage() -> impl IntoView {
                 .flat_map(|l| l.runs.iter().map(|r| r.action.clone()))
                 .collect()
         });
+        actions.extend(kept_runs().into_iter().map(|k| k.run.action));
         if !current.is_empty() {
             actions.push(current.clone());
         }
@@ -138,7 +227,7 @@ pub fn RunsPage() -> impl IntoView {
                 <h1>"Runs"</h1>
                 <button type="button" class="button secondary" on:click=move |_| list.restart()>"Refresh"</button>
             </div>
-            <p class="lead">"The workspace's latest 100 runs. "
+            <p class="lead">"The workspace's latest 100 runs from the API, and the older runs this browser has seen, kept in this browser. "
                 {move || list.active.get().then_some("Refreshing by itself while runs are queued or processing.")}
             </p>
             <div class="toolbar">
@@ -147,6 +236,7 @@ pub fn RunsPage() -> impl IntoView {
                         let chosen = ev.target().value();
                         show_status(&|v| {
                             v.status = RunStatus::ALL.into_iter().find(|s| s.as_str() == chosen);
+                            v.page = 0;
                         });
                     }>
                         <option value="" selected=move || view_of_url.with(|v| v.status.is_none())>"All"</option>
@@ -157,7 +247,10 @@ pub fn RunsPage() -> impl IntoView {
                 <div class="control"><label for="filter-action">"Action"</label>
                     <select id="filter-action" on:change:target=move |ev| {
                         let chosen = ev.target().value();
-                        show_action(&|v| v.action = chosen.clone());
+                        show_action(&|v| {
+                            v.action = chosen.clone();
+                            v.page = 0;
+                        });
                     }>
                         <option value="">"All"</option>
                         {action_options}
@@ -165,7 +258,10 @@ pub fn RunsPage() -> impl IntoView {
                 <div class="control"><label for="filter-order">"Order"</label>
                     <select id="filter-order" on:change:target=move |ev| {
                         let oldest = ev.target().value() == "oldest";
-                        show_order(&|v| v.oldest_first = oldest);
+                        show_order(&|v| {
+                            v.oldest_first = oldest;
+                            v.page = 0;
+                        });
                     }>
                         <option value="newest">"Newest first"</option>
                         <option value="oldest" selected=move || view_of_url.with(|v| v.oldest_first)>"Oldest first"</option>
@@ -186,55 +282,93 @@ pub fn RunsPage() -> impl IntoView {
                     "The link asks for runs with status “" {s} "”, which runs do not have; showing every status."
                 </p>
             })}
+            {move || matches!(kept.get(), Some(Err(()))).then(|| view! {
+                <p class="notice" role="status" data-field="no-history">
+                    "This browser keeps no history of runs (its storage is unavailable, as in some private windows): only the API's latest 100 are listed."
+                </p>
+            })}
             <PollNotice transient=list.transient last_update=list.last_update />
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the runs…"</p> }.into_any(),
-                (Some(list), None) => view_of_url.with(|v| runs_table(&list.runs, v)),
+                (Some(list), None) => {
+                    let kept = kept_runs();
+                    view_of_url.with(|v| runs_table(&listed(&list.runs, &kept), v))
+                }
             }}
         </section>
     }
 }
 
-fn runs_table(runs: &[Run], view: &View) -> AnyView {
-    let shown = view.apply(runs);
+fn runs_table(runs: &[ListedRun<'_>], view: &View) -> AnyView {
+    let matching = view.apply(runs);
     if runs.is_empty() {
         return view! {
             <p class="muted" data-field="no-runs">"No runs yet. " <a href="/actions">"Submit an action"</a> " to start one."</p>
         }
         .into_any();
     }
-    if shown.is_empty() {
+    if matching.is_empty() {
         return view! {
             <p class="muted" data-field="no-runs">"No runs match these filters. " <a href="/runs">"Show all runs"</a> "."</p>
         }
         .into_any();
     }
     let now = Utc::now();
-    let count = format!("Showing {} of {} runs.", shown.len(), runs.len());
-    let rows = shown
+    let from_api = runs.iter().filter(|r| r.source == RunSource::Api).count();
+    let kept_here = runs.len() - from_api;
+    let pages = matching.len().div_ceil(RUNS_PER_PAGE);
+    let page = view.page.min(pages - 1);
+    let first = page * RUNS_PER_PAGE;
+    let count = format!(
+        "Showing {}–{} of {} matching runs; {} listed: {} from the API's latest 100, {} kept in this browser.",
+        group_thousands((first + 1) as u64),
+        group_thousands((first + RUNS_PER_PAGE).min(matching.len()) as u64),
+        group_thousands(matching.len() as u64),
+        group_thousands(runs.len() as u64),
+        group_thousands(from_api as u64),
+        group_thousands(kept_here as u64),
+    );
+    let rows = matching
         .into_iter()
-        .map(|run| {
+        .skip(first)
+        .take(RUNS_PER_PAGE)
+        .map(|listed| {
+            let run = listed.run;
             let short_id: String = run.id.chars().take(8).collect();
             let error = run.error.as_ref().map(|e| e.code.clone());
+            let (source, source_label) = match listed.source {
+                RunSource::Api => ("api", "API"),
+                RunSource::KeptHere => ("kept", "This browser"),
+            };
             view! {
-                <tr data-run=run.id.clone()>
+                <tr data-run=run.id.clone() data-source=source>
                     <td><a href=run_path(&run.id) title=run.id.clone()
                         aria-label=format!("Run {}", run.id)><code>{short_id}</code></a></td>
                     <td>{local_time(run.created_at)}<span class="age">{age(now, run.created_at)}</span></td>
                     <td><code>{run.action.clone()}</code></td>
                     <td><RunStatusBadge status=run.status /></td>
-                    <td class="num">{run.output.len()}</td>
+                    <td class="num">{listed.records}</td>
                     <td class="num">{group_thousands(run.credits_used)}</td>
                     <td class="num">{group_thousands(run.credits_reserved)}</td>
                     <td class="num">{run_duration(run.created_at, run.completed_at)}</td>
                     <td>{error.map(|code| view! { <code class="error-code">{code}</code> })}</td>
+                    <td data-field="source">{source_label}</td>
                 </tr>
             }
         })
         .collect_view();
+    // The pages are links: a page of a view can be shared, and Back goes to the one before.
+    let page_url = |page: usize| {
+        View {
+            page,
+            ..view.clone()
+        }
+        .url()
+    };
+    let (previous, next) = (page_url(page.saturating_sub(1)), page_url(page + 1));
     view! {
-        <p class="muted">{count}</p>
+        <p class="muted" data-field="runs-count">{count}</p>
         <div class="table-wrap">
             <table class="runs-table" data-field="runs-table">
                 <thead><tr>
@@ -242,10 +376,18 @@ fn runs_table(runs: &[Run], view: &View) -> AnyView {
                     <th scope="col">"Status"</th><th scope="col" class="num">"Records"</th>
                     <th scope="col" class="num">"Credits used"</th><th scope="col" class="num">"Reserved"</th>
                     <th scope="col" class="num">"Duration"</th><th scope="col">"Error"</th>
+                    <th scope="col">"From"</th>
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>
         </div>
+        {(pages > 1).then(|| view! {
+            <nav class="pager" aria-label="Pages of runs">
+                {(page > 0).then(|| view! { <a class="button secondary" href=previous rel="prev">"Previous"</a> })}
+                <span data-field="runs-page">{format!("Page {} of {}", page + 1, pages)}</span>
+                {(page + 1 < pages).then(|| view! { <a class="button secondary" href=next rel="next">"Next"</a> })}
+            </nav>
+        })}
     }
     .into_any()
 }
@@ -256,26 +398,29 @@ mod tests {
 
     #[test]
     fn the_url_round_trips_the_view() {
-        let view = View::from_query(Some("failed"), Some("a b&c"), Some("oldest"));
+        let view = View::from_query(Some("failed"), Some("a b&c"), Some("oldest"), Some("3"));
         assert_eq!(view.status, Some(RunStatus::Failed));
         assert_eq!(
             view.url(),
-            "/runs?status=failed&action=a%20b%26c&order=oldest"
+            "/runs?status=failed&action=a%20b%26c&order=oldest&page=3"
         );
         assert_eq!(View::default().url(), "/runs");
         assert_eq!(
-            View::from_query(None, None, Some("newest")).url(),
+            View::from_query(None, None, Some("newest"), Some("1")).url(),
             "/runs",
-            "newest first is the default"
+            "newest first and the first page are the default"
         );
     }
 
     #[test]
     fn an_unknown_status_is_reported_not_silently_dropped() {
-        let view = View::from_query(Some("finished"), None, None);
+        let view = View::from_query(Some("finished"), None, None, None);
         assert_eq!(view.status, None);
         assert_eq!(view.unknown_status.as_deref(), Some("finished"));
         assert_eq!(view.url(), "/runs", "choosing a filter drops it");
-        assert_eq!(View::from_query(Some(""), None, None).unknown_status, None);
+        assert_eq!(
+            View::from_query(Some(""), None, None, Some("x")).unknown_status,
+            None
+        );
     }
 }

@@ -53,6 +53,14 @@ impl SharedWorkspace {
     }
 
     /// Asks again: after a submission, a cancel, a run that finished, or on the page's timer.
+    /// The signed-in workspace's id once loaded; untracked.
+    pub fn id_untracked(&self) -> Option<String> {
+        self.resource
+            .get_untracked()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id)
+    }
+
     pub fn refresh(&self) {
         self.resource.refetch();
     }

@@ -1,0 +1,135 @@
+// The workspace's run history kept in this browser (issue 25): the API lists only the latest 100
+// runs, so the runs the console saw stay listed after the API's window has moved on, marked as
+// kept in this browser, across a reload. Headless Chromium against a sandbox of its own (a burst
+// large enough for another client to make 160 runs at once, and quick runs).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox({ args: ["--rate-burst", "500", "--queue-ms", "50", "--process-ms", "100"] });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Makes `count` runs through the API, as a script of the workspace would, and waits until they are final. */
+async function runsMadeElsewhere(count, label) {
+  const ids = [];
+  for (let i = 1; i <= count; i++) {
+    const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
+      body: { input: { query: `${label} ${i}` }, max_results: 1 },
+      key: `e2e-history-${label}-${i}-${Date.now()}`,
+    });
+    assert.ok([200, 202].includes(made.status), `run ${i}: ${made.status} ${JSON.stringify(made.json)}`);
+    ids.push(made.json.id);
+  }
+  for (let tries = 0; tries < 50; tries++) {
+    const list = (await api(sandbox, "GET", "/v1/runs")).json.runs;
+    if (list.every((r) => ["completed", "failed", "cancelled"].includes(r.status))) return ids;
+    await sleep(200);
+  }
+  throw new Error("the runs did not finish");
+}
+
+const countLine = (page) => page.locator('[data-field="runs-count"]');
+const rowsFrom = (page, source) => page.locator(`[data-field="runs-table"] tbody tr[data-source="${source}"]`);
+
+test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const first = await runsMadeElsewhere(60, "first");
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await countLine(page).getByText("60 listed: 60 from the API's latest 100, 0 kept in this browser").waitFor();
+
+  // 100 more: the first 60 leave the API's list, which never shows them again.
+  await runsMadeElsewhere(100, "second");
+  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
+  assert.equal(listed.filter((id) => first.includes(id)).length, 0, "the API no longer lists the first runs");
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await countLine(page).getByText("160 listed: 100 from the API's latest 100, 60 kept in this browser").waitFor();
+  assert.equal(await rowsFrom(page, "api").count(), 100, "the first page: the newest, from the API");
+
+  // Newest first: the kept runs are the older ones, on the second page (a link, in the URL).
+  await page.getByRole("link", { name: "Next" }).click();
+  await page.waitForURL(/\/runs\?page=2$/);
+  await countLine(page).getByText("Showing 101–160 of 160").waitFor();
+  assert.equal(await rowsFrom(page, "kept").count(), 60);
+  const keptIds = await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run));
+  assert.deepEqual(new Set(keptIds), new Set(first));
+  assert.equal(await rowsFrom(page, "kept").first().locator("td").last().textContent(), "This browser");
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, "runs-kept-in-this-browser");
+
+  // A reload forgets the credential, not the history.
+  await page.reload();
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/runs\?page=2$/);
+  await countLine(page).getByText("160 listed: 100 from the API's latest 100, 60 kept in this browser").waitFor();
+  assert.equal(await rowsFrom(page, "kept").count(), 60);
+
+  // Filters apply to both: a kept run is found by its action and status like any other.
+  await go(page, "/runs?status=completed&order=oldest");
+  await countLine(page).getByText(/of 160 matching runs/).waitFor();
+  assert.equal(await rowsFrom(page, "kept").count(), 60, "oldest first: the kept runs lead");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("what a browser kept before the history existed (store version 1) is read after the upgrade", async () => {
+  // A run this browser submitted before: its submission kept in version 1 of the store.
+  const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
+    body: { input: { query: "kept before the upgrade" }, max_results: 1 },
+    key: `e2e-history-v1-${Date.now()}`,
+  });
+  const { context, page, problems } = await openPage(browser);
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  // Version 1, as the console wrote it (batches, rows, submissions), written before the console
+  // is opened, from a page of the same origin that is not the console.
+  const seeder = await context.newPage();
+  await seeder.route("**/seed-v1", (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>seed</title>" }));
+  await seeder.goto(`${sandbox.url}/seed-v1`);
+  await seeder.evaluate(async ({ runId, workspace }) => {
+    await new Promise((resolve) => { const d = indexedDB.deleteDatabase("console"); d.onsuccess = d.onerror = resolve; });
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open("console", 1);
+      open.onupgradeneeded = () => { for (const name of ["batches", "rows", "submissions"]) open.result.createObjectStore(name); };
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const submission = { workspace, action: "network-search-groups", live: false, body: JSON.stringify({ input: { query: "kept before the upgrade" }, max_results: 1 }, null, 2) };
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction("submissions", "readwrite");
+      tx.objectStore("submissions").put(JSON.stringify(submission), runId);
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+  }, { runId: made.json.id, workspace });
+  await seeder.close();
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+
+  // The console opens version 2: the submission is still there, and the run joins the history.
+  await go(page, `/runs/${made.json.id}`);
+  await page.getByRole("button", { name: "Run again with changes" }).waitFor();
+  const stores = await page.evaluate(() => new Promise((resolve) => {
+    const open = indexedDB.open("console");
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction("runs");
+      const all = tx.objectStore("runs").getAllKeys();
+      all.onsuccess = () => { resolve({ version: db.version, names: [...db.objectStoreNames].sort(), runs: all.result }); db.close(); };
+    };
+  }));
+  assert.equal(stores.version, 2);
+  assert.deepEqual(stores.names, ["batches", "rows", "runs", "submissions"]);
+  assert.ok(stores.runs.includes(`${workspace}/${made.json.id}`), JSON.stringify(stores.runs));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
