@@ -28,6 +28,7 @@ pub fn App() -> impl IntoView {
     Registry::provide(session);
     Drafts::provide();
     Bulk::provide(session, use_workspace());
+    crate::state::history::read_in_background(session, use_workspace());
     // The other pages' code, fetched in the background (see pages::lazy).
     schedule_preload();
     // True while a navigation waits for its page's code: a bar at the top and `aria-busy` on the

@@ -5,7 +5,7 @@
 
 use api_contract::Run;
 
-use crate::model::archive::{KeptRun, kept_run_key};
+use crate::model::archive::{KeptRun, ListReads, kept_run_key};
 use crate::store::{self, Change};
 
 /// Keeps `runs`, as seen now, in `workspace`'s history: each merged with what was kept of it
@@ -67,4 +67,39 @@ pub fn keep_in_background(workspace: Option<String>, runs: Vec<Run>) {
     wasm_bindgen_futures::spawn_local(async move {
         let _ = keep_runs(&workspace, &runs).await;
     });
+}
+
+/// The key of a workspace's [`ListReads`] in the store's meta.
+fn list_reads_key(workspace: &str) -> String {
+    format!("{workspace}/list-reads")
+}
+
+/// What this browser knows of its reads of `workspace`'s runs list (nothing yet: the default).
+pub async fn list_reads(workspace: &str) -> Result<ListReads, ()> {
+    let kept = store::get(store::META, &list_reads_key(workspace))
+        .await
+        .map_err(|_| ())?;
+    Ok(kept
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default())
+}
+
+/// Keeps a read of the whole runs list (the latest runs, newest first): the runs, as
+/// [`keep_runs`], and the read itself, which tells whether runs may have been missed since the
+/// read before ([`ListReads::after_read`]).
+pub async fn keep_list(workspace: &str, runs: &[Run]) -> Result<(), ()> {
+    if workspace.is_empty() {
+        return Ok(());
+    }
+    keep_runs(workspace, runs).await?;
+    let reads = list_reads(workspace)
+        .await?
+        .after_read(runs, js_sys::Date::now());
+    store::write(vec![Change::Put {
+        store: store::META,
+        key: list_reads_key(workspace),
+        json: serde_json::to_string(&reads).unwrap_or_default(),
+    }])
+    .await
+    .map_err(|_| ())
 }

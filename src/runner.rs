@@ -381,7 +381,12 @@ fn execute(action: ActionId, command: Command) {
                 Some(client) => match read_answer(client.runs().await) {
                     ReadAnswer::Read { value, bytes } => {
                         // The list holds the workspace's other runs too: all go into its history.
-                        archive::keep_in_background(workspace(), value.runs.clone());
+                        if let Some(workspace) = workspace() {
+                            let runs = value.runs.clone();
+                            spawn_local(async move {
+                                let _ = archive::keep_list(&workspace, &runs).await;
+                            });
+                        }
                         ReadAnswer::Read {
                             value: value.runs,
                             bytes,

@@ -14,8 +14,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
 
 const NAME: &str = "console";
-/// 1: batches, rows, submissions. 2: runs (the kept history); what version 1 kept stays as it is.
-const VERSION: u32 = 2;
+/// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. What an older version
+/// kept stays as it is.
+const VERSION: u32 = 3;
 /// Batch summaries by batch id.
 pub const BATCHES: &str = "batches";
 /// Batch rows by `{batch id}/{line, ten digits}`: a batch's rows are one key range, in order.
@@ -24,7 +25,9 @@ pub const ROWS: &str = "rows";
 pub const SUBMISSIONS: &str = "submissions";
 /// The runs this browser saw, by `{workspace}/{run id}` (`model::archive::KeptRun`).
 pub const RUNS: &str = "runs";
-const STORES: [&str; 4] = [BATCHES, ROWS, SUBMISSIONS, RUNS];
+/// What the console knows about the rest, by `{workspace}/{what}` (the reads of the runs list).
+pub const META: &str = "meta";
+const STORES: [&str; 5] = [BATCHES, ROWS, SUBMISSIONS, RUNS, META];
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };

@@ -4,8 +4,58 @@
 //! holds the run as the API last showed it, without its output (its records are counted), so
 //! the history of a busy workspace stays small; never a credential.
 
-use api_contract::{Run, RunStatus};
+use api_contract::{RUN_LIST_LIMIT, Run, RunStatus};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+/// How often the workspace's runs list is read in the background, at most (any tab).
+pub const READ_LIST_EVERY_MS: f64 = 60_000.0;
+
+/// A stretch of time whose runs this browser may have missed: more runs than the API's list
+/// holds were made between two reads of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissedSpan {
+    /// The newest run seen by the read before.
+    #[serde(with = "api_contract::timestamp")]
+    pub after: DateTime<Utc>,
+    /// The oldest run of the read that found the gap.
+    #[serde(with = "api_contract::timestamp")]
+    pub before: DateTime<Utc>,
+}
+
+/// What this browser knows of its reads of a workspace's runs list (kept with the history).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListReads {
+    /// When a tab last read the list, ms since the epoch.
+    pub last_read_at: f64,
+    /// The creation time of the newest run it has listed so far.
+    #[serde(default, with = "api_contract::timestamp::option")]
+    pub newest: Option<DateTime<Utc>>,
+    pub missed: Vec<MissedSpan>,
+}
+
+impl ListReads {
+    /// Whether the background read is due at `now` (no tab read the list for a while).
+    pub fn due(&self, now: f64) -> bool {
+        now - self.last_read_at >= READ_LIST_EVERY_MS
+    }
+
+    /// After a read at `now` that listed `runs` (the latest, at most the list's length): a full
+    /// list whose oldest run is newer than the newest seen before means runs in between were
+    /// never listed here.
+    pub fn after_read(mut self, runs: &[Run], now: f64) -> ListReads {
+        let oldest = runs.iter().map(|r| r.created_at).min();
+        if let (Some(after), Some(before)) = (self.newest, oldest)
+            && runs.len() >= RUN_LIST_LIMIT
+            && before > after
+        {
+            self.missed.push(MissedSpan { after, before });
+        }
+        self.newest = runs.iter().map(|r| r.created_at).max().max(self.newest);
+        self.last_read_at = now;
+        self
+    }
+}
 
 /// A run as this browser keeps it for a workspace.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -120,6 +170,51 @@ mod tests {
             processing.merged(completed).run.status,
             RunStatus::Completed
         );
+    }
+
+    fn made_at(second: u32) -> Run {
+        Run {
+            created_at: Utc.with_ymd_and_hms(2026, 11, 24, 9, 0, second).unwrap(),
+            ..run(RunStatus::Completed, 0)
+        }
+    }
+
+    #[test]
+    fn a_full_list_newer_than_the_last_read_says_runs_may_be_missing_and_when() {
+        let first = ListReads::default().after_read(&[made_at(5), made_at(1)], 1_000.0);
+        assert!(
+            first.missed.is_empty(),
+            "nothing was known before the first read"
+        );
+        assert_eq!(first.newest, Some(made_at(5).created_at));
+        assert!(!first.due(1_000.0 + READ_LIST_EVERY_MS - 1.0));
+        assert!(first.due(1_000.0 + READ_LIST_EVERY_MS));
+
+        // The next read lists 100 runs, all made after the newest seen: some may be missing.
+        let full: Vec<Run> = (0..RUN_LIST_LIMIT as u32)
+            .map(|i| made_at(10 + i % 50))
+            .collect();
+        let second = first.clone().after_read(&full, 70_000.0);
+        assert_eq!(
+            second.missed,
+            vec![MissedSpan {
+                after: made_at(5).created_at,
+                before: made_at(10).created_at,
+            }]
+        );
+        assert_eq!(second.last_read_at, 70_000.0);
+
+        // A full list that reaches back to what was seen misses nothing; neither does a short one.
+        let mut overlapping = full.clone();
+        overlapping[99] = made_at(5);
+        assert!(
+            first
+                .clone()
+                .after_read(&overlapping, 70_000.0)
+                .missed
+                .is_empty()
+        );
+        assert!(first.after_read(&full[..99], 70_000.0).missed.is_empty());
     }
 
     #[test]

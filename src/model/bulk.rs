@@ -22,8 +22,7 @@ use crate::model::output::{csv_field, plain};
 /// The most rows one batch takes.
 pub const MAX_ROWS: usize = 10_000;
 
-/// How many runs `GET /v1/runs` returns at most (the latest ones).
-pub const RUN_LIST_LIMIT: usize = 100;
+pub use api_contract::RUN_LIST_LIMIT;
 
 /// A CSV or TSV file: its header and its rows, each with the line it starts on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

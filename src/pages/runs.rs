@@ -12,7 +12,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::app::replace;
 use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
-use crate::model::archive::{KeptRun, RunSource};
+use crate::model::archive::{KeptRun, ListReads, RunSource};
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::urls::{encode, run_path};
 use crate::state::polling::use_poll;
@@ -21,6 +21,13 @@ use crate::state::workspace::use_workspace;
 
 /// Runs shown on a page of the list.
 const RUNS_PER_PAGE: usize = 100;
+
+/// The workspace's history as this browser keeps it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct History {
+    runs: Vec<KeptRun>,
+    reads: ListReads,
+}
 
 /// The list's view as the URL gives it: `?status=failed&action=…&order=oldest&page=2`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -145,7 +152,7 @@ pub fn RunsPage() -> impl IntoView {
                 // Every run the API lists goes into the history first, so the kept runs read
                 // next are as fresh as this answer.
                 if let Some(id) = workspace_id {
-                    let _ = crate::archive::keep_runs(&id, &read.value.runs).await;
+                    let _ = crate::archive::keep_list(&id, &read.value.runs).await;
                 }
                 Ok(read)
             }
@@ -163,8 +170,11 @@ pub fn RunsPage() -> impl IntoView {
             .map(|w| w.workspace_id);
         async move {
             match workspace_id {
-                Some(id) => crate::archive::kept_runs(&id).await,
-                None => Ok(Vec::new()),
+                Some(id) => Ok(History {
+                    runs: crate::archive::kept_runs(&id).await?,
+                    reads: crate::archive::list_reads(&id).await?,
+                }),
+                None => Ok(History::default()),
             }
         }
     });
@@ -197,7 +207,18 @@ pub fn RunsPage() -> impl IntoView {
             navigate(&run_path(&id), Default::default());
         }
     };
-    let kept_runs = move || kept.get().and_then(Result::ok).unwrap_or_default();
+    let kept_runs = move || {
+        kept.get()
+            .and_then(Result::ok)
+            .map(|history| history.runs)
+            .unwrap_or_default()
+    };
+    let missed = move || {
+        kept.get()
+            .and_then(Result::ok)
+            .map(|history| history.reads.missed)
+            .unwrap_or_default()
+    };
     let action_options = move || {
         let current = view_of_url.with(|v| v.action.clone());
         let mut actions: Vec<String> = list.value.with(|l| {
@@ -287,6 +308,12 @@ pub fn RunsPage() -> impl IntoView {
                     "This browser keeps no history of runs (its storage is unavailable, as in some private windows): only the API's latest 100 are listed."
                 </p>
             })}
+            {move || missed().into_iter().rev().map(|span| view! {
+                <p class="notice" role="status" data-field="missed-runs">
+                    "Runs made between " {local_time(span.after)} " and " {local_time(span.before)}
+                    " may be missing here: more than 100 runs were made between two reads of the list, and the API lists no more."
+                </p>
+            }).collect_view()}
             <PollNotice transient=list.transient last_update=list.last_update />
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),

@@ -40,7 +40,7 @@ async function runsMadeElsewhere(count, label) {
 const countLine = (page) => page.locator('[data-field="runs-count"]');
 const rowsFrom = (page, source) => page.locator(`[data-field="runs-table"] tbody tr[data-source="${source}"]`);
 
-test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", async () => {
+test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", { timeout: 120_000 }, async () => {
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
   const first = await runsMadeElsewhere(60, "first");
   await page.getByRole("button", { name: "Refresh" }).click();
@@ -80,7 +80,7 @@ test("runs older than the API's latest 100 stay listed, kept in this browser, ac
   await context.close();
 });
 
-test("what a browser kept before the history existed (store version 1) is read after the upgrade", async () => {
+test("what a browser kept before the history existed (store version 1) is read after the upgrade", { timeout: 60_000 }, async () => {
   // A run this browser submitted before: its submission kept in version 1 of the store.
   const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query: "kept before the upgrade" }, max_results: 1 },
@@ -127,9 +127,74 @@ test("what a browser kept before the history existed (store version 1) is read a
       all.onsuccess = () => { resolve({ version: db.version, names: [...db.objectStoreNames].sort(), runs: all.result }); db.close(); };
     };
   }));
-  assert.equal(stores.version, 2);
-  assert.deepEqual(stores.names, ["batches", "rows", "runs", "submissions"]);
+  assert.equal(stores.version, 3);
+  assert.deepEqual(stores.names, ["batches", "meta", "rows", "runs", "submissions"]);
   assert.ok(stores.runs.includes(`${workspace}/${made.json.id}`), JSON.stringify(stores.runs));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/** What the page's store keeps of the workspace's history: the kept runs' ids and the list reads. */
+const keptHistory = (page) => page.evaluate(() => new Promise((resolve) => {
+  const nothing = { runs: [], reads: [] };
+  const open = indexedDB.open("console");
+  open.onsuccess = () => {
+    const db = open.result;
+    // Before the console first opened its store (this open may even have created it, empty).
+    if (!db.objectStoreNames.contains("runs") || !db.objectStoreNames.contains("meta")) {
+      db.close();
+      resolve(nothing);
+      return;
+    }
+    const tx = db.transaction(["runs", "meta"]);
+    const keys = tx.objectStore("runs").getAllKeys();
+    const meta = tx.objectStore("meta").getAll();
+    tx.oncomplete = () => {
+      resolve({ runs: keys.result.map((k) => k.split("/").pop()), reads: meta.result.map((m) => JSON.parse(m)) });
+      db.close();
+    };
+    tx.onerror = () => { db.close(); resolve(nothing); };
+  };
+  open.onerror = () => resolve(nothing);
+}));
+
+async function until(what, check, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(200);
+  }
+}
+
+test("runs made elsewhere join the history from a read about once a minute; more than 100 between two reads are reported", { timeout: 120_000 }, async () => {
+  const { context, page, problems } = await openPage(browser);
+  // The page's clock, so that a minute passes at once (the API's clock is the real one).
+  await page.clock.install();
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  // The first read comes soon after sign-in, with the runs page never opened.
+  await page.clock.fastForward(11_000);
+  await until("the first background read", async () => (await keptHistory(page)).reads.some((r) => r.last_read_at > 0));
+
+  const elsewhere = await runsMadeElsewhere(30, "script");
+  await page.clock.fastForward(30_000);
+  assert.equal((await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length, 0, "not read again before a minute");
+  await page.clock.fastForward(35_000);
+  await until("the 30 runs made elsewhere kept", async () =>
+    (await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length === 30);
+
+  // 110 more before the next read: the list shows only the latest 100 of them.
+  const many = await runsMadeElsewhere(110, "flood");
+  await page.clock.fastForward(71_000);
+  await until("the gap recorded", async () => (await keptHistory(page)).reads.some((r) => r.missed.length === 1));
+  const kept = (await keptHistory(page)).runs;
+  assert.equal(many.filter((id) => kept.includes(id)).length, 100, "the latest 100 of them");
+  await go(page, "/runs");
+  const notice = page.locator('[data-field="missed-runs"]');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /^Runs made between .+ and .+ may be missing here: more than 100 runs were made between two reads/);
+  await screenshot(page, "runs-missed-notice");
   assert.deepEqual(problems, []);
   await context.close();
 });

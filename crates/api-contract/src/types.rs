@@ -187,6 +187,9 @@ pub struct ActionList {
     pub actions: Vec<ActionEntry>,
 }
 
+/// How many runs `GET /v1/runs` returns at most: the workspace's latest (section 2.2).
+pub const RUN_LIST_LIMIT: usize = 100;
+
 /// Response of `GET /v1/runs`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunList {

@@ -9,8 +9,7 @@ use crate::engine::{self, run_not_found};
 use crate::error::ApiError;
 use crate::state::SandboxState;
 
-/// Most runs the list returns.
-pub const RUN_LIST_LIMIT: usize = 100;
+pub use api_contract::RUN_LIST_LIMIT;
 
 pub async fn list_runs(State(state): State<SandboxState>, principal: Principal) -> Json<RunList> {
     let store = state.store();

@@ -1,0 +1,43 @@
+//! The background read of the workspace's runs list: while a console tab is signed in and
+//! visible, the list is read about once a minute (`model::archive::READ_LIST_EVERY_MS`), by one
+//! tab of the browser per workspace (a Web Lock, and the time of the last read kept with the
+//! history), so runs made by scripts and colleagues join the history in this browser
+//! (`crate::archive`) even when nobody opens the runs page.
+
+use std::time::Duration;
+
+use leptos::task::spawn_local;
+
+use super::session::Session;
+use super::workspace::SharedWorkspace;
+use crate::browser::{LockAnswer, LockRequest, request_lock, sleep, until_visible};
+
+/// How often a tab asks itself whether the read is due.
+const LOOK_EVERY: Duration = Duration::from_secs(10);
+
+/// Starts the reads for this tab (once, at the app's root).
+pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
+    spawn_local(async move {
+        loop {
+            // Nothing while hidden: a tab in front reads for the workspace.
+            until_visible().await;
+            if let (Some(client), Some(id)) = (session.client_untracked(), workspace.id_untracked())
+            {
+                let lock =
+                    request_lock(&format!("console-history-{id}"), LockRequest::IfAvailable).await;
+                if !matches!(lock, LockAnswer::HeldElsewhere) {
+                    let due = crate::archive::list_reads(&id)
+                        .await
+                        .is_ok_and(|reads| reads.due(js_sys::Date::now()));
+                    if due && let Ok(read) = client.runs().await {
+                        let _ = crate::archive::keep_list(&id, &read.value.runs).await;
+                    }
+                }
+                if let LockAnswer::Held(lock) = lock {
+                    lock.release();
+                }
+            }
+            sleep(LOOK_EVERY).await;
+        }
+    });
+}
