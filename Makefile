@@ -19,14 +19,15 @@ build: setup
 	@bash scripts/build-console.sh
 
 # Benchmarks (not part of the test suite): first load of the console, Swagger UI and RapiDoc on
-# loopback and Slow 4G, bulk batches (bench/bulk.mjs), a bulk batch behind another tab in a
-# Chromium driven over the DevTools protocol (Node 20 has WebSocket behind a flag), and sandbox
-# load.
+# loopback and Slow 4G, bulk batches (bench/bulk.mjs), a bulk batch behind another tab and the
+# browser's memory in a 10,000-row batch, each in a Chromium driven over the DevTools protocol
+# (Node 20 has WebSocket behind a flag), and sandbox load.
 bench: build
 	@cargo build --release -p sandbox --quiet
 	@node bench/first-load.mjs 7
 	@node bench/bulk.mjs
 	@node --experimental-websocket bench/background-tab.mjs
+	@node --experimental-websocket bench/bulk-memory.mjs
 
 bench-sandbox:
 	@bash scripts/bench-sandbox.sh

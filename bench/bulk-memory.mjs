@@ -1,0 +1,526 @@
+// Benchmark: how much the browser's memory grows while the console runs a large bulk batch
+// (issue 24; aim: grows ≤ 250 MB). 10,000 rows of premium-search-people with max_results 100
+// (about 880,000 records) against the sandbox at burst 50, 50 per second, 0.8 s runs, as
+// bench/bulk.mjs's large scenario: the memory of every Chromium process (PSS, PSS without file
+// pages, RSS, from /proc, by kind: browser, renderer, gpu-process, utility:network,
+// utility:storage, …; the aim is read without file pages, see browserMemory) after a forced
+// garbage collection, before the click on start, when the batch is done and 30 s later; the
+// page's JS heap, wasm memory and DOM nodes; the bulk worker's JS heap and wasm memory (the batch
+// runs in a dedicated Web Worker of the page, attached to as it starts); the batch's time against
+// the rate limit's ideal ((10,000 − 50) ÷ 50 s).
+//
+// Not Playwright: Playwright's own DevTools session enables the Network domain, and the renderer
+// then keeps up to about 250 MB of response bodies for it (the status reads' bodies), counted as
+// the page's memory: bench/bulk.mjs's large scenario measures that too. This script starts
+// /usr/bin/chromium itself and talks the DevTools protocol over a WebSocket (Node 20's, behind
+// --experimental-websocket; no dependency added), with no Network domain on any session: only
+// Runtime.evaluate / getHeapUsage, HeapProfiler.collectGarbage, Page and Target.
+// The exports are left to bench/bulk.mjs.
+//
+// Not part of the test suite's pass/fail: the aims are printed, not asserted. The script exits
+// non-zero only when the measure could not be taken (the sandbox or Chromium did not start, the
+// batch did not start or did not end as done within 8 minutes).
+// Usage (after a release build of the console and of the sandbox, about 5 minutes):
+//   node --experimental-websocket bench/bulk-memory.mjs
+// BENCH_DIST: the built console to serve (default dist/; relative to the repository), e.g. a copy
+// kept aside while dist/ is rebuilt. CHROMIUM: the browser (default /usr/bin/chromium).
+// SANDBOX_BIN: the sandbox (default target/release/sandbox). Writes target/bench/bulk-memory.json
+// and prints a Markdown table.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { join, resolve } from "node:path";
+import os from "node:os";
+
+const root = new URL("..", import.meta.url).pathname;
+const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const ACTION = "premium-search-people";
+const ROWS = 10_000;
+const MAX_RESULTS = 100;
+const BURST = 50;
+const RATE = 50;
+// bench/bulk.mjs's large scenario: runs of 0.8 s (0.2 s queued, 0.6 s processing), and credits
+// enough for every record.
+const SANDBOX_FLAGS = ["--queue-ms", "200", "--process-ms", "600",
+  "--rate-burst", String(BURST), "--rate-per-sec", String(RATE), "--credits", "2000000"];
+// The ideal: the burst goes at once, every other submission waits for its token.
+const IDEAL_S = Math.max(0, ROWS - BURST) / RATE;
+const BATCH_DEADLINE_MS = 8 * 60_000;
+// After the batch, the memory once more this much later (what the page lets go of by itself).
+const SETTLE_S = 30;
+// While the batch runs, the memory (no GC) this often, for its peak.
+const SAMPLE_MS = 10_000;
+const AIMS = { memoryMB: 250, ratio: 1.15 };
+// Everything, start to finish, or the run is abandoned (and Chromium and the sandbox killed).
+const WATCHDOG_MS = BATCH_DEADLINE_MS + (SETTLE_S + 240) * 1000;
+// Chromium's own switches (bench/background-tab.mjs's).
+const FLAGS = ["--headless=new", "--remote-debugging-port=0", "--no-first-run", "--no-sandbox", "--disable-gpu",
+  "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
+
+// ---------------------------------------------------------------------------------------------
+// What this script starts, stopped at the end whatever happens (as bench/background-tab.mjs).
+
+// The children (Chromium, the sandbox) and Chromium's profile. The end of the run stops them in
+// order and waits for each (Chromium must have exited before its profile is removed, or it writes
+// it back); an exit any other way (a signal, the watchdog) kills what is left at once.
+const children = new Set();
+const profiles = new Set();
+function killNow() {
+  for (const child of children) child.kill("SIGKILL");
+  for (const dir of profiles) { try { rmSync(dir, { recursive: true, force: true }); } catch { /* written to as it died */ } }
+}
+process.on("exit", killNow);
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stopAll().finally(() => process.exit(130)));
+
+/** Starts a child that is stopped at the end of the run; `exited` resolves when it has. */
+function own(command, args, stdio) {
+  const child = spawn(command, args, { stdio });
+  children.add(child);
+  child.exited = new Promise((resolve) => child.once("exit", resolve).once("error", resolve));
+  child.exited.then(() => children.delete(child));
+  return child;
+}
+
+/** Asks each child to end, waits up to 5 s, kills it otherwise; then removes the profiles. */
+async function stopAll() {
+  await Promise.all([...children].map(async (child) => {
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await child.exited;
+    clearTimeout(timer);
+  }));
+  for (const dir of profiles) { rmSync(dir, { recursive: true, force: true }); profiles.delete(dir); }
+}
+
+async function startSandbox(flags) {
+  const bin = process.env.SANDBOX_BIN ?? join(root, "target/release/sandbox");
+  const args = ["--addr", "127.0.0.1:0", "--dist", DIST, ...flags];
+  const child = own(bin, args, ["ignore", "pipe", "ignore"]);
+  const line = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("sandbox did not start within 10 s")), 10_000);
+    child.once("error", reject);
+    child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
+    createInterface({ input: child.stdout }).once("line", (l) => { clearTimeout(timer); resolve(l); });
+  });
+  return { ...JSON.parse(line), bin, flags };
+}
+
+/** Chromium with a fresh profile; resolves with its browser-wide DevTools WebSocket URL. */
+async function startChromium() {
+  const profile = mkdtempSync(join(os.tmpdir(), "bench-bulk-memory-"));
+  profiles.add(profile);
+  const child = own(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, "about:blank"], ["ignore", "ignore", "pipe"]);
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("Chromium printed no DevTools URL within 20 s")), 20_000);
+    let seen = "";
+    child.once("error", reject);
+    child.once("exit", (c) => reject(new Error(`Chromium exited ${c}: ${seen.slice(-500)}`)));
+    child.stderr.on("data", (d) => {
+      seen += d;
+      const m = seen.match(/DevTools listening on (ws:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+  return { url };
+}
+
+/** A DevTools protocol connection: commands (each bounded in time) and events by method. */
+class Cdp {
+  static async connect(url) {
+    if (typeof WebSocket !== "function") throw new Error("no WebSocket in this Node: run it with node --experimental-websocket");
+    const ws = new WebSocket(url);
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("DevTools WebSocket did not open within 10 s")), 10_000);
+      ws.onopen = () => { clearTimeout(timer); resolve(); };
+      ws.onerror = () => { clearTimeout(timer); reject(new Error("DevTools WebSocket failed")); };
+    });
+    return new Cdp(ws);
+  }
+
+  constructor(ws) {
+    this.ws = ws;
+    this.next = 0;
+    this.pending = new Map();
+    this.listeners = new Map();
+    ws.onmessage = (m) => {
+      const msg = JSON.parse(m.data);
+      if (msg.id !== undefined) {
+        const p = this.pending.get(msg.id);
+        if (!p) return;
+        this.pending.delete(msg.id);
+        if (msg.error) p.reject(new Error(`${p.method}: ${msg.error.message}`)); else p.resolve(msg.result);
+      } else {
+        for (const fn of this.listeners.get(msg.method) ?? []) fn(msg.params, msg.sessionId);
+      }
+    };
+    ws.onclose = () => { for (const p of this.pending.values()) p.reject(new Error(`${p.method}: DevTools connection closed`)); this.pending.clear(); };
+  }
+
+  send(method, params = {}, sessionId = undefined, timeoutMs = 30_000) {
+    const id = ++this.next;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { this.pending.delete(id); reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`)); }, timeoutMs);
+      this.pending.set(id, { method, resolve: (r) => { clearTimeout(timer); resolve(r); }, reject: (e) => { clearTimeout(timer); reject(e); } });
+      this.ws.send(JSON.stringify({ id, method, params, sessionId }));
+    });
+  }
+
+  on(method, fn) { this.listeners.set(method, [...(this.listeners.get(method) ?? []), fn]); }
+  close() { try { this.ws.close(); } catch { /* closed */ } }
+}
+
+/** A page target: its expressions' values (promises awaited), and a poll until one is truthy. */
+function pageOf(cdp, sessionId) {
+  const evaluate = async (expression) => {
+    const r = await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
+    if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+    return r.result.value;
+  };
+  const waitFor = async (expression, timeoutMs, what) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = await evaluate(expression).catch(() => undefined);
+      if (v) return v;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
+      await sleep(100);
+    }
+  };
+  return { evaluate, waitFor };
+}
+
+// Leptos listens to `input` (bind:value; a <select> to `change`): a value set from a script is
+// seen only with the event a person's typing would fire.
+const setField = (selector, value, events) => `(() => {
+  const el = document.querySelector(${JSON.stringify(selector)});
+  if (!el) return false;
+  el.value = ${JSON.stringify(value)};
+  for (const type of ${JSON.stringify(events)}) el.dispatchEvent(new Event(type, { bubbles: true }));
+  return el.value === ${JSON.stringify(value)};
+})()`;
+
+// Installed before the console loads (no Runtime domain on, so the page keeps its own errors):
+// uncaught errors and rejections, and when start was clicked and the batch's phase changed, on
+// the wall clock.
+const INSTRUMENT = `(() => {
+  window.__bench = { errors: [], clicks: [], phases: [] };
+  addEventListener("error", (e) => window.__bench.errors.length < 20 && window.__bench.errors.push(String(e.message)));
+  addEventListener("unhandledrejection", (e) => window.__bench.errors.length < 20 && window.__bench.errors.push(String(e.reason?.message ?? e.reason)));
+  document.addEventListener("click", (e) => {
+    const field = e.target.closest?.("[data-field]")?.dataset.field;
+    if (field) window.__bench.clicks.push({ field, at: Date.now() });
+  }, true);
+  const seen = () => {
+    const phase = document.querySelector('[data-field="batch"]')?.dataset.phase;
+    if (phase && phase !== window.__bench.phases.at(-1)?.phase) window.__bench.phases.push({ phase, at: Date.now() });
+  };
+  new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-phase"] });
+})()`;
+
+const COUNTS = `Object.fromEntries([...document.querySelectorAll("[data-count]")].map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))]))`;
+
+// ---------------------------------------------------------------------------------------------
+// Measuring (as bench/bulk.mjs's large scenario).
+
+/**
+ * The whole browser's memory: every Chromium process under this one (/proc), the sum of their
+ * resident sets (shared pages counted in each, as a process list shows them), of their
+ * proportional sets (shared pages divided among their sharers: what they take together), and of
+ * the latter without file pages (`anon`: Pss_Anon + Pss_Shmem, what the processes allocated: the
+ * heaps, and the shared memory between them); all by kind of process too (its --type=, with its
+ * --utility-sub-type= for utilities); bytes. The file pages (the binary, libraries, fonts) are
+ * divided among every process that maps them, this browser's or not: their part of PSS drops
+ * when another Chromium starts on the machine, so the aim is read on `anon`.
+ */
+function browserMemory() {
+  const parent = new Map();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch { /* gone */ }
+  }
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of parent) if (mine.has(ppid) && !mine.has(pid)) { mine.add(pid); grew = true; }
+  }
+  const m = { processes: 0, rss: 0, pss: 0, anon: 0, by_kind: {} };
+  for (const pid of mine) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!/chrom/.test(cmd.split("\0")[0])) continue;
+      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const bytes = (field) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0) * 1024;
+      const pss = bytes("Pss");
+      const anon = bytes("Pss_Anon") + bytes("Pss_Shmem");
+      m.processes++; m.rss += rss; m.pss += pss; m.anon += anon;
+      const args = cmd.split(/[\0 ]/); // Chromium rewrites its command line with spaces
+      const kind = [args.find((a) => a.startsWith("--type="))?.slice(7) ?? "browser", args.find((a) => a.startsWith("--utility-sub-type="))?.slice(19).split(".")[0]].filter(Boolean).join(":");
+      const k = (m.by_kind[kind] ??= { processes: 0, pss: 0, rss: 0, anon: 0 });
+      k.processes++; k.pss += pss; k.rss += rss; k.anon += anon;
+    } catch { /* gone */ }
+  }
+  return m;
+}
+
+// The wasm memories of a page or worker: installed before its first script runs, it keeps every
+// WebAssembly instance's exported memory (whatever the glue instantiates with); WASM_BYTES sums
+// their current buffers (the console's split chunks share the main module's memory).
+// Runtime.queryObjects would find them without this, but on the console's page it never
+// answers and the page stops answering anything after it.
+const WASM_HOOK = `(() => {
+  if (globalThis.__benchWasm) return;
+  const memories = globalThis.__benchWasm = new Set();
+  const keep = (instance) => { for (const v of Object.values(instance?.exports ?? {})) if (v instanceof WebAssembly.Memory) memories.add(v); return instance; };
+  const W = WebAssembly;
+  const instantiate = W.instantiate, streaming = W.instantiateStreaming, Instance = W.Instance;
+  W.instantiate = function (...args) { return instantiate.apply(this, args).then((r) => (keep(r instanceof Instance ? r : r.instance), r)); };
+  if (streaming) W.instantiateStreaming = function (...args) { return streaming.apply(this, args).then((r) => (keep(r.instance), r)); };
+  W.Instance = new Proxy(Instance, { construct: (target, args, newTarget) => keep(Reflect.construct(target, args, newTarget)) });
+})()`;
+const WASM_BYTES = `globalThis.__benchWasm ? [...new Set([...globalThis.__benchWasm].map((m) => m.buffer))].reduce((n, b) => n + b.byteLength, 0) : null`;
+
+/** A target's (page or worker) wasm memory, bytes; null when it cannot be read. */
+async function wasmMemory(cdp, sessionId) {
+  const r = await cdp.send("Runtime.evaluate", { expression: WASM_BYTES, returnByValue: true }, sessionId).catch(() => null);
+  return r?.result?.value ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+// Where the run is, for the message when it stops short.
+let step = "starting the sandbox";
+
+async function run() {
+  const sandbox = await startSandbox(SANDBOX_FLAGS);
+  step = "starting Chromium";
+  const chromium = await startChromium();
+  const cdp = await Cdp.connect(chromium.url);
+  const browserVersion = (await cdp.send("Browser.getVersion")).product;
+
+  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", newWindow: false });
+  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
+  const page = pageOf(cdp, sessionId);
+  // The page's workers, attached as they start (paused until WASM_HOOK is in; no domain enabled
+  // on them): the bulk worker's heap is read with Runtime.getHeapUsage and collected with the
+  // page's.
+  const workers = new Map();
+  const workersSeen = new Map();
+  cdp.on("Target.attachedToTarget", (p, parent) => {
+    if (parent !== sessionId || p.targetInfo.type !== "worker") return;
+    workers.set(p.sessionId, p.targetInfo.url);
+    workersSeen.set(p.sessionId, { url: p.targetInfo.url, at: Date.now() });
+    (async () => {
+      await cdp.send("Runtime.evaluate", { expression: WASM_HOOK }, p.sessionId).catch(() => {});
+      await cdp.send("Runtime.runIfWaitingForDebugger", {}, p.sessionId);
+    })().catch((e) => console.error(`attaching the worker: ${e.message}`));
+  });
+  cdp.on("Target.detachedFromTarget", (p) => {
+    const w = workersSeen.get(p.sessionId);
+    if (w) w.ended = Date.now();
+    workers.delete(p.sessionId);
+  });
+  await cdp.send("Page.enable", {}, sessionId);
+  await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: `${WASM_HOOK};\n${INSTRUMENT}` }, sessionId);
+  await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId);
+  step = "signing in";
+  await cdp.send("Page.navigate", { url: `${sandbox.url}/sign-in` }, sessionId);
+
+  // Signed in as a person would be, then at /bulk inside the app (the credential is kept in the
+  // tab's memory only: a navigation would lose it).
+  await page.waitFor(`!!document.querySelector("#credential") && !!document.querySelector('form button[type="submit"]')`, 30_000, "the sign-in form");
+  if (!(await page.evaluate(setField("#credential", sandbox.api_key, ["input"])))) throw new Error("the API key could not be typed in");
+  await page.evaluate(`document.querySelector('form button[type="submit"]').click()`);
+  await page.waitFor(`location.pathname === "/workspace"`, 30_000, "signed in, at /workspace");
+  step = "opening /bulk";
+  await page.evaluate(`history.pushState({}, "", "/bulk"); dispatchEvent(new PopStateEvent("popstate")); true`);
+  await page.waitFor(`!!document.querySelector('#bulk-action option[value=${JSON.stringify(ACTION)}]') && !!document.querySelector("#bulk-text")`, 30_000, "the Bulk page with its actions");
+  if (!(await page.evaluate(setField("#bulk-action", ACTION, ["input", "change"])))) throw new Error(`the action ${ACTION} could not be chosen`);
+  step = `pasting ${ROWS} rows`;
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench person ${i}`, MAX_RESULTS]));
+  await page.evaluate(setField("#bulk-text", lines.join("\n") + "\n", ["input"]));
+  await page.waitFor(`Number(document.querySelector('[data-field="rows-to-send"]')?.textContent.replaceAll(",", "")) === ${ROWS}
+    && document.querySelector("#bulk-action").value === ${JSON.stringify(ACTION)}
+    && !document.querySelector('[data-field="start-batch"]').disabled`, 120_000, `${ROWS} rows checked and the start button enabled`);
+
+  // The memory now: every process, the page's heap, wasm and DOM, the workers' heaps and wasm.
+  const sample = async (label, { wasm = false } = {}) => {
+    const heap = await cdp.send("Runtime.getHeapUsage", {}, sessionId);
+    const dom = await page.evaluate(`document.getElementsByTagName("*").length`).catch(() => null);
+    const ws = [];
+    for (const [s, url] of workers) {
+      const h = await cdp.send("Runtime.getHeapUsage", {}, s).catch(() => null);
+      if (h) ws.push({ url, js_heap_used: h.usedSize, js_heap_total: h.totalSize, wasm: wasm ? await wasmMemory(cdp, s) : undefined });
+    }
+    return { label, wall: Date.now(),
+      page: { js_heap_used: heap.usedSize, js_heap_total: heap.totalSize, wasm: wasm ? await wasmMemory(cdp, sessionId) : undefined, dom_nodes: dom },
+      worker: ws.length ? { count: ws.length, js_heap_used: ws.reduce((n, w) => n + w.js_heap_used, 0),
+        js_heap_total: ws.reduce((n, w) => n + w.js_heap_total, 0), wasm: wasm ? ws.reduce((n, w) => (n === null || w.wasm === null ? null : n + w.wasm), 0) : undefined } : null,
+      browser: browserMemory() };
+  };
+  // After a forced garbage collection (twice, so what waits for a finaliser goes too) of the page
+  // and its workers: what they keep.
+  const checkpoint = async (label) => {
+    for (let i = 0; i < 2; i++) {
+      for (const s of [sessionId, ...workers.keys()]) await cdp.send("HeapProfiler.collectGarbage", {}, s, 60_000).catch(() => {});
+      await sleep(500);
+    }
+    return sample(label, { wasm: true });
+  };
+  step = "measuring before the click on start";
+  await sleep(2_000);
+  const points = { before: await checkpoint("before the click on start") };
+
+  step = "starting the batch";
+  const clickWall = Date.now();
+  await page.evaluate(`document.querySelector('[data-field="start-batch"]').click(); true`);
+  await page.waitFor(`["running", "done"].includes(document.querySelector('[data-field="batch"]')?.dataset.phase)`, 15_000, "the batch running");
+
+  // Until the batch ends: its phase every second, the memory (no GC) every 10 s.
+  step = "running the batch";
+  const samples = [];
+  let nextSample = Date.now() + SAMPLE_MS;
+  let phase;
+  for (;;) {
+    phase = await page.evaluate(`document.querySelector('[data-field="batch"]')?.dataset.phase ?? null`).catch(() => undefined);
+    if (["done", "paused", "cancelled"].includes(phase)) break;
+    if (Date.now() > clickWall + BATCH_DEADLINE_MS) throw new Error(`the batch did not finish within ${BATCH_DEADLINE_MS / 60_000} minutes (phase ${phase})`);
+    if (Date.now() >= nextSample) {
+      nextSample += SAMPLE_MS;
+      samples.push(await sample("during the batch").catch((e) => ({ label: "during the batch", wall: Date.now(), error: e.message })));
+    }
+    await sleep(1_000);
+  }
+  if (phase !== "done") throw new Error(`the batch stopped as "${phase}": ${await page.evaluate(`document.querySelector('[data-field="paused-reason"]')?.textContent ?? ""`).catch(() => "")}`);
+  step = "measuring after the batch";
+  const doneWall = Date.now();
+  const counts = await page.evaluate(COUNTS);
+  const marks = await page.evaluate(`window.__bench`);
+  points.after_batch = await checkpoint("the batch done");
+  await sleep(Math.max(0, points.after_batch.wall + SETTLE_S * 1000 - Date.now()));
+  points.settled = await checkpoint(`${SETTLE_S} s later`);
+  const errors = (await page.evaluate(`window.__bench.errors`).catch(() => null)) ?? marks.errors;
+  cdp.close();
+  return { sandbox, browserVersion, clickWall, doneWall, counts, marks, errors, points, samples, workersSeen };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const watchdog = setTimeout(() => {
+  console.error(`bench/bulk-memory.mjs: the measure could not be taken: not done within ${WATCHDOG_MS / 60_000} minutes`);
+  stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS);
+
+let m;
+let failure = null;
+try {
+  m = await run();
+} catch (e) {
+  failure = `${step}: ${e.message}`;
+  console.error(`bench/bulk-memory.mjs: the measure could not be taken: ${failure}`);
+} finally {
+  await stopAll();
+  clearTimeout(watchdog);
+}
+
+let results = null;
+if (m) {
+  const { before, after_batch, settled } = m.points;
+  const kinds = [...new Set([before, after_batch, settled].flatMap((p) => Object.keys(p.browser.by_kind)))]
+    .sort((a, b) => (settled.browser.by_kind[b]?.anon ?? 0) - (settled.browser.by_kind[a]?.anon ?? 0));
+  const grow = (a, b) => ({
+    anon: b.browser.anon - a.browser.anon, pss: b.browser.pss - a.browser.pss, rss: b.browser.rss - a.browser.rss,
+    anon_by_kind: Object.fromEntries(kinds.map((k) => [k, (b.browser.by_kind[k]?.anon ?? 0) - (a.browser.by_kind[k]?.anon ?? 0)])),
+    pss_by_kind: Object.fromEntries(kinds.map((k) => [k, (b.browser.by_kind[k]?.pss ?? 0) - (a.browser.by_kind[k]?.pss ?? 0)])),
+    rss_by_kind: Object.fromEntries(kinds.map((k) => [k, (b.browser.by_kind[k]?.rss ?? 0) - (a.browser.by_kind[k]?.rss ?? 0)])),
+    page_js_heap_used: b.page.js_heap_used - a.page.js_heap_used,
+    page_wasm: b.page.wasm == null || a.page.wasm == null ? null : b.page.wasm - a.page.wasm,
+    page_dom_nodes: b.page.dom_nodes - a.page.dom_nodes,
+  });
+  const clicked = m.marks.clicks.find((c) => c.field === "start-batch")?.at ?? m.clickWall;
+  const done = m.marks.phases.find((p) => p.phase === "done" && p.at >= clicked)?.at ?? m.doneWall;
+  const wall = (done - clicked) / 1000;
+  const ok = m.samples.filter((s) => !s.error);
+  const growth = { after_batch: grow(before, after_batch), settled: grow(before, settled) };
+  results = {
+    wall_s: wall, ideal_s: IDEAL_S, ratio: +(wall / IDEAL_S).toFixed(3),
+    counts: m.counts,
+    memory: {
+      kinds,
+      points: m.points,
+      growth,
+      peak_during_batch: {
+        anon: Math.max(0, ...ok.map((s) => s.browser.anon)), pss: Math.max(0, ...ok.map((s) => s.browser.pss)), rss: Math.max(0, ...ok.map((s) => s.browser.rss)),
+        renderer_anon: Math.max(0, ...ok.map((s) => s.browser.by_kind.renderer?.anon ?? 0)),
+        page_js_heap_used: Math.max(0, ...ok.map((s) => s.page.js_heap_used)),
+        worker_js_heap_used: Math.max(0, ...ok.map((s) => s.worker?.js_heap_used ?? 0)),
+      },
+      samples: m.samples.map((s) => ({ ...s, at_s: +((s.wall - m.clickWall) / 1000).toFixed(1) })),
+    },
+    aim_met: growth.after_batch.anon <= AIMS.memoryMB * 1e6 && growth.settled.anon <= AIMS.memoryMB * 1e6,
+    workers: [...m.workersSeen.values()].map((w) => ({ url: w.url, started_s: +((w.at - m.clickWall) / 1000).toFixed(1), ended_s: w.ended === undefined ? null : +((w.ended - m.clickWall) / 1000).toFixed(1) })),
+    page_errors: m.errors ?? [],
+  };
+}
+
+const out = {
+  date: new Date().toISOString(),
+  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+  browser: m?.browserVersion ?? null,
+  chromium_flags: FLAGS,
+  dist: DIST,
+  sandbox: m ? { bin: m.sandbox.bin, flags: m.sandbox.flags, action: ACTION, max_results: MAX_RESULTS } : null,
+  rows: ROWS,
+  aims: AIMS,
+  results,
+  failure,
+};
+mkdirSync(join(root, "target/bench"), { recursive: true });
+writeFileSync(join(root, "target/bench/bulk-memory.json"), JSON.stringify(out, null, 2));
+
+if (results) {
+  const r = results;
+  const { before, after_batch, settled } = r.memory.points;
+  const g = r.memory.growth;
+  const n = (x) => x.toLocaleString("en-US");
+  const mb = (b) => (b == null ? "?" : `${(b / 1e6).toFixed(0)} MB`);
+  const signed = (b) => (b == null ? "?" : Math.abs(b) < 0.5e6 ? "±0 MB" : `${b >= 0 ? "+" : "−"}${mb(Math.abs(b))}`);
+  const mark = (ok) => (ok ? "✓" : "✗ missed");
+  const row = (what, f, growth, aim = "", met = "") =>
+    console.log(`| ${what} | ${[before, after_batch, settled].map(f).join(" | ")} | ${growth} | ${aim} | ${met} |`);
+  console.log(`\nBulk memory ${out.date.slice(0, 10)}, ${out.machine}; ${out.browser}, headless=new; console from ${DIST}`);
+  console.log(`\n**bulk-memory**: ${n(ROWS)} rows of ${ACTION} (max_results ${MAX_RESULTS}), sandbox burst ${BURST}, ${RATE}/s, runs 0.8 s; no Network domain on any DevTools session; memory after GC (page and worker)\n`);
+  console.log(`| measure | before the click on start | the batch done | ${SETTLE_S} s later | growth: done; ${SETTLE_S} s later | aim | |`);
+  console.log("|---|---|---|---|---|---|---|");
+  row(`PSS without file pages (Pss_Anon + Pss_Shmem), all Chromium processes (${before.browser.processes} → ${after_batch.browser.processes} → ${settled.browser.processes})`, (p) => mb(p.browser.anon),
+    `${signed(g.after_batch.anon)}; ${signed(g.settled.anon)}`, `grows ≤ ${AIMS.memoryMB} MB`, mark(r.aim_met));
+  row("… PSS with file pages (binary, libraries: shared with any other Chromium on the machine)", (p) => mb(p.browser.pss), `${signed(g.after_batch.pss)}; ${signed(g.settled.pss)}`);
+  row("… RSS (shared pages counted in each process)", (p) => mb(p.browser.rss), `${signed(g.after_batch.rss)}; ${signed(g.settled.rss)}`);
+  for (const k of r.memory.kinds) {
+    const count = (p) => p.browser.by_kind[k]?.processes ?? 0;
+    row(`… without file pages (PSS) ${k}${Math.max(count(before), count(settled)) > 1 ? ` (${count(before)} → ${count(settled)} processes)` : ""}`,
+      (p) => `${mb(p.browser.by_kind[k]?.anon ?? 0)} (${mb(p.browser.by_kind[k]?.pss ?? 0)})`,
+      `${signed(g.after_batch.anon_by_kind[k])} (${signed(g.after_batch.pss_by_kind[k])}); ${signed(g.settled.anon_by_kind[k])} (${signed(g.settled.pss_by_kind[k])})`);
+  }
+  row("page's JS heap used (of total)", (p) => `${mb(p.page.js_heap_used)} (${mb(p.page.js_heap_total)})`, `${signed(g.after_batch.page_js_heap_used)}; ${signed(g.settled.page_js_heap_used)}`);
+  row("page's wasm memory", (p) => mb(p.page.wasm), `${signed(g.after_batch.page_wasm)}; ${signed(g.settled.page_wasm)}`);
+  row("page's DOM nodes", (p) => n(p.page.dom_nodes ?? 0), `${g.after_batch.page_dom_nodes >= 0 ? "+" : ""}${n(g.after_batch.page_dom_nodes)}; ${g.settled.page_dom_nodes >= 0 ? "+" : ""}${n(g.settled.page_dom_nodes)}`);
+  row("bulk worker's JS heap used (of total); its wasm memory", (p) => (p.worker ? `${mb(p.worker.js_heap_used)} (${mb(p.worker.js_heap_total)}); ${mb(p.worker.wasm)}` : "no worker"), "");
+  const pk = r.memory.peak_during_batch;
+  console.log(`| peak while the batch ran (every ${SAMPLE_MS / 1000} s, no GC): without file pages, all; renderer; page's JS heap; worker's JS heap | ${mb(pk.anon)}; ${mb(pk.renderer_anon)}; ${mb(pk.page_js_heap_used)}; ${mb(pk.worker_js_heap_used)} | | | ${signed(pk.anon - before.browser.anon)} (all) | | |`);
+  console.log(`| click on start → done | ${r.wall_s.toFixed(1)} s = ${r.ratio}× the rate limit's ${IDEAL_S} s ((${n(ROWS)} − ${BURST}) ÷ ${RATE}/s) | | | | ≤ ${AIMS.ratio}× | ${mark(r.ratio <= AIMS.ratio)} |`);
+  console.log(`| rows completed / failed; records shown | ${n(r.counts.completed ?? 0)} / ${n(r.counts.failed ?? 0)}; ${n(r.counts.records ?? 0)} | | | | | |`);
+  console.log(`\nWorkers attached: ${r.workers.map((w) => `${w.url.replace(/^.*\//, "")} from ${w.started_s} s${w.ended_s === null ? "" : ` to ${w.ended_s} s`}`).join(", ") || "none"} (s after the click).`);
+  if (r.page_errors.length) console.log(`\nPage errors: ${r.page_errors.join("; ")}`);
+}
+if (failure) {
+  console.log(`\nNot measured: ${failure}`);
+  process.exitCode = 1;
+}
