@@ -28,9 +28,8 @@ pub fn App() -> impl IntoView {
     Registry::provide(session);
     Drafts::provide();
     Bulk::provide(session, use_workspace());
-    crate::state::history::read_in_background(session, use_workspace());
     // The other pages' code, fetched in the background (see pages::lazy).
-    schedule_preload();
+    schedule_preload(session, use_workspace());
     // True while a navigation waits for its page's code: a bar at the top and `aria-busy` on the
     // main area say so (the current page stays until the next one is ready).
     let (routing, set_routing) = signal(false);

@@ -19,7 +19,8 @@ use leptos_router::LazyRoute;
 use leptos_router::location::{BrowserUrl, LocationProvider};
 
 use crate::components::RequireSession;
-use crate::state::session::use_session;
+use crate::state::session::{Session, use_session};
+use crate::state::workspace::SharedWorkspace;
 
 use super::{ActionFormPage, ActionsPage, BulkPage, KeysPage, RunDetailPage, RunsPage};
 
@@ -71,6 +72,23 @@ async fn preload_pages() -> Result<(), leptos::wasm_split::SplitLoaderError> {
     Ok(())
 }
 
+/// Starts the background read of the workspace's runs list (`state::history`), inside the
+/// chunk: the history's code (its store, its serde) is not needed for the first screen, and
+/// the read starts once the chunk is there anyway (at most once; a failed fetch leaves it to
+/// the first page of the chunk that loads).
+#[cfg(console_split)]
+#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
+    crate::state::history::read_in_background(session, workspace);
+    Ok(())
+}
+
+#[cfg(not(console_split))]
+async fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
+    crate::state::history::read_in_background(session, workspace);
+    Ok(())
+}
+
 fn page_view(key: PageKey) -> AnyView {
     match key {
         PageKey::Actions => view! { <RequireSession><ActionsPage /></RequireSession> }.into_any(),
@@ -91,7 +109,7 @@ fn page_view(key: PageKey) -> AnyView {
 /// when the page opened, or the one sign-in will return to, is in the chunk; otherwise 1.5 s
 /// after the start, once the first screen's own requests (sign-in's check, the workspace) have
 /// had the link to themselves.
-pub fn schedule_preload() {
+pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
     let opened = BrowserUrl::current().ok().map(|url| {
         if url.path().starts_with("/sign-in") {
             url.search_params()
@@ -102,17 +120,18 @@ pub fn schedule_preload() {
             url.path().to_owned()
         }
     });
+    let preload = move || {
+        spawn_local(async move {
+            if preload_pages().await.is_ok() {
+                let _ = start_history(session, workspace).await;
+            }
+        });
+    };
     if opened.is_some_and(|path| in_chunk(&path)) {
         preload();
     } else {
         set_timeout(preload, std::time::Duration::from_millis(1500));
     }
-}
-
-fn preload() {
-    spawn_local(async {
-        let _ = preload_pages().await;
-    });
 }
 
 /// Whether the page at `path` (with or without its query) is one of the chunk's.
@@ -133,7 +152,14 @@ async fn route_view(key: PageKey) -> AnyView {
         return view! { <RequireSession>""</RequireSession> }.into_any();
     }
     match build_page(key).await {
-        Ok(view) => view,
+        Ok(view) => {
+            // The chunk is here: the history's read starts, if the preload could not start it.
+            let (session, workspace) = (use_session(), crate::state::workspace::use_workspace());
+            spawn_local(async move {
+                let _ = start_history(session, workspace).await;
+            });
+            view
+        }
         Err(ChunkError) => view! { <ChunkRetry key /> }.into_any(),
     }
 }

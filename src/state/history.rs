@@ -15,8 +15,16 @@ use crate::browser::{LockAnswer, LockRequest, request_lock, sleep, until_visible
 /// How often a tab asks itself whether the read is due.
 const LOOK_EVERY: Duration = Duration::from_secs(10);
 
-/// Starts the reads for this tab (once, at the app's root).
+thread_local! {
+    static STARTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Starts the reads for this tab (once; later calls do nothing). Called from the pages' chunk
+/// (`pages::lazy`), so that its code is not part of the first load.
 pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
+    if STARTED.replace(true) {
+        return;
+    }
     spawn_local(async move {
         loop {
             // Nothing while hidden: a tab in front reads for the workspace.
