@@ -11,7 +11,8 @@
 // --disable-backgrounding-occluded-windows, IntensiveWakeUpThrottling disabled) and emulates
 // every page as visible, so a hidden tab there behaves like one in front. This script starts
 // /usr/bin/chromium itself with none of those switches and talks the DevTools protocol over a
-// WebSocket (Node 20's, behind --experimental-websocket; no dependency added).
+// WebSocket (Node 20's, behind --experimental-websocket; no dependency added), with the helpers
+// it shares with bench/bulk-memory.mjs in bench/lib/cdp.mjs.
 //
 // The run (about 6 minutes): sign in, paste the rows, start; 60 s in front; a second tab opened
 // in the same window (Target.createTarget newWindow:false) puts the batch's tab behind it, for
@@ -32,15 +33,8 @@
 // (defaults 60 180 30). BENCH_DIST: the built console to serve (default dist/; relative to the
 // repository), e.g. a copy kept aside while dist/ is rebuilt. CHROMIUM: the browser (default
 // /usr/bin/chromium). Writes target/bench/background-tab.json and prints a Markdown table.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-import { join, resolve } from "node:path";
-import os from "node:os";
+import { Cdp, DIST, measure, openBulk, openTab, pasteRows, resultsHeader, signIn, sleep, startChromium, startSandbox, writeResults } from "./lib/cdp.mjs";
 
-const root = new URL("..", import.meta.url).pathname;
-const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const [FRONT_S, HIDDEN_S, BACK_S] = [60, 180, 30].map((d, i) => Number(process.argv[2 + i] ?? d));
 // After the hidden span, the hidden tab is frozen this long (Page.setWebLifecycleState, as Chrome
 // freezes a background tab to save power), then thawed: the batch must lose nothing and come
@@ -63,153 +57,6 @@ const PROBE_MS = 100;
 const AIMS = { ratio: 0.9 };
 // Everything, start to finish, or the run is abandoned (and Chromium and the sandbox killed).
 const WATCHDOG_MS = (FRONT_S + HIDDEN_S + FROZEN_S + THAWED_S + BACK_S + 150) * 1000;
-// Chromium's own switches, none of which touches background throttling.
-const FLAGS = ["--headless=new", "--remote-debugging-port=0", "--no-first-run", "--no-sandbox", "--disable-gpu",
-  "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
-
-// ---------------------------------------------------------------------------------------------
-// What this script starts, stopped at the end whatever happens.
-
-// The children (Chromium, the sandbox) and Chromium's profile. The end of the run stops them in
-// order and waits for each (Chromium must have exited before its profile is removed, or it writes
-// it back); an exit any other way (a signal, the watchdog) kills what is left at once.
-const children = new Set();
-const profiles = new Set();
-function killNow() {
-  for (const child of children) child.kill("SIGKILL");
-  for (const dir of profiles) { try { rmSync(dir, { recursive: true, force: true }); } catch { /* written to as it died */ } }
-}
-process.on("exit", killNow);
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stopAll().finally(() => process.exit(130)));
-
-/** Starts a child that is stopped at the end of the run; `exited` resolves when it has. */
-function own(command, args, stdio) {
-  const child = spawn(command, args, { stdio });
-  children.add(child);
-  child.exited = new Promise((resolve) => child.once("exit", resolve).once("error", resolve));
-  child.exited.then(() => children.delete(child));
-  return child;
-}
-
-/** Asks each child to end, waits up to 5 s, kills it otherwise; then removes the profiles. */
-async function stopAll() {
-  await Promise.all([...children].map(async (child) => {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await child.exited;
-    clearTimeout(timer);
-  }));
-  for (const dir of profiles) { rmSync(dir, { recursive: true, force: true }); profiles.delete(dir); }
-}
-
-async function startSandbox(flags) {
-  const bin = process.env.SANDBOX_BIN ?? join(root, "target/release/sandbox");
-  const args = ["--addr", "127.0.0.1:0", "--dist", DIST, ...flags];
-  const child = own(bin, args, ["ignore", "pipe", "ignore"]);
-  const line = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("sandbox did not start within 10 s")), 10_000);
-    child.once("error", reject);
-    child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
-    createInterface({ input: child.stdout }).once("line", (l) => { clearTimeout(timer); resolve(l); });
-  });
-  return { ...JSON.parse(line), flags };
-}
-
-/** Chromium with a fresh profile; resolves with its browser-wide DevTools WebSocket URL. */
-async function startChromium() {
-  const profile = mkdtempSync(join(os.tmpdir(), "bench-background-tab-"));
-  profiles.add(profile);
-  const child = own(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, "about:blank"], ["ignore", "ignore", "pipe"]);
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("Chromium printed no DevTools URL within 20 s")), 20_000);
-    let seen = "";
-    child.once("error", reject);
-    child.once("exit", (c) => reject(new Error(`Chromium exited ${c}: ${seen.slice(-500)}`)));
-    child.stderr.on("data", (d) => {
-      seen += d;
-      const m = seen.match(/DevTools listening on (ws:\/\/\S+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-  });
-  return { url };
-}
-
-/** A DevTools protocol connection: commands (each bounded in time) and events by method. */
-class Cdp {
-  static async connect(url) {
-    if (typeof WebSocket !== "function") throw new Error("no WebSocket in this Node: run it with node --experimental-websocket");
-    const ws = new WebSocket(url);
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("DevTools WebSocket did not open within 10 s")), 10_000);
-      ws.onopen = () => { clearTimeout(timer); resolve(); };
-      ws.onerror = () => { clearTimeout(timer); reject(new Error("DevTools WebSocket failed")); };
-    });
-    return new Cdp(ws);
-  }
-
-  constructor(ws) {
-    this.ws = ws;
-    this.next = 0;
-    this.pending = new Map();
-    this.listeners = new Map();
-    ws.onmessage = (m) => {
-      const msg = JSON.parse(m.data);
-      if (msg.id !== undefined) {
-        const p = this.pending.get(msg.id);
-        if (!p) return;
-        this.pending.delete(msg.id);
-        if (msg.error) p.reject(new Error(`${p.method}: ${msg.error.message}`)); else p.resolve(msg.result);
-      } else {
-        for (const fn of this.listeners.get(msg.method) ?? []) fn(msg.params, msg.sessionId);
-      }
-    };
-    ws.onclose = () => { for (const p of this.pending.values()) p.reject(new Error(`${p.method}: DevTools connection closed`)); this.pending.clear(); };
-  }
-
-  send(method, params = {}, sessionId = undefined, timeoutMs = 30_000) {
-    const id = ++this.next;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { this.pending.delete(id); reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`)); }, timeoutMs);
-      this.pending.set(id, { method, resolve: (r) => { clearTimeout(timer); resolve(r); }, reject: (e) => { clearTimeout(timer); reject(e); } });
-      this.ws.send(JSON.stringify({ id, method, params, sessionId }));
-    });
-  }
-
-  on(method, fn) { this.listeners.set(method, [...(this.listeners.get(method) ?? []), fn]); }
-  close() { try { this.ws.close(); } catch { /* closed */ } }
-}
-
-/** A page target: its expressions' values (promises awaited), and a poll until one is truthy. */
-function pageOf(cdp, sessionId) {
-  const evaluate = async (expression) => {
-    const r = await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
-    if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
-    return r.result.value;
-  };
-  const waitFor = async (expression, timeoutMs, what) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await evaluate(expression).catch(() => undefined);
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-      await sleep(100);
-    }
-  };
-  return { evaluate, waitFor };
-}
-
-// Leptos listens to `input` (bind:value; a <select> to `change`): a value set from a script is
-// seen only with the event a person's typing would fire.
-const setField = (selector, value, events) => `(() => {
-  const el = document.querySelector(${JSON.stringify(selector)});
-  if (!el) return false;
-  el.value = ${JSON.stringify(value)};
-  for (const type of ${JSON.stringify(events)}) el.dispatchEvent(new Event(type, { bubbles: true }));
-  return el.value === ${JSON.stringify(value)};
-})()`;
 
 // Every 5 s: what the page shows of the batch, and the pace it learned (kept with the batch in
 // IndexedDB, values JSON text; ms between submissions). Rows submitted are those the API has
@@ -237,14 +84,12 @@ const SAMPLE = `(async () => {
 
 async function run() {
   const sandbox = await startSandbox(["--rate-burst", String(BURST), "--rate-per-sec", String(RATE)]);
-  const chromium = await startChromium();
+  const chromium = await startChromium("bench-background-tab-");
   const cdp = await Cdp.connect(chromium.url);
   const browserVersion = (await cdp.send("Browser.getVersion")).product;
 
   // The batch's tab: a page target of its own, in the window Chromium opened, in front.
-  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", newWindow: false });
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-  const page = pageOf(cdp, sessionId);
+  const { targetId, sessionId, page } = await openTab(cdp);
   // The page and its workers: the batch's requests are sent by its bulk worker, a target of its
   // own, attached as it starts (paused until its network is watched, so no request is missed).
   const sessions = new Set([sessionId]);
@@ -293,23 +138,12 @@ async function run() {
   await cdp.send("Runtime.enable", {}, sessionId);
   await cdp.send("Page.enable", {}, sessionId);
   await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId);
-  await cdp.send("Page.navigate", { url: `${sandbox.url}/sign-in` }, sessionId);
 
-  // Signed in as a person would be, then at /bulk inside the app (the credential is kept in the
-  // tab's memory only: a navigation would lose it).
-  await page.waitFor(`!!document.querySelector("#credential") && !!document.querySelector('form button[type="submit"]')`, 30_000, "the sign-in form");
-  if (!(await page.evaluate(setField("#credential", sandbox.api_key, ["input"])))) throw new Error("the API key could not be typed in");
-  await page.evaluate(`document.querySelector('form button[type="submit"]').click()`);
-  await page.waitFor(`location.pathname === "/workspace"`, 30_000, "signed in, at /workspace");
-  await page.evaluate(`history.pushState({}, "", "/bulk"); dispatchEvent(new PopStateEvent("popstate")); true`);
-  await page.waitFor(`!!document.querySelector('#bulk-action option[value=${JSON.stringify(ACTION)}]') && !!document.querySelector("#bulk-text")`, 30_000, "the Bulk page with its actions");
-  if (!(await page.evaluate(setField("#bulk-action", ACTION, ["input", "change"])))) throw new Error(`the action ${ACTION} could not be chosen`);
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench background ${i}`, 1]));
-  await page.evaluate(setField("#bulk-text", lines.join("\n") + "\n", ["input"]));
-  await page.waitFor(`Number(document.querySelector('[data-field="rows-to-send"]')?.textContent.replaceAll(",", "")) === ${ROWS}
-    && document.querySelector("#bulk-action").value === ${JSON.stringify(ACTION)}
-    && !document.querySelector('[data-field="start-batch"]').disabled`, 60_000, `${ROWS} rows checked and the start button enabled`);
+  // Signed in as a person would be, then at /bulk inside the app, the rows pasted.
+  await signIn(page, sandbox);
+  await openBulk(page, ACTION);
+  const rows = Array.from({ length: ROWS }, (_, i) => [`bench background ${i + 1}`, 1]);
+  await pasteRows(page, { action: ACTION, header: ["keywords", "max_results"], rows, timeoutMs: 60_000 });
 
   // The probe: a chain of timers as any page's, its wake-ups kept (wall clock, ms).
   await page.evaluate(`window.__probe = { wakes: [] }; (function tick() { window.__probe.wakes.push(Date.now()); setTimeout(tick, ${PROBE_MS}); })(); true`);
@@ -400,22 +234,7 @@ function longestGap(m) {
   return best;
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench/background-tab.mjs: the measure could not be taken: not done within ${WATCHDOG_MS / 60_000} minutes`);
-  stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-
-let m;
-let failure = null;
-try {
-  m = await run();
-} catch (e) {
-  failure = e.message;
-  console.error(`bench/background-tab.mjs: the measure could not be taken: ${e.message}`);
-} finally {
-  await stopAll();
-  clearTimeout(watchdog);
-}
+let { m, failure } = await measure("bench/background-tab.mjs", run, WATCHDOG_MS);
 
 let results = null;
 if (m) {
@@ -466,11 +285,7 @@ if (m) {
 }
 
 const out = {
-  date: new Date().toISOString(),
-  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
-  browser: m?.browserVersion ?? null,
-  chromium_flags: FLAGS,
-  dist: DIST,
+  ...resultsHeader(m?.browserVersion ?? null),
   sandbox: m ? { flags: m.sandbox.flags, action: ACTION, max_results: 1 } : null,
   rows: ROWS,
   spans_s: { front: FRONT_S, hidden: HIDDEN_S, back: BACK_S, front_rate_from: SETTLE_S, last: LAST_S },
@@ -479,8 +294,7 @@ const out = {
   samples: m?.samples ?? [],
   failure,
 };
-mkdirSync(join(root, "target/bench"), { recursive: true });
-writeFileSync(join(root, "target/bench/background-tab.json"), JSON.stringify(out, null, 2));
+writeResults("background-tab", out);
 
 if (results) {
   const r = results;

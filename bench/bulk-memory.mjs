@@ -14,7 +14,8 @@
 // the page's memory: bench/bulk.mjs's large scenario measures that too. This script starts
 // /usr/bin/chromium itself and talks the DevTools protocol over a WebSocket (Node 20's, behind
 // --experimental-websocket; no dependency added), with no Network domain on any session: only
-// Runtime.evaluate / getHeapUsage, HeapProfiler.collectGarbage, Page and Target.
+// Runtime.evaluate / getHeapUsage, HeapProfiler.collectGarbage, Page and Target. The helpers it
+// shares with bench/background-tab.mjs are in bench/lib/cdp.mjs.
 // The exports are left to bench/bulk.mjs.
 //
 // Not part of the test suite's pass/fail: the aims are printed, not asserted. The script exits
@@ -26,15 +27,9 @@
 // kept aside while dist/ is rebuilt. CHROMIUM: the browser (default /usr/bin/chromium).
 // SANDBOX_BIN: the sandbox (default target/release/sandbox). Writes target/bench/bulk-memory.json
 // and prints a Markdown table.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-import { join, resolve } from "node:path";
-import os from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
+import { Cdp, DIST, measure, openBulk, openTab, pasteRows, resultsHeader, signIn, sleep, startChromium, startSandbox, writeResults } from "./lib/cdp.mjs";
 
-const root = new URL("..", import.meta.url).pathname;
-const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const ACTION = "premium-search-people";
 const ROWS = 10_000;
 const MAX_RESULTS = 100;
@@ -54,153 +49,6 @@ const SAMPLE_MS = 10_000;
 const AIMS = { memoryMB: 250, ratio: 1.15 };
 // Everything, start to finish, or the run is abandoned (and Chromium and the sandbox killed).
 const WATCHDOG_MS = BATCH_DEADLINE_MS + (SETTLE_S + 240) * 1000;
-// Chromium's own switches (bench/background-tab.mjs's).
-const FLAGS = ["--headless=new", "--remote-debugging-port=0", "--no-first-run", "--no-sandbox", "--disable-gpu",
-  "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
-
-// ---------------------------------------------------------------------------------------------
-// What this script starts, stopped at the end whatever happens (as bench/background-tab.mjs).
-
-// The children (Chromium, the sandbox) and Chromium's profile. The end of the run stops them in
-// order and waits for each (Chromium must have exited before its profile is removed, or it writes
-// it back); an exit any other way (a signal, the watchdog) kills what is left at once.
-const children = new Set();
-const profiles = new Set();
-function killNow() {
-  for (const child of children) child.kill("SIGKILL");
-  for (const dir of profiles) { try { rmSync(dir, { recursive: true, force: true }); } catch { /* written to as it died */ } }
-}
-process.on("exit", killNow);
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stopAll().finally(() => process.exit(130)));
-
-/** Starts a child that is stopped at the end of the run; `exited` resolves when it has. */
-function own(command, args, stdio) {
-  const child = spawn(command, args, { stdio });
-  children.add(child);
-  child.exited = new Promise((resolve) => child.once("exit", resolve).once("error", resolve));
-  child.exited.then(() => children.delete(child));
-  return child;
-}
-
-/** Asks each child to end, waits up to 5 s, kills it otherwise; then removes the profiles. */
-async function stopAll() {
-  await Promise.all([...children].map(async (child) => {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await child.exited;
-    clearTimeout(timer);
-  }));
-  for (const dir of profiles) { rmSync(dir, { recursive: true, force: true }); profiles.delete(dir); }
-}
-
-async function startSandbox(flags) {
-  const bin = process.env.SANDBOX_BIN ?? join(root, "target/release/sandbox");
-  const args = ["--addr", "127.0.0.1:0", "--dist", DIST, ...flags];
-  const child = own(bin, args, ["ignore", "pipe", "ignore"]);
-  const line = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("sandbox did not start within 10 s")), 10_000);
-    child.once("error", reject);
-    child.once("exit", (c) => reject(new Error(`sandbox exited ${c}`)));
-    createInterface({ input: child.stdout }).once("line", (l) => { clearTimeout(timer); resolve(l); });
-  });
-  return { ...JSON.parse(line), bin, flags };
-}
-
-/** Chromium with a fresh profile; resolves with its browser-wide DevTools WebSocket URL. */
-async function startChromium() {
-  const profile = mkdtempSync(join(os.tmpdir(), "bench-bulk-memory-"));
-  profiles.add(profile);
-  const child = own(CHROMIUM, [...FLAGS, `--user-data-dir=${profile}`, "about:blank"], ["ignore", "ignore", "pipe"]);
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("Chromium printed no DevTools URL within 20 s")), 20_000);
-    let seen = "";
-    child.once("error", reject);
-    child.once("exit", (c) => reject(new Error(`Chromium exited ${c}: ${seen.slice(-500)}`)));
-    child.stderr.on("data", (d) => {
-      seen += d;
-      const m = seen.match(/DevTools listening on (ws:\/\/\S+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-  });
-  return { url };
-}
-
-/** A DevTools protocol connection: commands (each bounded in time) and events by method. */
-class Cdp {
-  static async connect(url) {
-    if (typeof WebSocket !== "function") throw new Error("no WebSocket in this Node: run it with node --experimental-websocket");
-    const ws = new WebSocket(url);
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("DevTools WebSocket did not open within 10 s")), 10_000);
-      ws.onopen = () => { clearTimeout(timer); resolve(); };
-      ws.onerror = () => { clearTimeout(timer); reject(new Error("DevTools WebSocket failed")); };
-    });
-    return new Cdp(ws);
-  }
-
-  constructor(ws) {
-    this.ws = ws;
-    this.next = 0;
-    this.pending = new Map();
-    this.listeners = new Map();
-    ws.onmessage = (m) => {
-      const msg = JSON.parse(m.data);
-      if (msg.id !== undefined) {
-        const p = this.pending.get(msg.id);
-        if (!p) return;
-        this.pending.delete(msg.id);
-        if (msg.error) p.reject(new Error(`${p.method}: ${msg.error.message}`)); else p.resolve(msg.result);
-      } else {
-        for (const fn of this.listeners.get(msg.method) ?? []) fn(msg.params, msg.sessionId);
-      }
-    };
-    ws.onclose = () => { for (const p of this.pending.values()) p.reject(new Error(`${p.method}: DevTools connection closed`)); this.pending.clear(); };
-  }
-
-  send(method, params = {}, sessionId = undefined, timeoutMs = 30_000) {
-    const id = ++this.next;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { this.pending.delete(id); reject(new Error(`${method}: no answer within ${timeoutMs / 1000} s`)); }, timeoutMs);
-      this.pending.set(id, { method, resolve: (r) => { clearTimeout(timer); resolve(r); }, reject: (e) => { clearTimeout(timer); reject(e); } });
-      this.ws.send(JSON.stringify({ id, method, params, sessionId }));
-    });
-  }
-
-  on(method, fn) { this.listeners.set(method, [...(this.listeners.get(method) ?? []), fn]); }
-  close() { try { this.ws.close(); } catch { /* closed */ } }
-}
-
-/** A page target: its expressions' values (promises awaited), and a poll until one is truthy. */
-function pageOf(cdp, sessionId) {
-  const evaluate = async (expression) => {
-    const r = await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId);
-    if (r.exceptionDetails) throw new Error(`in the page: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
-    return r.result.value;
-  };
-  const waitFor = async (expression, timeoutMs, what) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await evaluate(expression).catch(() => undefined);
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-      await sleep(100);
-    }
-  };
-  return { evaluate, waitFor };
-}
-
-// Leptos listens to `input` (bind:value; a <select> to `change`): a value set from a script is
-// seen only with the event a person's typing would fire.
-const setField = (selector, value, events) => `(() => {
-  const el = document.querySelector(${JSON.stringify(selector)});
-  if (!el) return false;
-  el.value = ${JSON.stringify(value)};
-  for (const type of ${JSON.stringify(events)}) el.dispatchEvent(new Event(type, { bubbles: true }));
-  return el.value === ${JSON.stringify(value)};
-})()`;
 
 // Installed before the console loads (no Runtime domain on, so the page keeps its own errors):
 // uncaught errors and rejections, and when start was clicked and the batch's phase changed, on
@@ -300,13 +148,11 @@ let step = "starting the sandbox";
 async function run() {
   const sandbox = await startSandbox(SANDBOX_FLAGS);
   step = "starting Chromium";
-  const chromium = await startChromium();
+  const chromium = await startChromium("bench-bulk-memory-");
   const cdp = await Cdp.connect(chromium.url);
   const browserVersion = (await cdp.send("Browser.getVersion")).product;
 
-  const { targetId } = await cdp.send("Target.createTarget", { url: "about:blank", newWindow: false });
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-  const page = pageOf(cdp, sessionId);
+  const { sessionId, page } = await openTab(cdp);
   // The page's workers, attached as they start (paused until WASM_HOOK is in; no domain enabled
   // on them): the bulk worker's heap is read with Runtime.getHeapUsage and collected with the
   // page's.
@@ -329,26 +175,15 @@ async function run() {
   await cdp.send("Page.enable", {}, sessionId);
   await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: `${WASM_HOOK};\n${INSTRUMENT}` }, sessionId);
   await cdp.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, sessionId);
-  step = "signing in";
-  await cdp.send("Page.navigate", { url: `${sandbox.url}/sign-in` }, sessionId);
 
-  // Signed in as a person would be, then at /bulk inside the app (the credential is kept in the
-  // tab's memory only: a navigation would lose it).
-  await page.waitFor(`!!document.querySelector("#credential") && !!document.querySelector('form button[type="submit"]')`, 30_000, "the sign-in form");
-  if (!(await page.evaluate(setField("#credential", sandbox.api_key, ["input"])))) throw new Error("the API key could not be typed in");
-  await page.evaluate(`document.querySelector('form button[type="submit"]').click()`);
-  await page.waitFor(`location.pathname === "/workspace"`, 30_000, "signed in, at /workspace");
+  // Signed in as a person would be, then at /bulk inside the app, the rows pasted.
+  step = "signing in";
+  await signIn(page, sandbox);
   step = "opening /bulk";
-  await page.evaluate(`history.pushState({}, "", "/bulk"); dispatchEvent(new PopStateEvent("popstate")); true`);
-  await page.waitFor(`!!document.querySelector('#bulk-action option[value=${JSON.stringify(ACTION)}]') && !!document.querySelector("#bulk-text")`, 30_000, "the Bulk page with its actions");
-  if (!(await page.evaluate(setField("#bulk-action", ACTION, ["input", "change"])))) throw new Error(`the action ${ACTION} could not be chosen`);
+  await openBulk(page, ACTION);
   step = `pasting ${ROWS} rows`;
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench person ${i}`, MAX_RESULTS]));
-  await page.evaluate(setField("#bulk-text", lines.join("\n") + "\n", ["input"]));
-  await page.waitFor(`Number(document.querySelector('[data-field="rows-to-send"]')?.textContent.replaceAll(",", "")) === ${ROWS}
-    && document.querySelector("#bulk-action").value === ${JSON.stringify(ACTION)}
-    && !document.querySelector('[data-field="start-batch"]').disabled`, 120_000, `${ROWS} rows checked and the start button enabled`);
+  const rows = Array.from({ length: ROWS }, (_, i) => [`bench person ${i + 1}`, MAX_RESULTS]);
+  await pasteRows(page, { action: ACTION, header: ["keywords", "max_results"], rows, timeoutMs: 120_000 });
 
   // The memory now: every process, the page's heap, wasm and DOM, the workers' heaps and wasm.
   const sample = async (label, { wasm = false } = {}) => {
@@ -413,22 +248,7 @@ async function run() {
 
 // ---------------------------------------------------------------------------------------------
 
-const watchdog = setTimeout(() => {
-  console.error(`bench/bulk-memory.mjs: the measure could not be taken: not done within ${WATCHDOG_MS / 60_000} minutes`);
-  stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-
-let m;
-let failure = null;
-try {
-  m = await run();
-} catch (e) {
-  failure = `${step}: ${e.message}`;
-  console.error(`bench/bulk-memory.mjs: the measure could not be taken: ${failure}`);
-} finally {
-  await stopAll();
-  clearTimeout(watchdog);
-}
+const { m, failure } = await measure("bench/bulk-memory.mjs", run, WATCHDOG_MS, (e) => `${step}: ${e.message}`);
 
 let results = null;
 if (m) {
@@ -471,19 +291,14 @@ if (m) {
 }
 
 const out = {
-  date: new Date().toISOString(),
-  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
-  browser: m?.browserVersion ?? null,
-  chromium_flags: FLAGS,
-  dist: DIST,
+  ...resultsHeader(m?.browserVersion ?? null),
   sandbox: m ? { bin: m.sandbox.bin, flags: m.sandbox.flags, action: ACTION, max_results: MAX_RESULTS } : null,
   rows: ROWS,
   aims: AIMS,
   results,
   failure,
 };
-mkdirSync(join(root, "target/bench"), { recursive: true });
-writeFileSync(join(root, "target/bench/bulk-memory.json"), JSON.stringify(out, null, 2));
+writeResults("bulk-memory", out);
 
 if (results) {
   const r = results;
