@@ -1,7 +1,7 @@
 //! `/runs`: the workspace's latest 100 runs as the API lists them, and the older runs this
 //! browser kept (`crate::archive`: the API keeps no longer list), each marked by where it comes
-//! from; filtered, sorted and paged by the URL's query (so a view can be shared), refreshing by
-//! itself while any of the API's runs is still queued or processing.
+//! from; filtered (status, action, text), sorted and paged by the URL's query (so a view can be
+//! shared), refreshing by itself while any of the API's runs is still queued or processing.
 
 use std::collections::HashSet;
 
@@ -29,10 +29,12 @@ struct History {
     reads: ListReads,
 }
 
-/// The list's view as the URL gives it: `?status=failed&action=…&order=oldest&page=2`.
+/// The list's view as the URL gives it: `?status=failed&action=…&q=…&order=oldest&page=2`.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct View {
     status: Option<RunStatus>,
+    /// Text to find in a run's id, action, error code or error message (any case).
+    text: String,
     /// A `status` in the URL that is not a run status: shown as a notice, then ignored.
     unknown_status: Option<String>,
     action: String,
@@ -75,6 +77,7 @@ impl View {
     fn from_query(
         status: Option<&str>,
         action: Option<&str>,
+        text: Option<&str>,
         order: Option<&str>,
         page: Option<&str>,
     ) -> View {
@@ -85,6 +88,7 @@ impl View {
                 .filter(|s| known.is_none() && !s.is_empty())
                 .map(str::to_owned),
             action: action.unwrap_or_default().to_owned(),
+            text: text.unwrap_or_default().trim().to_owned(),
             oldest_first: order == Some("oldest"),
             page: page
                 .and_then(|p| p.parse::<usize>().ok())
@@ -100,6 +104,9 @@ impl View {
         }
         if !self.action.is_empty() {
             query.push(format!("action={}", encode(&self.action)));
+        }
+        if !self.text.is_empty() {
+            query.push(format!("q={}", encode(&self.text)));
         }
         if self.oldest_first {
             query.push("order=oldest".to_owned());
@@ -122,6 +129,7 @@ impl View {
             .iter()
             .filter(|r| self.status.is_none_or(|s| r.run.status == s))
             .filter(|r| self.action.is_empty() || r.run.action == self.action)
+            .filter(|r| self.matches_text(r.run))
             .copied()
             .collect();
         if self.oldest_first {
@@ -131,6 +139,24 @@ impl View {
             shown.sort_by_key(|r| std::cmp::Reverse(r.run.created_at));
         }
         shown
+    }
+
+    /// Whether the run's id, action, error code or error message holds the text (any case).
+    fn matches_text(&self, run: &Run) -> bool {
+        if self.text.is_empty() {
+            return true;
+        }
+        let wanted = self.text.to_lowercase();
+        let error = run.error.as_ref();
+        [
+            Some(run.id.as_str()),
+            Some(run.action.as_str()),
+            error.map(|e| e.code.as_str()),
+            error.map(|e| e.message.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|field| field.to_lowercase().contains(&wanted))
     }
 }
 
@@ -183,6 +209,7 @@ pub fn RunsPage() -> impl IntoView {
             View::from_query(
                 q.get_str("status"),
                 q.get_str("action"),
+                q.get_str("q"),
                 q.get_str("order"),
                 q.get_str("page"),
             )
@@ -196,7 +223,8 @@ pub fn RunsPage() -> impl IntoView {
             navigate(&view.url(), replace());
         }
     };
-    let (show_status, show_action, show_order) = (show.clone(), show.clone(), show);
+    let (show_status, show_action, show_text, show_order) =
+        (show.clone(), show.clone(), show.clone(), show);
     let find = RwSignal::new(String::new());
     let find_error = RwSignal::new(false);
     let on_find = move |ev: leptos::ev::SubmitEvent| {
@@ -276,6 +304,17 @@ pub fn RunsPage() -> impl IntoView {
                         <option value="">"All"</option>
                         {action_options}
                     </select></div>
+                <div class="control"><label for="filter-text">"Search"</label>
+                    <input id="filter-text" type="search" autocomplete="off" spellcheck="false"
+                        placeholder="Run id, action or error"
+                        prop:value=move || view_of_url.with(|v| v.text.clone())
+                        on:change:target=move |ev| {
+                            let text = ev.target().value();
+                            show_text(&|v| {
+                                v.text = text.trim().to_owned();
+                                v.page = 0;
+                            });
+                        } /></div>
                 <div class="control"><label for="filter-order">"Order"</label>
                     <select id="filter-order" on:change:target=move |ev| {
                         let oldest = ev.target().value() == "oldest";
@@ -425,15 +464,21 @@ mod tests {
 
     #[test]
     fn the_url_round_trips_the_view() {
-        let view = View::from_query(Some("failed"), Some("a b&c"), Some("oldest"), Some("3"));
+        let view = View::from_query(
+            Some("failed"),
+            Some("a b&c"),
+            Some(" Rate limited "),
+            Some("oldest"),
+            Some("3"),
+        );
         assert_eq!(view.status, Some(RunStatus::Failed));
         assert_eq!(
             view.url(),
-            "/runs?status=failed&action=a%20b%26c&order=oldest&page=3"
+            "/runs?status=failed&action=a%20b%26c&q=Rate%20limited&order=oldest&page=3"
         );
         assert_eq!(View::default().url(), "/runs");
         assert_eq!(
-            View::from_query(None, None, Some("newest"), Some("1")).url(),
+            View::from_query(None, None, Some(""), Some("newest"), Some("1")).url(),
             "/runs",
             "newest first and the first page are the default"
         );
@@ -441,13 +486,33 @@ mod tests {
 
     #[test]
     fn an_unknown_status_is_reported_not_silently_dropped() {
-        let view = View::from_query(Some("finished"), None, None, None);
+        let view = View::from_query(Some("finished"), None, None, None, None);
         assert_eq!(view.status, None);
         assert_eq!(view.unknown_status.as_deref(), Some("finished"));
         assert_eq!(view.url(), "/runs", "choosing a filter drops it");
         assert_eq!(
-            View::from_query(Some(""), None, None, Some("x")).unknown_status,
+            View::from_query(Some(""), None, None, None, Some("x")).unknown_status,
             None
         );
+    }
+
+    #[test]
+    fn the_text_is_found_in_the_id_action_and_error_in_any_case() {
+        let mut run: Run = serde_json::from_value(serde_json::json!({
+            "id": "run_AbC123", "action": "premium-search-people", "status": "failed",
+            "output": [], "credits_used": 0, "credits_reserved": 0,
+            "created_at": "2026-11-24T09:00:00.000Z",
+            "completeness": {"has_more": false, "scope": "single_page"},
+            "error": {"code": "upstream_timeout", "message": "The source did not answer"}
+        }))
+        .unwrap();
+        let view = |text: &str| View::from_query(None, None, Some(text), None, None);
+        for found in ["abc1", "PEOPLE", "upstream_", "did not answer"] {
+            assert!(view(found).matches_text(&run), "{found}");
+        }
+        assert!(!view("companies").matches_text(&run));
+        run.error = None;
+        assert!(!view("timeout").matches_text(&run));
+        assert!(view("").matches_text(&run));
     }
 }

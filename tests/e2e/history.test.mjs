@@ -76,6 +76,13 @@ test("runs older than the API's latest 100 stay listed, kept in this browser, ac
   await go(page, "/runs?status=completed&order=oldest");
   await countLine(page).getByText(/of 160 matching runs/).waitFor();
   assert.equal(await rowsFrom(page, "kept").count(), 60, "oldest first: the kept runs lead");
+  // Search: a kept run found by a part of its id, typed into the box (and kept in the URL).
+  const wanted = first[7];
+  await page.getByLabel("Search").fill(wanted.slice(-10).toUpperCase());
+  await page.getByLabel("Search").press("Enter");
+  await page.waitForURL(new RegExp(`q=${wanted.slice(-10).toUpperCase()}`));
+  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  assert.deepEqual(await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run)), [wanted]);
   assert.deepEqual(problems, []);
   await context.close();
 });
