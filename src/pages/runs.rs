@@ -22,6 +22,12 @@ use crate::state::workspace::use_workspace;
 /// Runs shown on a page of the list.
 const RUNS_PER_PAGE: usize = 100;
 
+/// Kept runs not final when last seen, read again from the API at a time.
+const STALE_READS_AT_ONCE: usize = 20;
+/// How often they are read while still running, and for how many rounds at most.
+const STALE_READ_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
+const STALE_ROUNDS: usize = 100;
+
 /// The workspace's history as this browser keeps it.
 #[derive(Clone, Debug, Default, PartialEq)]
 struct History {
@@ -186,9 +192,13 @@ pub fn RunsPage() -> impl IntoView {
         // Poll only while a listed run can still change.
         |list: &RunList| list.runs.iter().all(|r| r.status.is_terminal()),
     );
+    // Kept runs read again from the API since the page opened (see below).
+    let reread = RwSignal::new(0_u32);
+    let asked = StoredValue::new(HashSet::<String>::new());
     // The workspace's history in this browser, read again after each answer of the API.
     let kept = LocalResource::new(move || {
         list.last_update.track();
+        reread.track();
         let workspace_id = workspace
             .resource
             .get()
@@ -235,6 +245,65 @@ pub fn RunsPage() -> impl IntoView {
             navigate(&run_path(&id), Default::default());
         }
     };
+    // A kept run that was not final when last seen, and that the API's list no longer holds,
+    // would stay queued or processing here for ever: while the page is open, such runs are read
+    // from the API, a few at a time, every few seconds until they are final (as a run page
+    // watches its run), and each answer kept.
+    Effect::new(move |_| {
+        let Some(Ok(history)) = kept.get() else {
+            return;
+        };
+        let listed: HashSet<String> = list.value.with_untracked(|l| {
+            l.iter()
+                .flat_map(|l| l.runs.iter().map(|r| r.id.clone()))
+                .collect()
+        });
+        let stale: Vec<String> = asked.with_value(|asked| {
+            history
+                .runs
+                .iter()
+                .filter(|k| !k.run.status.is_terminal())
+                .filter(|k| !listed.contains(&k.run.id) && !asked.contains(&k.run.id))
+                .take(STALE_READS_AT_ONCE)
+                .map(|k| k.run.id.clone())
+                .collect()
+        });
+        let (Some(client), Some(id), false) = (
+            session.client_untracked(),
+            workspace.id_untracked(),
+            stale.is_empty(),
+        ) else {
+            return;
+        };
+        asked.update_value(|asked| asked.extend(stale.iter().cloned()));
+        leptos::task::spawn_local(async move {
+            let mut watching = stale;
+            for _ in 0..STALE_ROUNDS {
+                let mut read = Vec::new();
+                for run_id in &watching {
+                    if let Ok(answer) = client.run(run_id).await {
+                        read.push(answer.value);
+                    }
+                }
+                if !read.is_empty() {
+                    let _ = crate::archive::keep_runs(&id, &read).await;
+                }
+                // Shown again; or the page was left, and the watch ends with it.
+                if reread.try_update(|n| *n += 1).is_none() {
+                    return;
+                }
+                watching = read
+                    .into_iter()
+                    .filter(|run| !run.status.is_terminal())
+                    .map(|run| run.id)
+                    .collect();
+                if watching.is_empty() {
+                    return;
+                }
+                crate::browser::sleep(STALE_READ_EVERY).await;
+            }
+        });
+    });
     let kept_runs = move || {
         kept.get()
             .and_then(Result::ok)

@@ -205,3 +205,26 @@ test("runs made elsewhere join the history from a read about once a minute; more
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a kept run that was still running when the API's list moved on is read again, and shows how it ended", { timeout: 120_000 }, async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  // A slow run, seen processing by the list.
+  const slow = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
+    body: { input: { query: "slow one sandbox:slow" }, max_results: 1 },
+    key: `e2e-history-slow-${Date.now()}`,
+  });
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await page.locator(`tr[data-run="${slow.json.id}"] [data-status="processing"], tr[data-run="${slow.json.id}"] [data-status="queued"]`).first().waitFor();
+  // 100 runs later it is out of the API's list, and finished.
+  await runsMadeElsewhere(100, "after-slow");
+  for (let tries = 0; tries < 50; tries++) {
+    if ((await api(sandbox, "GET", `/v1/runs/${slow.json.id}`)).json.status === "completed") break;
+    await sleep(200);
+  }
+  await page.getByRole("button", { name: "Refresh" }).click();
+  const row = page.locator(`tr[data-run="${slow.json.id}"][data-source="kept"]`);
+  await go(page, `/runs?q=${slow.json.id}`);
+  await row.locator('[data-status="completed"]').waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
