@@ -3,7 +3,7 @@
 // (about 880,000 records) against the sandbox at burst 50, 50 per second, 0.8 s runs, as
 // bench/bulk.mjs's large scenario: the memory of every Chromium process (PSS, PSS without file
 // pages, RSS, from /proc, by kind: browser, renderer, gpu-process, utility:network,
-// utility:storage, …; the aim is read without file pages, see browserMemory) after a forced
+// utility:storage, …; the aim is read without file pages, see bench/lib/memory.mjs) after a forced
 // garbage collection, before the click on start, when the batch is done and 30 s later; the
 // page's JS heap, wasm memory and DOM nodes; the bulk worker's JS heap and wasm memory (the batch
 // runs in a dedicated Web Worker of the page, attached to as it starts); the batch's time against
@@ -27,7 +27,7 @@
 // kept aside while dist/ is rebuilt. CHROMIUM: the browser (default /usr/bin/chromium).
 // SANDBOX_BIN: the sandbox (default target/release/sandbox). Writes target/bench/bulk-memory.json
 // and prints a Markdown table.
-import { readdirSync, readFileSync } from "node:fs";
+import { browserMemory } from "./lib/memory.mjs";
 import { Cdp, DIST, measure, openBulk, openTab, pasteRows, resultsHeader, signIn, sleep, startChromium, startSandbox, writeResults } from "./lib/cdp.mjs";
 
 const ACTION = "premium-search-people";
@@ -72,50 +72,6 @@ const COUNTS = `Object.fromEntries([...document.querySelectorAll("[data-count]")
 
 // ---------------------------------------------------------------------------------------------
 // Measuring (as bench/bulk.mjs's large scenario).
-
-/**
- * The whole browser's memory: every Chromium process under this one (/proc), the sum of their
- * resident sets (shared pages counted in each, as a process list shows them), of their
- * proportional sets (shared pages divided among their sharers: what they take together), and of
- * the latter without file pages (`anon`: Pss_Anon + Pss_Shmem, what the processes allocated: the
- * heaps, and the shared memory between them); all by kind of process too (its --type=, with its
- * --utility-sub-type= for utilities); bytes. The file pages (the binary, libraries, fonts) are
- * divided among every process that maps them, this browser's or not: their part of PSS drops
- * when another Chromium starts on the machine, so the aim is read on `anon`.
- */
-function browserMemory() {
-  const parent = new Map();
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch { /* gone */ }
-  }
-  const mine = new Set([process.pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, ppid] of parent) if (mine.has(ppid) && !mine.has(pid)) { mine.add(pid); grew = true; }
-  }
-  const m = { processes: 0, rss: 0, pss: 0, anon: 0, by_kind: {} };
-  for (const pid of mine) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!/chrom/.test(cmd.split("\0")[0])) continue;
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      const bytes = (field) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0) * 1024;
-      const pss = bytes("Pss");
-      const anon = bytes("Pss_Anon") + bytes("Pss_Shmem");
-      m.processes++; m.rss += rss; m.pss += pss; m.anon += anon;
-      const args = cmd.split(/[\0 ]/); // Chromium rewrites its command line with spaces
-      const kind = [args.find((a) => a.startsWith("--type="))?.slice(7) ?? "browser", args.find((a) => a.startsWith("--utility-sub-type="))?.slice(19).split(".")[0]].filter(Boolean).join(":");
-      const k = (m.by_kind[kind] ??= { processes: 0, pss: 0, rss: 0, anon: 0 });
-      k.processes++; k.pss += pss; k.rss += rss; k.anon += anon;
-    } catch { /* gone */ }
-  }
-  return m;
-}
 
 // The wasm memories of a page or worker: installed before its first script runs, it keeps every
 // WebAssembly instance's exported memory (whatever the glue instantiates with); WASM_BYTES sums

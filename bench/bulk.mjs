@@ -42,12 +42,13 @@
 // per run by this script after the batch. Their ratio is what watching a batch costs over what
 // it brings; the same sums on the wire (gzip, headers included for status) are printed beside.
 import { spawn } from "node:child_process";
-import { createReadStream, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import { chromium } from "playwright-core";
+import { browserMemory } from "./lib/memory.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const DIST = resolve(root, process.env.BENCH_DIST ?? "dist");
@@ -583,43 +584,6 @@ async function reloadScenario(browser, spec) {
 // The large batch: 10,000 rows × max_results 100 at 50 per second; time, long tasks, memory,
 // exports.
 
-/**
- * The whole browser's memory: every Chromium process under this one (/proc), the sum of their
- * resident sets (shared pages counted in each, as a process list shows them) and of their
- * proportional sets (shared pages divided among their sharers: what they take together), and the
- * renderers' part of the latter; bytes.
- */
-function browserMemory() {
-  const parent = new Map();
-  for (const d of readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch { /* gone */ }
-  }
-  const mine = new Set([process.pid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, ppid] of parent) if (mine.has(ppid) && !mine.has(pid)) { mine.add(pid); grew = true; }
-  }
-  const m = { processes: 0, rss: 0, pss: 0, renderer_pss: 0, pss_by_kind: {} };
-  for (const pid of mine) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!/chrom/.test(cmd.split("\0")[0])) continue;
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-      const pss = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0) * 1024;
-      m.processes++; m.rss += rss; m.pss += pss;
-      if (cmd.includes("--type=renderer")) m.renderer_pss += pss;
-      const args = cmd.split(/[\0 ]/); // Chromium rewrites its command line with spaces
-      const kind = [args.find((a) => a.startsWith("--type="))?.slice(7) ?? "browser", args.find((a) => a.startsWith("--utility-sub-type="))?.slice(19).split(".")[0]].filter(Boolean).join(":");
-      m.pss_by_kind[kind] = (m.pss_by_kind[kind] ?? 0) + pss;
-    } catch { /* gone */ }
-  }
-  return m;
-}
-
 /** Runs fn every ms until the returned stop is awaited (a call late behind a busy page is not made up). */
 function every(ms, fn) {
   let stop = false;
@@ -789,7 +753,7 @@ async function largeScenario(browser, spec) {
     const wall = (doneAt - clickedAt) / 1000;
     const ideal = Math.max(0, spec.rows - spec.burst) / spec.rate;
     const grow = (a, b) => ({ js_heap_used: b.js_heap_used - a.js_heap_used, wasm: (b.wasm ?? 0) - (a.wasm ?? 0), dom_nodes: b.dom_nodes - a.dom_nodes,
-      browser_rss: b.browser.rss - a.browser.rss, browser_pss: b.browser.pss - a.browser.pss, renderer_pss: b.browser.renderer_pss - a.browser.renderer_pss });
+      browser_rss: b.browser.rss - a.browser.rss, browser_pss: b.browser.pss - a.browser.pss, renderer_pss: (b.browser.by_kind.renderer?.pss ?? 0) - (a.browser.by_kind.renderer?.pss ?? 0) });
     return {
       sandbox: { flags: sandbox.flags, action: ACTION, max_results: spec.maxResults },
       rows: spec.rows, counts, page_errors: pageErrors, console_errors: consoleErrors,
@@ -953,8 +917,8 @@ if (L) {
   console.log(`| main-thread tasks over 50 ms while the batch runs (longest) | ${L.during_batch.tasks_over_50_ms} (${L.during_batch.longest_task_ms || "none over 50"} ms)${tasks(L.during_batch.tasks)} | none | ${mark(L.during_batch.tasks_over_50_ms === 0)} |`);
   console.log(`| browser's memory: PSS (RSS) of all ${p.before.gc.browser.processes} Chromium processes, after GC: before → after the batch → after the exports → 65 s later (files freed) | ${mem((x) => `${mb(x.browser.pss)} (${mb(x.browser.rss)})`)} | | |`);
   console.log(`| … growth: after the batch; after the exports; 65 s later. Peak in the batch; in the exports | ${signed(g.batch_after_gc.browser_pss)} (${signed(g.batch_after_gc.browser_rss)}); ${signed(g.exports_after_gc.browser_pss)} (${signed(g.exports_after_gc.browser_rss)}); ${signed(g.settled_after_gc.browser_pss)} (${signed(g.settled_after_gc.browser_rss)}). ${mb(L.memory.peak_during_batch.browser_pss)} (${mb(L.memory.peak_during_batch.browser_rss)}); ${mb(exportPeak("browser_pss"))} (${mb(exportPeak("browser_rss"))}) | grows ≤ ${a.memoryMB} MB¹ | ${mark(grewOk)} |`);
-  const kinds = [...new Set([p.before, p.after_batch, p.after_exports, p.settled].flatMap((x) => Object.keys(x.gc.browser.pss_by_kind)))];
-  console.log(`| … PSS by process: ${kinds.join(", ")} | ${[p.before, p.after_batch, p.after_exports, p.settled].map((x) => kinds.map((k) => mb(x.gc.browser.pss_by_kind[k] ?? 0).replace(" MB", "")).join("/")).join(" → ")} MB | | |`);
+  const kinds = [...new Set([p.before, p.after_batch, p.after_exports, p.settled].flatMap((x) => Object.keys(x.gc.browser.by_kind)))];
+  console.log(`| … PSS by process: ${kinds.join(", ")} | ${[p.before, p.after_batch, p.after_exports, p.settled].map((x) => kinds.map((k) => mb(x.gc.browser.by_kind[k]?.pss ?? 0).replace(" MB", "")).join("/")).join(" → ")} MB | | |`);
   console.log(`| page's JS heap used (after GC; without GC after the batch: ${mb(p.after_batch.raw.js_heap_used)}); peak in the batch | ${mem((x) => mb(x.js_heap_used))}; ${mb(L.memory.peak_during_batch.js_heap_used)} | | |`);
   console.log(`| page's wasm memory; DOM nodes | ${mem((x) => (x.wasm == null ? "?" : mb(x.wasm)))}; ${mem((x) => n(x.dom_nodes))} | | |`);
   for (const [kind, e] of Object.entries(L.exports)) {
