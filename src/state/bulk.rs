@@ -170,7 +170,7 @@ impl Bulk {
     pub fn start(&self, action: ActionId, headers: Vec<String>, rows: Vec<CheckedRow>) {
         let to_run = BatchToRun::New {
             id: uuid::Uuid::new_v4().simple().to_string(),
-            workspace: self.workspace_id(),
+            workspace: self.workspace.id_untracked(),
             action,
             headers,
             rows: rows.into_iter().map(BatchRow::new).collect(),
@@ -322,7 +322,7 @@ impl Bulk {
         let mut waiting = vec![ToRunner::SignedIn(untrack(|| {
             self.session.credential_for_runner()
         }))];
-        if let Some(workspace) = self.workspace_id() {
+        if let Some(workspace) = self.workspace.id_untracked() {
             waiting.push(ToRunner::WorkspaceKnown(workspace));
         }
         waiting.push(ToRunner::Run(to_run));
@@ -629,14 +629,6 @@ impl Bulk {
     /// Sends the failed rows again as new submissions (new keys, so they may cost again).
     pub fn retry_failed(&self) {
         self.command(ToRunner::RetryFailed);
-    }
-
-    fn workspace_id(&self) -> Option<String> {
-        self.workspace
-            .resource
-            .get_untracked()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id)
     }
 
     fn current_id(&self) -> Option<String> {
