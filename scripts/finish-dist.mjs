@@ -1,5 +1,5 @@
 // Finishes a release dist/ after trunk, then updates the subresource-integrity hashes of the
-// files it changed in index.html. Three steps, each measured (README, "Speed and size"):
+// files it changed in index.html. Three steps, each measured (docs/performance.md):
 // - esbuild minifies the wasm-bindgen JavaScript glue: trunk 0.21's own minifier cannot parse
 //   it ("Failed to minify JS") and ships it as is.
 // - a second binaryen pass, `--flatten --rereloop -Oz -Oz` after trunk's `-Oz`, restructures
