@@ -89,6 +89,15 @@ export async function screenshot(page, name) {
 
 /** Signs in through the form, as a person would. */
 export async function signIn(page, credential) {
+  await trySignIn(page, credential);
+  // Signing in goes on once the credential's check answers: wait for it, so that a navigation
+  // the test makes next is not undone by sign-in's own way back to where the person was headed.
+  await page.waitForURL((url) => url.pathname !== "/sign-in");
+  await settled(page);
+}
+
+/** Submits the sign-in form with `credential`, for a test that expects it to be refused. */
+export async function trySignIn(page, credential) {
   await page.getByLabel("API key or session token").fill(credential);
   await page.getByRole("button", { name: "Sign in" }).click();
 }

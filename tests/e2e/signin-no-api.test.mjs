@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
-import { launchBrowser, openPage, screenshot, signIn, besides } from "./harness.mjs";
+import { launchBrowser, openPage, screenshot, trySignIn, besides } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dist = process.env.CONSOLE_DIST ?? join(root, "dist");
@@ -42,7 +42,7 @@ after(async () => {
 async function tryToSignIn() {
   const opened = await openPage(browser);
   await opened.page.goto(`${origin}/sign-in`);
-  await signIn(opened.page, "sk_sandbox_nothing_behind");
+  await trySignIn(opened.page, "sk_sandbox_nothing_behind");
   await opened.page.getByText("Checking the credential failed").waitFor();
   return opened;
 }
@@ -66,7 +66,7 @@ test("no answer at all for /v1 says to start the sandbox", async () => {
   const { context, page, problems } = await openPage(browser);
   await page.route("**/v1/**", (route) => route.abort("connectionrefused"));
   await page.goto(`${origin}/sign-in`);
-  await signIn(page, "sk_sandbox_nothing_behind");
+  await trySignIn(page, "sk_sandbox_nothing_behind");
   await assert.doesNotReject(page.getByRole("alert").filter({ hasText: HINT }).waitFor());
   assert.deepEqual(problems.filter((p) => !p.includes("net::ERR_CONNECTION_REFUSED")), []);
   await context.close();
