@@ -2,6 +2,7 @@
 //! page shares (header, navigation, main area).
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use leptos_router::Lazy;
 use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
 use leptos_router::hooks::{use_navigate, use_params};
@@ -9,13 +10,13 @@ use leptos_router::params::Params;
 use leptos_router::{NavigateOptions, path};
 
 use crate::components::{RequireSession, ThemeToggle};
-use crate::model::format::group_thousands;
+use crate::model::format::{counted, group_thousands};
 use crate::pages::lazy::{
-    ActionFormRoute, ActionsRoute, BulkRoute, KeysRoute, RunDetailRoute, RunsRoute,
+    ActionFormRoute, ActionsRoute, BulkRoute, KeysRoute, RunDetailRoute, RunsRoute, StorageRoute,
     schedule_preload,
 };
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
-use crate::state::bulk::Bulk;
+use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::registry::Registry;
 use crate::state::session::{Session, use_session};
@@ -51,6 +52,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/runs/:id") view={Lazy::<RunDetailRoute>::new()} />
                     <Route path=path!("/bulk") view={Lazy::<BulkRoute>::new()} />
                     <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />
+                    <Route path=path!("/storage") view={Lazy::<StorageRoute>::new()} />
                 </FlatRoutes>
             </main>
         </Router>
@@ -87,15 +89,6 @@ pub fn replace() -> NavigateOptions {
 #[component]
 fn AppHeader() -> impl IntoView {
     let session = use_session();
-    let drafts = use_drafts();
-    let navigate = use_navigate();
-    let sign_out = move |_| {
-        session.sign_out();
-        // Drafts survive an expired session (to finish after signing in again), not a sign-out.
-        drafts.forget_all();
-        // Pages outside the guard (not-found) would otherwise stay on screen.
-        navigate("/sign-in", Default::default());
-    };
     let credential = move || session.kind().map(|k| k.label()).unwrap_or_default();
     view! {
         // `rel="external"`: the router leaves it alone, so the browser moves focus to main.
@@ -120,13 +113,78 @@ fn AppHeader() -> impl IntoView {
                     <span class="credential" title=move || format!("{} at {}", credential(), session.base_url().unwrap_or_default())>
                         {credential}
                     </span>
-                    <button type="button" class="button secondary" on:click=sign_out.clone()>
-                        "Sign out"
-                    </button>
+                    <SignOut />
                 })}
                 <ThemeToggle />
             </div>
         </header>
+    }
+}
+
+/// "Sign out…": signing out, or signing out and forgetting what this browser keeps for the
+/// workspace (a shared computer), in one step and saying what it deleted.
+#[component]
+fn SignOut() -> impl IntoView {
+    let session = use_session();
+    let drafts = use_drafts();
+    let workspace = use_workspace();
+    let bulk = use_bulk();
+    let navigate = use_navigate();
+    let open = RwSignal::new(false);
+    let forgetting = RwSignal::new(false);
+    let forget_failed = RwSignal::new(false);
+    let leave = move |notice: Option<String>| {
+        match notice {
+            Some(notice) => session.sign_out_saying(notice),
+            None => session.sign_out(),
+        }
+        // Drafts survive an expired session (to finish after signing in again), not a sign-out.
+        drafts.forget_all();
+        // Pages outside the guard (not-found) would otherwise stay on screen.
+        navigate("/sign-in", Default::default());
+    };
+    let leave_now = leave.clone();
+    let leave_and_forget = move |_| {
+        let leave = leave.clone();
+        let Some(id) = workspace.id_untracked() else {
+            leave(None);
+            return;
+        };
+        forgetting.set(true);
+        forget_failed.set(false);
+        // The batch on screen, if any, stops and goes with the rest.
+        bulk.clear();
+        spawn_local(async move {
+            match crate::pages::lazy::forget_workspace(id.clone()).await {
+                Ok(gone) => leave(Some(format!(
+                    "Signed out. This browser no longer keeps anything of workspace {id}: {} of its run history, {} and {} deleted.",
+                    counted(u64::from(gone.runs), "run", "runs"),
+                    counted(gone.batches as u64, "bulk batch", "bulk batches"),
+                    counted(gone.submissions as u64, "submission", "submissions"),
+                ))),
+                Err(()) => forget_failed.set(true),
+            }
+            forgetting.set(false);
+        });
+    };
+    view! {
+        <div class="sign-out" on:keydown=move |ev| if ev.key() == "Escape" { open.set(false) }>
+            <button type="button" class="button secondary" aria-expanded=move || open.get().to_string()
+                aria-controls="sign-out-menu" on:click=move |_| open.update(|o| *o = !*o)>
+                "Sign out…"
+            </button>
+            <div id="sign-out-menu" class="sign-out-menu" role="group" aria-label="Sign out" hidden=move || !open.get()>
+                <p>"This browser keeps the workspace's run history, its bulk batches and the inputs sent from here, for the next sign-in (never the credential). On a shared computer, forget them."</p>
+                <button type="button" class="button secondary" on:click=move |_| leave_now(None)>"Sign out"</button>
+                <button type="button" class="button danger" disabled=forgetting on:click=leave_and_forget>
+                    {move || if forgetting.get() { "Forgetting…" } else { "Sign out and forget this workspace's data in this browser" }}
+                </button>
+                <p class="field-error" role="alert">{move || forget_failed.get().then_some(
+                    "Nothing was deleted: this browser's storage did not answer. You are still signed in."
+                )}</p>
+                <p class="help"><a href="/storage" on:click=move |_| open.set(false)>"What this browser keeps"</a></p>
+            </div>
+        </div>
     }
 }
 

@@ -5,44 +5,106 @@
 
 use api_contract::Run;
 
-use crate::model::archive::{KeptRun, ListReads, kept_run_key};
+use crate::browser::FileParts;
+use crate::model::archive::{
+    KeptRun, ListReads, SkippedLine, history_line, input_of_body, kept_run_key, read_history_file,
+};
+use crate::model::bulk::SavedBatch;
+use crate::model::form::SavedSubmission;
 use crate::store::{self, Change};
 
-/// Keeps `runs`, as seen now, in `workspace`'s history: each merged with what was kept of it
+/// How a [`keep`] went: the runs it added, changed, and found already kept as they are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Merge {
+    pub added: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+}
+
+/// Keeps `seen` in `workspace`'s history: each merged with what was kept of it
 /// (`KeptRun::merged`), in one write. A run already kept as it is now is not written again.
-pub async fn keep_runs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
-    if workspace.is_empty() || runs.is_empty() {
-        return Ok(());
+async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
+    let mut merge = Merge::default();
+    if workspace.is_empty() || seen.is_empty() {
+        return Ok(merge);
     }
-    let now = js_sys::Date::now();
-    let keys: Vec<String> = runs
+    let keys: Vec<String> = seen
         .iter()
-        .map(|run| kept_run_key(workspace, &run.id))
+        .map(|kept| kept_run_key(workspace, &kept.run.id))
         .collect();
     let kept = store::get_many(store::RUNS, &keys).await.map_err(|_| ())?;
-    let changes: Vec<Change> = runs
-        .iter()
-        .zip(kept)
-        .zip(keys)
-        .filter_map(|((run, kept), key)| {
-            let seen = KeptRun::seen(workspace, run, now);
-            let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
-            let after = match &before {
-                Some(before) => before.clone().merged(seen),
-                None => seen,
-            };
+    let mut changes = Vec::new();
+    for ((seen, kept), key) in seen.into_iter().zip(kept).zip(keys) {
+        let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
+        let after = match &before {
+            Some(before) => before.clone().merged(seen),
+            None => seen,
+        };
+        match &before {
             // Written when the run changed, not for every sighting of a finished run.
-            let unchanged = before
-                .as_ref()
-                .is_some_and(|b| b.run == after.run && b.records == after.records);
-            (!unchanged).then(|| Change::Put {
-                store: store::RUNS,
-                key,
-                json: serde_json::to_string(&after).unwrap_or_default(),
-            })
-        })
+            Some(before)
+                if before.run == after.run
+                    && before.records == after.records
+                    && before.input == after.input =>
+            {
+                merge.unchanged += 1;
+                continue;
+            }
+            Some(_) => merge.updated += 1,
+            None => merge.added += 1,
+        }
+        changes.push(Change::Put {
+            store: store::RUNS,
+            key,
+            json: serde_json::to_string(&after).unwrap_or_default(),
+        });
+    }
+    // The first run kept for a workspace starts its history: when is kept with it (what the
+    // history covers, and a mark that this browser holds data for the workspace).
+    if merge.added > 0
+        && store::get(store::META, &since_key(workspace))
+            .await
+            .map_err(|_| ())?
+            .is_none()
+    {
+        changes.push(Change::Put {
+            store: store::META,
+            key: since_key(workspace),
+            json: js_sys::Date::now().to_string(),
+        });
+    }
+    store::write(changes).await.map_err(|_| ())?;
+    Ok(merge)
+}
+
+/// The key of the time `workspace`'s history started in this browser (ms since the epoch).
+fn since_key(workspace: &str) -> String {
+    format!("{workspace}/since")
+}
+
+/// When this browser started keeping `workspace`'s history, ms since the epoch; `None` before
+/// the first run was kept.
+pub async fn kept_since(workspace: &str) -> Result<Option<f64>, ()> {
+    Ok(store::get(store::META, &since_key(workspace))
+        .await
+        .map_err(|_| ())?
+        .and_then(|text| text.parse().ok()))
+}
+
+/// Keeps `runs`, as seen now, in `workspace`'s history ([`keep`]).
+pub async fn keep_runs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
+    let now = js_sys::Date::now();
+    let seen = runs
+        .iter()
+        .map(|run| KeptRun::seen(workspace, run, now))
         .collect();
-    store::write(changes).await.map_err(|_| ())
+    keep(workspace, seen).await.map(|_| ())
+}
+
+/// Keeps a run this console just submitted, with the input it sent (the request's body).
+pub async fn keep_submitted(workspace: &str, run: &Run, body: &str) -> Result<(), ()> {
+    let seen = KeptRun::seen(workspace, run, js_sys::Date::now()).with_input(input_of_body(body));
+    keep(workspace, vec![seen]).await.map(|_| ())
 }
 
 /// Every run this browser keeps for `workspace`, newest first; `Err` when the browser keeps
@@ -102,4 +164,199 @@ pub async fn keep_list(workspace: &str, runs: &[Run]) -> Result<(), ()> {
     }])
     .await
     .map_err(|_| ())
+}
+
+/// What this browser keeps for a workspace, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeptCounts {
+    /// Runs in the history.
+    pub runs: u32,
+    /// Bulk batches, with their rows.
+    pub batches: usize,
+    /// Submissions made from the form (their inputs).
+    pub submissions: usize,
+}
+
+impl KeptCounts {
+    pub fn is_empty(&self) -> bool {
+        *self == KeptCounts::default()
+    }
+}
+
+/// The ids of `workspace`'s bulk batches in this browser.
+async fn batch_ids(workspace: &str) -> Result<Vec<String>, ()> {
+    Ok(store::all(store::BATCHES)
+        .await
+        .map_err(|_| ())?
+        .iter()
+        .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
+        .filter(|batch| batch.workspace == workspace)
+        .map(|batch| batch.id)
+        .collect())
+}
+
+/// The keys (run ids) of the submissions this browser keeps for `workspace`.
+async fn submission_keys(workspace: &str) -> Result<Vec<String>, ()> {
+    Ok(store::entries(store::SUBMISSIONS)
+        .await
+        .map_err(|_| ())?
+        .into_iter()
+        .filter(|entry| {
+            SavedSubmission::from_json(&entry.json).is_some_and(|s| s.workspace == workspace)
+        })
+        .map(|entry| entry.key)
+        .collect())
+}
+
+/// Counts what this browser keeps for `workspace`.
+pub async fn counts(workspace: &str) -> Result<KeptCounts, ()> {
+    Ok(KeptCounts {
+        runs: store::count_under(store::RUNS, workspace)
+            .await
+            .map_err(|_| ())?,
+        batches: batch_ids(workspace).await?.len(),
+        submissions: submission_keys(workspace).await?.len(),
+    })
+}
+
+/// Kept runs written into an export file at a time.
+const EXPORT_SLICE: usize = 1_000;
+
+/// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
+/// resolves with the number of runs, and saves nothing when there are none.
+pub async fn export_history(workspace: &str) -> Result<usize, ()> {
+    let lines = store::all_under(store::RUNS, workspace)
+        .await
+        .map_err(|_| ())?;
+    if lines.is_empty() {
+        return Ok(0);
+    }
+    let mut file = FileParts::new("application/jsonl").ok_or(())?;
+    for slice in lines.chunks(EXPORT_SLICE) {
+        let text: String = slice.iter().map(|json| history_line(json)).collect();
+        file.push(&text).ok_or(())?;
+    }
+    let today = chrono::Utc::now().format("%Y-%m-%d");
+    file.download(&format!("runs-{workspace}-{today}.jsonl"));
+    Ok(lines.len())
+}
+
+/// What an import did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Imported {
+    /// Runs the file held for the workspace (after merging repeated ids).
+    pub read: usize,
+    pub merge: Merge,
+    pub skipped: Vec<SkippedLine>,
+}
+
+/// Imports a history file into `workspace`'s history: the runs it holds for the workspace,
+/// merged with what this browser keeps, in one write (all of them or, on a refused write,
+/// none); the lines left out are reported.
+pub async fn import_history(workspace: &str, text: &str) -> Result<Imported, ()> {
+    let file = read_history_file(text, workspace);
+    let read = file.runs.len();
+    let merge = keep(workspace, file.runs).await?;
+    Ok(Imported {
+        read,
+        merge,
+        skipped: file.skipped,
+    })
+}
+
+/// Forgets `workspace`'s run history in this browser (and what it knew of its reads of the
+/// runs list); resolves with the number of runs forgotten.
+pub async fn forget_history(workspace: &str) -> Result<u32, ()> {
+    let runs = store::count_under(store::RUNS, workspace)
+        .await
+        .map_err(|_| ())?;
+    store::write(vec![
+        Change::DeleteUnder {
+            store: store::RUNS,
+            prefix: workspace.to_owned(),
+        },
+        Change::DeleteUnder {
+            store: store::META,
+            prefix: workspace.to_owned(),
+        },
+    ])
+    .await
+    .map_err(|_| ())?;
+    Ok(runs)
+}
+
+/// Forgets everything this browser keeps for `workspace` in one write: the run history, the
+/// bulk batches with their rows, the submissions; resolves with what there was.
+pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
+    let batches = batch_ids(workspace).await?;
+    let submissions = submission_keys(workspace).await?;
+    let counts = KeptCounts {
+        runs: store::count_under(store::RUNS, workspace)
+            .await
+            .map_err(|_| ())?,
+        batches: batches.len(),
+        submissions: submissions.len(),
+    };
+    let mut changes = vec![
+        Change::DeleteUnder {
+            store: store::RUNS,
+            prefix: workspace.to_owned(),
+        },
+        Change::DeleteUnder {
+            store: store::META,
+            prefix: workspace.to_owned(),
+        },
+    ];
+    changes.extend(batches.into_iter().map(Change::DeleteBatch));
+    changes.extend(submissions.into_iter().map(|key| Change::Delete {
+        store: store::SUBMISSIONS,
+        key,
+    }));
+    store::write(changes).await.map_err(|_| ())?;
+    Ok(counts)
+}
+
+/// A workspace this browser keeps data for, and how much.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptWorkspace {
+    pub id: String,
+    pub counts: KeptCounts,
+}
+
+/// The workspaces this browser keeps data for (for sign-in to say so on a shared computer).
+pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
+    let mut ids: Vec<String> = store::all(store::BATCHES)
+        .await
+        .map_err(|_| ())?
+        .iter()
+        .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
+        .map(|batch| batch.workspace)
+        .collect();
+    ids.extend(
+        store::entries(store::SUBMISSIONS)
+            .await
+            .map_err(|_| ())?
+            .iter()
+            .filter_map(|entry| SavedSubmission::from_json(&entry.json))
+            .map(|submission| submission.workspace),
+    );
+    // Every workspace whose history was kept has its list reads in the meta store.
+    ids.extend(
+        store::entries(store::META)
+            .await
+            .map_err(|_| ())?
+            .into_iter()
+            .filter_map(|entry| entry.key.split_once('/').map(|(ws, _)| ws.to_owned())),
+    );
+    ids.retain(|id| !id.is_empty());
+    ids.sort();
+    ids.dedup();
+    let mut kept = Vec::new();
+    for id in ids {
+        let counts = counts(&id).await?;
+        if !counts.is_empty() {
+            kept.push(KeptWorkspace { id, counts });
+        }
+    }
+    Ok(kept)
 }

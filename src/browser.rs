@@ -222,3 +222,57 @@ pub async fn request_lock(name: &str, how: LockRequest) -> LockAnswer {
         _ => LockAnswer::HeldElsewhere,
     }
 }
+
+/// What the browser says of the console's storage (`navigator.storage`); `None` where it does
+/// not say.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StorageState {
+    /// Bytes the console's origin uses, and may use.
+    pub usage: Option<f64>,
+    pub quota: Option<f64>,
+    /// Whether the browser keeps the data until the person clears it, rather than removing it
+    /// when space runs low.
+    pub persisted: Option<bool>,
+}
+
+fn storage_manager() -> Option<web_sys::StorageManager> {
+    web_sys::window().map(|w| w.navigator().storage())
+}
+
+/// Reads the console's [`StorageState`].
+pub async fn storage_state() -> StorageState {
+    let Some(manager) = storage_manager() else {
+        return StorageState::default();
+    };
+    let number = |object: &JsValue, name: &str| {
+        js_sys::Reflect::get(object, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_f64())
+    };
+    let estimate = match manager.estimate() {
+        Ok(promise) => JsFuture::from(promise).await.ok(),
+        Err(_) => None,
+    };
+    let persisted = match manager.persisted() {
+        Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_bool()),
+        Err(_) => None,
+    };
+    StorageState {
+        usage: estimate.as_ref().and_then(|e| number(e, "usage")),
+        quota: estimate.as_ref().and_then(|e| number(e, "quota")),
+        persisted,
+    }
+}
+
+/// Asks the browser to keep the console's data until the person clears it
+/// (`navigator.storage.persist()`); whether it agreed.
+pub async fn ask_persistence() -> bool {
+    let Some(Ok(promise)) = storage_manager().map(|m| m.persist()) else {
+        return false;
+    };
+    JsFuture::from(promise)
+        .await
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}

@@ -367,7 +367,12 @@ fn execute(action: ActionId, command: Command) {
             let answer = match client {
                 Some(client) => match client.submit(action.as_str(), false, &key, &body).await {
                     Ok(submitted) => {
-                        archive::keep_in_background(workspace(), vec![submitted.run.clone()]);
+                        if let Some(workspace) = workspace() {
+                            let (run, body) = (submitted.run.clone(), body.clone());
+                            spawn_local(async move {
+                                let _ = archive::keep_submitted(&workspace, &run, &body).await;
+                            });
+                        }
                         SubmitAnswer::Accepted(submitted.run)
                     }
                     Err(e) => submit_answer(&e),

@@ -106,6 +106,11 @@ pub enum Change {
     },
     /// A batch's summary and all its rows.
     DeleteBatch(String),
+    /// Every value of `store` whose key starts with `{prefix}/` (a workspace's kept runs).
+    DeleteUnder {
+        store: &'static str,
+        prefix: String,
+    },
 }
 
 /// Writes the changes in one transaction: all of them, or none. Resolves once they are on disk
@@ -132,6 +137,10 @@ pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
             Change::DeleteBatch(id) => {
                 tx.object_store(BATCHES)?.delete(&JsValue::from_str(&id))?;
                 tx.object_store(ROWS)?.delete(&keys_under(&id)?.into())?;
+            }
+            Change::DeleteUnder { store, prefix } => {
+                tx.object_store(store)?
+                    .delete(&keys_under(&prefix)?.into())?;
             }
         }
         Ok::<(), JsValue>(())
@@ -191,6 +200,38 @@ pub async fn all_under(store: &'static str, prefix: &str) -> Result<Vec<String>,
         .object_store(store)?
         .get_all_with_key(&keys_under(prefix)?.into())?;
     Ok(strings(finished(&request).await?))
+}
+
+/// How many values of `store` have a key under `{prefix}/`.
+pub async fn count_under(store: &'static str, prefix: &str) -> Result<u32, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(store)?
+        .object_store(store)?
+        .count_with_key(&keys_under(prefix)?.into())?;
+    Ok(finished(&request).await?.as_f64().unwrap_or_default() as u32)
+}
+
+/// A stored value with its key.
+pub struct Entry {
+    pub key: String,
+    pub json: String,
+}
+
+/// Every key and value of a store, in key order (one transaction, so the two lists agree).
+pub async fn entries(store: &'static str) -> Result<Vec<Entry>, JsValue> {
+    let db = database().await?;
+    let objects = db.transaction_with_str(store)?.object_store(store)?;
+    let keys = objects.get_all_keys()?;
+    let values = objects.get_all()?;
+    let (keys_done, values_done) = (settled(&keys), settled(&values));
+    keys_done.await?;
+    values_done.await?;
+    Ok(strings(keys.result()?)
+        .into_iter()
+        .zip(strings(values.result()?))
+        .map(|(key, json)| Entry { key, json })
+        .collect())
 }
 
 /// Every value of a store (the batch summaries: a few per workspace).

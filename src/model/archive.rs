@@ -4,9 +4,12 @@
 //! holds the run as the API last showed it, without its output (its records are counted), so
 //! the history of a busy workspace stays small; never a credential.
 
+use std::collections::HashMap;
+
 use api_contract::{RUN_LIST_LIMIT, Run, RunStatus};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// How often the workspace's runs list is read in the background, at most (any tab).
 pub const READ_LIST_EVERY_MS: f64 = 60_000.0;
@@ -67,6 +70,38 @@ pub struct KeptRun {
     pub records: usize,
     /// When this browser last saw the run, ms since the epoch.
     pub seen_at: f64,
+    /// What was sent as the run's input, when this console made it (the API does not return
+    /// it): searched over on the runs page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+}
+
+/// The `input` of a submission's request body (JSON text); `None` for a body without one.
+pub fn input_of_body(body: &str) -> Option<Value> {
+    let mut body: serde_json::Map<String, Value> = serde_json::from_str(body).ok()?;
+    body.remove("input")
+}
+
+/// Every text and number of an input, lower-cased, one per line: what a search looks into.
+pub fn input_text(input: &Value) -> String {
+    fn collect(value: &Value, into: &mut String) {
+        match value {
+            Value::String(text) => {
+                into.push_str(&text.to_lowercase());
+                into.push('\n');
+            }
+            Value::Number(n) => {
+                into.push_str(&n.to_string());
+                into.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|v| collect(v, into)),
+            Value::Object(fields) => fields.values().for_each(|v| collect(v, into)),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut text = String::new();
+    collect(input, &mut text);
+    text
 }
 
 /// Where a listed run comes from.
@@ -103,7 +138,13 @@ impl KeptRun {
             },
             records: run.output.len(),
             seen_at,
+            input: None,
         }
+    }
+
+    /// With the input this console sent for the run.
+    pub fn with_input(self, input: Option<Value>) -> KeptRun {
+        KeptRun { input, ..self }
     }
 
     /// This kept run after another sighting of it: the state further along wins, so an answer
@@ -121,8 +162,95 @@ impl KeptRun {
             kept.records = other.records;
         }
         kept.seen_at = seen_at;
+        // The input is known from the sighting that made the run, not from later ones.
+        kept.input = kept.input.or(other.input);
         kept
     }
+}
+
+/// A line of a history file that was not imported, and why (lines count from 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedLine {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What a history file (JSON Lines, one [`KeptRun`] per line, as [`history_line`] writes it)
+/// holds for a workspace: its runs, merged by id, and the lines left out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HistoryFile {
+    pub runs: Vec<KeptRun>,
+    pub skipped: Vec<SkippedLine>,
+}
+
+/// Reads a history file for `workspace`. Blank lines are ignored; a line that is not a kept
+/// run, or is one of another workspace, is skipped with its number and the reason; a run's
+/// output, if an edited file has one, is counted and left out, as a kept run's is.
+pub fn read_history_file(text: &str, workspace: &str) -> HistoryFile {
+    let mut file = HistoryFile::default();
+    let mut index_of: HashMap<String, usize> = HashMap::new();
+    for (index, line) in text.lines().enumerate() {
+        let line_number = index + 1;
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut skip = |reason: String| {
+            file.skipped.push(SkippedLine {
+                line: line_number,
+                reason,
+            })
+        };
+        let kept = match serde_json::from_str::<KeptRun>(line) {
+            Ok(kept) => kept,
+            Err(error) => {
+                // serde counts lines within the text it was given: one line of the file.
+                let what = error.to_string();
+                let what = what.split(" at line ").next().unwrap_or_default();
+                skip(format!(
+                    "not a run of an exported history ({what}, at character {})",
+                    error.column()
+                ));
+                continue;
+            }
+        };
+        if kept.run.id.trim().is_empty() {
+            skip("a run without an id".to_owned());
+            continue;
+        }
+        if kept.workspace != workspace {
+            skip(format!(
+                "a run of workspace {}, not of the one signed in to",
+                kept.workspace
+            ));
+            continue;
+        }
+        let kept = KeptRun {
+            records: kept.records.max(kept.run.output.len()),
+            run: Run {
+                output: Vec::new(),
+                ..kept.run
+            },
+            ..kept
+        };
+        match index_of.get(&kept.run.id) {
+            Some(&at) => {
+                let earlier = std::mem::replace(&mut file.runs[at], kept);
+                let later = file.runs[at].clone();
+                file.runs[at] = earlier.merged(later);
+            }
+            None => {
+                index_of.insert(kept.run.id.clone(), file.runs.len());
+                file.runs.push(kept);
+            }
+        }
+    }
+    file
+}
+
+/// A kept run as a line of a history file (its stored JSON, then a line break).
+pub fn history_line(kept_json: &str) -> String {
+    format!("{kept_json}\n")
 }
 
 #[cfg(test)]
@@ -218,11 +346,72 @@ mod tests {
     }
 
     #[test]
+    fn the_input_sent_stays_with_the_run_and_is_searchable_as_text() {
+        let input = input_of_body(
+            r#"{"input":{"keywords":"Ada Lovelace","limit":[3,"X"]},"max_results":5}"#,
+        );
+        let submitted = KeptRun::seen("ws", &run(RunStatus::Queued, 0), 10.0).with_input(input);
+        let listed = KeptRun::seen("ws", &run(RunStatus::Completed, 2), 20.0);
+        let merged = submitted.merged(listed);
+        assert_eq!(merged.run.status, RunStatus::Completed);
+        assert_eq!(
+            input_text(merged.input.as_ref().unwrap()),
+            "ada lovelace\n3\nx\n"
+        );
+        assert_eq!(input_of_body("not json"), None);
+        assert_eq!(input_of_body(r#"{"max_results":5}"#), None);
+    }
+
+    #[test]
     fn a_later_sighting_without_the_output_keeps_the_record_count() {
         let with_output = KeptRun::seen("ws", &run(RunStatus::Completed, 7), 10.0);
         let without = KeptRun::seen("ws", &run(RunStatus::Completed, 0), 30.0);
         let merged = with_output.merged(without);
         assert_eq!(merged.records, 7);
         assert_eq!(merged.seen_at, 30.0);
+    }
+
+    #[test]
+    fn a_history_file_is_read_line_by_line_and_bad_lines_are_reported_by_number() {
+        let line = |kept: &KeptRun| serde_json::to_string(kept).unwrap();
+        let done = KeptRun::seen("ws", &run(RunStatus::Completed, 4), 20.0);
+        let earlier = KeptRun::seen("ws", &run(RunStatus::Processing, 0), 10.0);
+        let second = Run {
+            id: "run_2".into(),
+            ..made_at(7)
+        };
+        let mut with_output = line(&KeptRun::seen("ws", &second, 5.0));
+        with_output = with_output.replace(r#""output":[]"#, r#""output":[{"a":1},{"a":2}]"#);
+        let other_workspace = line(&KeptRun::seen("ws_other", &made_at(8), 5.0));
+        let text = [
+            line(&done),
+            String::new(),
+            "{not json".to_owned(),
+            other_workspace,
+            line(&earlier),
+            with_output,
+            r#"{"workspace":"ws"}"#.to_owned(),
+        ]
+        .join("\n");
+        let file = read_history_file(&text, "ws");
+        assert_eq!(
+            file.skipped.iter().map(|s| s.line).collect::<Vec<_>>(),
+            vec![3, 4, 7]
+        );
+        assert_eq!(
+            file.skipped[0].reason,
+            "not a run of an exported history (key must be a string, at character 2)"
+        );
+        assert!(file.skipped[1].reason.contains("ws_other"));
+        // run_1 twice: merged, the finished state winning; run_2's edited output counted and
+        // left out.
+        assert_eq!(file.runs.len(), 2);
+        let run_1 = &file.runs[0];
+        assert_eq!(run_1.run.status, RunStatus::Completed);
+        assert_eq!(run_1.records, 4);
+        assert_eq!(run_1.seen_at, 20.0);
+        assert_eq!(file.runs[1].records, 2);
+        assert!(file.runs.iter().all(|k| k.run.output.is_empty()));
+        assert!(read_history_file("", "ws") == HistoryFile::default());
     }
 }

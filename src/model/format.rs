@@ -20,6 +20,12 @@ pub fn group_thousands(n: u64) -> String {
     out
 }
 
+/// A count and its noun: "1 run", "2,000 runs" (`many` is the plural).
+pub fn counted(count: u64, one: &str, many: &str) -> String {
+    let noun = if count == 1 { one } else { many };
+    format!("{} {noun}", group_thousands(count))
+}
+
 /// `2026-11-20 14:03:09` in `zone`: unambiguous, sortable, and quotable in a support ticket.
 ///
 /// From chrono's field getters rather than `format("%Y-%m-%d %H:%M:%S")`: the strftime
@@ -74,6 +80,13 @@ pub fn run_duration(created: DateTime<Utc>, completed: Option<DateTime<Utc>>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_takes_its_noun_in_the_singular_only_for_one() {
+        assert_eq!(counted(1, "bulk batch", "bulk batches"), "1 bulk batch");
+        assert_eq!(counted(0, "run", "runs"), "0 runs");
+        assert_eq!(counted(2_000, "run", "runs"), "2,000 runs");
+    }
     use chrono::FixedOffset;
 
     fn at(text: &str) -> DateTime<Utc> {

@@ -234,9 +234,10 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         let (Some(attempt), Some(ws)) = (attempt, ws) else {
             return;
         };
-        let (workspace_id, seen) = (ws.workspace_id.clone(), vec![run.clone()]);
+        let (workspace_id, seen, body) =
+            (ws.workspace_id.clone(), run.clone(), attempt.body.clone());
         spawn_local(async move {
-            let _ = crate::archive::keep_runs(&workspace_id, &seen).await;
+            let _ = crate::archive::keep_submitted(&workspace_id, &seen, &body).await;
         });
         let run_id = &run.id;
         let saved = SavedSubmission {

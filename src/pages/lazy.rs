@@ -4,7 +4,7 @@
 //! split point: `wasm_split` (Leptos's re-export of `wasm_split_helpers`) turns it into an
 //! `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
 //! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
-//! the shell, sign-in and the workspace; actions, runs, bulk and keys come after, in the
+//! the shell, sign-in and the workspace; actions, runs, bulk, keys and storage come after, in the
 //! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
 //! is a plain `async fn`, so `trunk serve` needs no extra tool.
 //!
@@ -18,11 +18,14 @@ use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
 use leptos_router::LazyRoute;
 use leptos_router::location::{BrowserUrl, LocationProvider};
 
+use crate::archive::{KeptCounts, KeptWorkspace};
 use crate::components::RequireSession;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
-use super::{ActionFormPage, ActionsPage, BulkPage, KeysPage, RunDetailPage, RunsPage};
+use super::{
+    ActionFormPage, ActionsPage, BulkPage, KeysPage, RunDetailPage, RunsPage, StoragePage,
+};
 
 /// A page's code could not be fetched or instantiated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +48,7 @@ pub enum PageKey {
     RunDetail,
     Bulk,
     Keys,
+    Storage,
 }
 
 /// Builds a page, inside the chunk. One chunk holds all of them: measured against one chunk per
@@ -89,6 +93,52 @@ async fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(
     Ok(())
 }
 
+/// A future made inside the chunk (a split function itself cannot be `async`).
+type InChunk<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
+
+#[cfg(console_split)]
+#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts, ()>>, ChunkError> {
+    Ok(Box::pin(async move {
+        crate::archive::forget_workspace(&workspace).await
+    }))
+}
+
+#[cfg(not(console_split))]
+async fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts, ()>>, ChunkError> {
+    Ok(Box::pin(async move {
+        crate::archive::forget_workspace(&workspace).await
+    }))
+}
+
+#[cfg(console_split)]
+#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn kept_workspaces_in_chunk() -> Result<InChunk<Result<Vec<KeptWorkspace>, ()>>, ChunkError> {
+    Ok(Box::pin(crate::archive::kept_workspaces()))
+}
+
+#[cfg(not(console_split))]
+async fn kept_workspaces_in_chunk() -> Result<InChunk<Result<Vec<KeptWorkspace>, ()>>, ChunkError> {
+    Ok(Box::pin(crate::archive::kept_workspaces()))
+}
+
+/// Forgets everything this browser keeps for `workspace` (`archive::forget_workspace`), for
+/// sign-out, which is part of the first screen; `Err` when nothing could be deleted (the code
+/// did not arrive, or the store refused).
+pub async fn forget_workspace(workspace: String) -> Result<KeptCounts, ()> {
+    forget_in_chunk(workspace).await.map_err(|_| ())?.await
+}
+
+/// The workspaces this browser keeps data for (`archive::kept_workspaces`), for sign-in.
+pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
+    kept_workspaces_in_chunk().await.map_err(|_| ())?.await
+}
+
+/// Whether the pages' chunk has arrived (provided by [`schedule_preload`]): sign-in asks the
+/// store what it keeps only then, so that its question does not fetch the chunk earlier.
+#[derive(Clone, Copy)]
+pub struct PagesLoaded(pub RwSignal<bool>);
+
 fn page_view(key: PageKey) -> AnyView {
     match key {
         PageKey::Actions => view! { <RequireSession><ActionsPage /></RequireSession> }.into_any(),
@@ -101,6 +151,7 @@ fn page_view(key: PageKey) -> AnyView {
         }
         PageKey::Bulk => view! { <RequireSession><BulkPage /></RequireSession> }.into_any(),
         PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
+        PageKey::Storage => view! { <RequireSession><StoragePage /></RequireSession> }.into_any(),
     }
 }
 
@@ -120,9 +171,12 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
             url.path().to_owned()
         }
     });
+    let loaded = RwSignal::new(false);
+    provide_context(PagesLoaded(loaded));
     let preload = move || {
         spawn_local(async move {
             if preload_pages().await.is_ok() {
+                loaded.set(true);
                 let _ = start_history(session, workspace).await;
             }
         });
@@ -141,7 +195,7 @@ fn in_chunk(path: &str) -> bool {
         .split(['/', '?'])
         .next()
         .unwrap_or_default();
-    matches!(first, "actions" | "runs" | "bulk" | "keys")
+    matches!(first, "actions" | "runs" | "bulk" | "keys" | "storage")
 }
 
 /// The router awaits `view`; on a failed fetch the page is a message with a retry. Signed out,
@@ -244,6 +298,7 @@ lazy_route!(RunsRoute, PageKey::Runs);
 lazy_route!(RunDetailRoute, PageKey::RunDetail);
 lazy_route!(BulkRoute, PageKey::Bulk);
 lazy_route!(KeysRoute, PageKey::Keys);
+lazy_route!(StorageRoute, PageKey::Storage);
 
 #[cfg(test)]
 mod tests {
@@ -258,6 +313,7 @@ mod tests {
             "/runs/r_1",
             "/bulk",
             "/keys",
+            "/storage",
         ] {
             assert!(in_chunk(path), "{path}");
         }

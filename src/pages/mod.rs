@@ -9,6 +9,7 @@ mod not_found;
 mod run_detail;
 mod runs;
 mod sign_in;
+mod storage;
 mod workspace;
 
 pub use action_form::ActionFormPage;
@@ -19,4 +20,5 @@ pub use not_found::NotFoundPage;
 pub use run_detail::RunDetailPage;
 pub use runs::RunsPage;
 pub use sign_in::SignInPage;
+pub use storage::StoragePage;
 pub use workspace::WorkspacePage;

@@ -345,7 +345,8 @@ pub fn RunsPage() -> impl IntoView {
                 <h1>"Runs"</h1>
                 <button type="button" class="button secondary" on:click=move |_| list.restart()>"Refresh"</button>
             </div>
-            <p class="lead">"The workspace's latest 100 runs from the API, and the older runs this browser has seen, kept in this browser. "
+            <p class="lead">"The workspace's latest 100 runs from the API, and the older runs this browser has seen, kept in this browser ("
+                <a href="/storage">"what this browser keeps"</a>"). "
                 {move || list.active.get().then_some("Refreshing by itself while runs are queued or processing.")}
             </p>
             <div class="toolbar">

@@ -26,6 +26,7 @@ pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
         return;
     }
     spawn_local(async move {
+        ask_persistence_once().await;
         loop {
             // Nothing while hidden: a tab in front reads for the workspace.
             until_visible().await;
@@ -48,4 +49,22 @@ pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
             sleep(LOOK_EVERY).await;
         }
     });
+}
+
+/// The first time this browser keeps a history, asks it to keep the console's data until the
+/// person clears it (`navigator.storage.persist()`), rather than remove it when space runs low:
+/// the history and unfinished batches exist nowhere else. Chrome answers by itself (it grants
+/// it to sites used often or installed); Firefox asks the person. `/storage` says why, shows
+/// the answer, and can ask again.
+async fn ask_persistence_once() {
+    const ASKED: &str = "persistence-asked";
+    if matches!(crate::store::get(crate::store::META, ASKED).await, Ok(None)) {
+        let granted = crate::browser::ask_persistence().await;
+        let _ = crate::store::write(vec![crate::store::Change::Put {
+            store: crate::store::META,
+            key: ASKED.to_owned(),
+            json: granted.to_string(),
+        }])
+        .await;
+    }
 }

@@ -168,6 +168,12 @@ impl Session {
         self.current.set(None);
     }
 
+    /// Signs out, with a sentence for sign-in to show (what was forgotten).
+    pub fn sign_out_saying(&self, notice: String) {
+        self.notice.set(Some(notice));
+        self.sign_out();
+    }
+
     /// Ends the session because the API refused the credential; sign-in explains why.
     pub fn expire(&self, reason: String) {
         if self.current.with_untracked(Option::is_some) {
@@ -177,7 +183,7 @@ impl Session {
         }
     }
 
-    /// Why the last session ended, if it was refused; tracked.
+    /// Why the last session ended, if it was refused or its data forgotten; tracked.
     pub fn notice(&self) -> Option<String> {
         self.notice.get()
     }

@@ -3,7 +3,7 @@
 // the credential. Headless Chromium against the sandbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides } from "./harness.mjs";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -210,7 +210,7 @@ test("a 401 on submit leads to sign-in and back to the form with the input kept"
   assert.equal(await field(page, "Keywords").inputValue(), "kept across sign-in");
   assert.equal(await field(page, "Max results").inputValue(), "7");
   // Signing out, by contrast, forgets what was typed.
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await signOut(page);
   await page.waitForURL(/\/sign-in$/);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);

@@ -96,6 +96,18 @@ export async function signIn(page, credential) {
   await settled(page);
 }
 
+/**
+ * Signs out from the header's "Sign out…": keeping what this browser holds for the workspace,
+ * or with `{ forget: true }` forgetting it; resolves on the sign-in page.
+ */
+export async function signOut(page, { forget = false } = {}) {
+  await page.getByRole("button", { name: "Sign out…" }).click();
+  const menu = page.getByRole("group", { name: "Sign out" });
+  const choice = forget ? "Sign out and forget this workspace's data in this browser" : "Sign out";
+  await menu.getByRole("button", { name: choice, exact: true }).click();
+  await page.waitForURL(/\/sign-in/);
+}
+
 /** Submits the sign-in form with `credential`, for a test that expects it to be refused. */
 export async function trySignIn(page, credential) {
   await page.getByLabel("API key or session token").fill(credential);

@@ -4,7 +4,8 @@
 // large enough for another client to make 160 runs at once, and quick runs).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
+import { readFileSync } from "node:fs";
+import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, signOut, go } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -141,9 +142,12 @@ test("what a browser kept before the history existed (store version 1) is read a
   await context.close();
 });
 
-/** What the page's store keeps of the workspace's history: the kept runs' ids and the list reads. */
+/**
+ * What the page's store keeps of the workspace's history: the kept runs' ids, the list reads,
+ * and the keys of the submissions.
+ */
 const keptHistory = (page) => page.evaluate(() => new Promise((resolve) => {
-  const nothing = { runs: [], reads: [] };
+  const nothing = { runs: [], reads: [], submissions: [] };
   const open = indexedDB.open("console");
   open.onsuccess = () => {
     const db = open.result;
@@ -153,11 +157,17 @@ const keptHistory = (page) => page.evaluate(() => new Promise((resolve) => {
       resolve(nothing);
       return;
     }
-    const tx = db.transaction(["runs", "meta"]);
+    const tx = db.transaction(["runs", "meta", "submissions"]);
     const keys = tx.objectStore("runs").getAllKeys();
-    const meta = tx.objectStore("meta").getAll();
+    const reads = tx.objectStore("meta").getAll(IDBKeyRange.bound("", "\uffff"));
+    const readKeys = tx.objectStore("meta").getAllKeys();
+    const submissions = tx.objectStore("submissions").getAllKeys();
     tx.oncomplete = () => {
-      resolve({ runs: keys.result.map((k) => k.split("/").pop()), reads: meta.result.map((m) => JSON.parse(m)) });
+      resolve({
+        runs: keys.result.map((k) => k.split("/").pop()),
+        reads: reads.result.filter((_, i) => readKeys.result[i].endsWith("/list-reads")).map((m) => JSON.parse(m)),
+        submissions: submissions.result,
+      });
       db.close();
     };
     tx.onerror = () => { db.close(); resolve(nothing); };
@@ -225,6 +235,112 @@ test("a kept run that was still running when the API's list moved on is read aga
   const row = page.locator(`tr[data-run="${slow.json.id}"][data-source="kept"]`);
   await go(page, `/runs?q=${slow.json.id}`);
   await row.locator('[data-status="completed"]').waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", { timeout: 120_000 }, async () => {
+  await runsMadeElsewhere(3, "storage");
+  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  await until("the API's runs kept", async () => (await keptHistory(page)).runs.length === listed);
+  await page.getByRole("link", { name: "what this browser keeps" }).click();
+  await page.waitForURL(/\/storage$/);
+  const keptRuns = page.locator('[data-field="kept-runs"] .stat-value');
+  await page.locator('[data-field="kept-runs"]').getByText(String(listed), { exact: true }).waitFor();
+  assert.match(await page.locator('[data-field="kept-runs"] .stat-note').textContent(), /^seen by this browser since /);
+  await page.locator('[data-field="space-used"]').waitFor();
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, "storage");
+
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Export the history" }).click(),
+  ]);
+  assert.match(download.suggestedFilename(), new RegExp(`^runs-${workspace}-\\d{4}-\\d{2}-\\d{2}\\.jsonl$`));
+  const lines = readFileSync(await download.path(), "utf8").trimEnd().split("\n");
+  assert.equal(lines.length, listed);
+  const exported = lines.map((line) => JSON.parse(line));
+  assert.ok(exported.every((kept) => kept.workspace === workspace && kept.run.id && Array.isArray(kept.run.output)));
+  await page.locator('[data-field="export-note"]').getByText(`Exported ${listed} runs as JSON Lines.`).waitFor();
+
+  // Forgetting asks first, naming what goes.
+  await page.getByRole("button", { name: "Forget this workspace's history…" }).click();
+  await page.getByText(`Forget the ${listed} runs kept for this workspace in this browser?`).waitFor();
+  await page.getByRole("button", { name: "Keep it", exact: true }).click();
+  assert.equal((await keptHistory(page)).runs.length, listed);
+  await page.getByRole("button", { name: "Forget this workspace's history…" }).click();
+  await page.getByRole("button", { name: "Forget the history" }).click();
+  await page.locator('[data-field="forget-note"]').getByText(`Forgot the ${listed} runs`).waitFor();
+  await page.locator('[data-field="kept-runs"]').getByText("0", { exact: true }).waitFor();
+  assert.equal((await keptHistory(page)).runs.length, 0);
+
+  // The export, edited by hand: a broken line 3 and a run of another workspace on line 5.
+  const edited = [...lines];
+  edited.splice(2, 0, "{broken");
+  edited.splice(4, 0, JSON.stringify({ ...exported[0], workspace: "ws_someone_else" }));
+  edited.splice(6, 0, "");
+  const file = { name: "history.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(edited.join("\n")) };
+  await page.locator('[data-field="import-file"]').setInputFiles(file);
+  const report = page.locator('[data-field="import-report"]');
+  await report.getByText(`Imported ${listed} runs from history.jsonl: ${listed} new, 0 updated, 0 already as kept.`).waitFor();
+  const skipped = await report.locator("li").allTextContents();
+  assert.equal(skipped.length, 2);
+  assert.match(skipped[0], /^Line 3: not a run of an exported history \(key must be a string, at character 2\)$/);
+  assert.match(skipped[1], /^Line 5: a run of workspace ws_someone_else, not of the one signed in to$/);
+  await page.locator('[data-field="kept-runs"]').getByText(String(listed), { exact: true }).waitFor();
+  assert.deepEqual(new Set((await keptHistory(page)).runs), new Set(exported.map((k) => k.run.id)));
+  await screenshot(page, "storage-import-report");
+
+  // The same file again changes nothing; a file of nothing but noise imports nothing.
+  await page.locator('[data-field="import-file"]').setInputFiles(file);
+  await report.getByText(`Imported ${listed} runs from history.jsonl: 0 new, 0 updated, ${listed} already as kept.`).waitFor();
+  await page.locator('[data-field="import-file"]').setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello\nworld\n") });
+  await report.getByText("Imported 0 runs from notes.txt: 0 new, 0 updated, 0 already as kept.").waitFor();
+  assert.equal(await report.locator("li").count(), 2);
+  assert.equal((await keptHistory(page)).runs.length, listed);
+  assert.equal(await keptRuns.textContent(), String(listed));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", { timeout: 120_000 }, async () => {
+  await runsMadeElsewhere(3, "storage");
+  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  await until("the API's runs kept", async () => (await keptHistory(page)).runs.length === listed);
+  // A submission from the form: its input is kept for "Run again with changes".
+  await go(page, "/actions/network-search-groups");
+  await page.getByLabel("Query", { exact: true }).fill("kept until forgotten");
+  await page.getByLabel("Async: queue it and watch the run").check();
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\/[^/]+$/);
+  await until("the submission kept", async () => (await keptHistory(page)).submissions.length === 1);
+
+  // Plain sign-out keeps it, and sign-in says so (a shared computer).
+  await page.getByRole("button", { name: "Sign out…" }).click();
+  await page.getByRole("group", { name: "Sign out" }).waitFor();
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, "sign-out-menu");
+  await page.keyboard.press("Escape");
+  await signOut(page);
+  const kept = page.locator('[data-field="kept-data"]');
+  await kept.waitFor();
+  assert.match(await kept.textContent(), new RegExp(`${workspace}: \\d+ runs of history, 1 submission`));
+  await screenshot(page, "sign-in-kept-data");
+
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/workspace$/);
+  await signOut(page, { forget: true });
+  const notice = page.locator('[data-field="session-notice"]');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), new RegExp(`^Signed out\\. This browser no longer keeps anything of workspace ${workspace}: \\d+ runs of its run history, 0 bulk batches and 1 submission deleted\\.$`));
+  const left = await keptHistory(page);
+  assert.deepEqual([left.runs, left.reads, left.submissions], [[], [], []]);
+  await sleep(500);
+  assert.equal(await kept.count(), 0, "nothing left to mention");
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -2,7 +2,7 @@
 // the way back after sign-in, in real headless Chromium against the sandbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, trySignIn } from "./harness.mjs";
+import { startSandbox, launchBrowser, openPage, screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
 
 const PUBLISHED_ORDER = [
   "premium-search-person", "premium-search-people", "premium-search-company-employees",
@@ -137,7 +137,7 @@ test("an unknown page says so, and sign-out returns to sign-in", async () => {
   await assert.doesNotReject(page.getByRole("heading", { name: "Page not found" }).waitFor());
   await assert.doesNotReject(page.getByText("/no/such/page").waitFor());
   await screenshot(page, "not-found");
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await signOut(page);
   await page.waitForURL(/\/sign-in/);
   // The credential lived in memory only: nothing in web storage.
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
@@ -252,7 +252,7 @@ test("opting in keeps the session across a reload of the tab; sign-out forgets i
   const kept = await page.evaluate(() => ({ session: { ...sessionStorage }, local: { ...localStorage } }));
   assert.ok(JSON.stringify(kept.session).includes(sandbox.api_key), "kept in this tab's session storage");
   assert.ok(!JSON.stringify(kept.local).includes(sandbox.api_key), "never in localStorage");
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await signOut(page);
   await page.waitForURL(/\/sign-in/);
   const after = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }));
   assert.ok(!after.includes(sandbox.api_key), "forgotten after sign-out");

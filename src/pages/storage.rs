@@ -1,0 +1,325 @@
+//! `/storage`: what this browser keeps for the workspace (its run history, bulk batches, the
+//! submissions the console made), how much space the console's data takes and whether the
+//! browser may clear it, and the history's export, import and removal.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::archive::{self, Imported, KeptCounts};
+use crate::browser::{self, StorageState};
+use crate::model::format::{counted, group_thousands, local_time};
+use crate::state::workspace::use_workspace;
+
+/// Skipped lines of an import listed one by one; the rest are counted.
+const SKIPPED_LISTED: usize = 20;
+
+/// What this browser keeps for the workspace, and since when.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct KeptHere {
+    counts: KeptCounts,
+    /// When its history started here, ms since the epoch.
+    since: Option<f64>,
+}
+
+#[component]
+pub fn StoragePage() -> impl IntoView {
+    let workspace = use_workspace();
+    let workspace_id = move || {
+        workspace
+            .resource
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id)
+    };
+    // Counted again after each import or removal.
+    let changed = RwSignal::new(0_u32);
+    let counts = LocalResource::new(move || {
+        changed.track();
+        let id = workspace_id();
+        async move {
+            match id {
+                Some(id) => Ok(Some(KeptHere {
+                    counts: archive::counts(&id).await?,
+                    since: archive::kept_since(&id).await?,
+                })),
+                None => Ok(None),
+            }
+        }
+    });
+    let storage = LocalResource::new(move || {
+        changed.track();
+        browser::storage_state()
+    });
+    let persist_asked = RwSignal::new(None::<bool>);
+    let ask_persist = move |_| {
+        leptos::task::spawn_local(async move {
+            persist_asked.set(Some(browser::ask_persistence().await));
+            changed.update(|n| *n += 1);
+        });
+    };
+
+    let export_note = RwSignal::new(None::<String>);
+    let exporting = RwSignal::new(false);
+    let export = move |_| {
+        let Some(id) = workspace.id_untracked() else {
+            return;
+        };
+        exporting.set(true);
+        leptos::task::spawn_local(async move {
+            let note = match archive::export_history(&id).await {
+                Ok(0) => {
+                    "There is nothing to export yet: this browser keeps no run of this workspace."
+                        .to_owned()
+                }
+                Ok(runs) => format!(
+                    "Exported {} runs as JSON Lines.",
+                    group_thousands(runs as u64)
+                ),
+                Err(()) => "The history could not be read: this browser's storage is unavailable."
+                    .to_owned(),
+            };
+            export_note.set(Some(note));
+            exporting.set(false);
+        });
+    };
+
+    let import_result = RwSignal::new(None::<Result<(String, Imported), String>>);
+    let importing = RwSignal::new(false);
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let (Some(file), Some(id)) = (
+            input.files().and_then(|f| f.get(0)),
+            workspace.id_untracked(),
+        ) else {
+            return;
+        };
+        // The same file can be chosen again after a fix.
+        input.set_value("");
+        let name = file.name();
+        importing.set(true);
+        import_result.set(None);
+        leptos::task::spawn_local(async move {
+            let result = match JsFuture::from(file.text()).await {
+                Err(_) => Err(format!("{name} could not be read. Nothing was imported.")),
+                Ok(text) => archive::import_history(&id, &text.as_string().unwrap_or_default())
+                    .await
+                    .map(|imported| (name.clone(), imported))
+                    .map_err(|()| {
+                        format!("{name} could not be saved in this browser (its storage is unavailable or full). Nothing was imported.")
+                    }),
+            };
+            import_result.set(Some(result));
+            importing.set(false);
+            changed.update(|n| *n += 1);
+        });
+    };
+
+    let confirming_forget = RwSignal::new(false);
+    let forget_note = RwSignal::new(None::<String>);
+    let forget = move |_| {
+        confirming_forget.set(false);
+        let Some(id) = workspace.id_untracked() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let note = match archive::forget_history(&id).await {
+                Ok(runs) => format!(
+                    "Forgot the {} runs this browser kept for this workspace.",
+                    group_thousands(u64::from(runs))
+                ),
+                Err(()) => {
+                    "The history could not be removed: this browser's storage is unavailable."
+                        .to_owned()
+                }
+            };
+            forget_note.set(Some(note));
+            changed.update(|n| *n += 1);
+        });
+    };
+
+    view! {
+        <section class="page storage-page">
+            <h1>"Kept in this browser"</h1>
+            <p class="lead">
+                "The API lists only a workspace's latest 100 runs and does not return what was sent. "
+                "This console keeps what it sees in this browser (IndexedDB): the workspace's runs, "
+                "the submissions it made, so a run can be run again, and bulk batches, so they survive a reload. "
+                "Never a credential. Nothing here leaves this browser unless you export it."
+            </p>
+            <h2 class="section-title">"This workspace"</h2>
+            {move || match counts.get() {
+                None => view! { <p class="loading">"Counting…"</p> }.into_any(),
+                Some(Err(())) => view! {
+                    <p class="notice" role="status" data-field="no-storage">
+                        "This browser keeps nothing for the console (its storage is unavailable, as in some private windows)."
+                    </p>
+                }.into_any(),
+                Some(Ok(None)) => view! { <p class="loading">"Loading the workspace…"</p> }.into_any(),
+                Some(Ok(Some(kept))) => kept_counts(kept).into_any(),
+            }}
+            <h2 class="section-title">"Space"</h2>
+            {move || storage.get().map(|state| space(state, ask_persist, persist_asked))}
+
+            <h2 class="section-title">"Export and import"</h2>
+            <p class="help">
+                "The run history as a JSON Lines file, one run per line: to keep it, or to import it in another browser. "
+                "Importing merges it with what this browser keeps (the furthest state of a run wins), in one step: "
+                "a file that cannot be saved leaves the history as it was."
+            </p>
+            <div class="actions-row">
+                <button type="button" class="button secondary" on:click=export disabled=exporting>
+                    {move || if exporting.get() { "Exporting…" } else { "Export the history" }}
+                </button>
+                <label class="button secondary file-button">
+                    {move || if importing.get() { "Importing…" } else { "Import a history file…" }}
+                    <input type="file" class="sr-only" accept=".jsonl,.json,.txt,application/jsonl,application/x-ndjson"
+                        data-field="import-file" on:change=on_import disabled=importing />
+                </label>
+            </div>
+            <p role="status" data-field="export-note">{move || export_note.get()}</p>
+            {move || import_result.get().map(import_report)}
+
+            <h2 class="section-title">"Forget"</h2>
+            <p class="help">
+                "Removes the runs this browser kept for this workspace. The API's runs are not touched; "
+                "the latest 100 are listed again on the next read. Bulk batches and submissions stay: "
+                "to remove everything of this workspace, sign out and choose to forget its data."
+            </p>
+            <div class="actions-row" hidden=move || confirming_forget.get()>
+                <button type="button" class="button danger" on:click=move |_| confirming_forget.set(true)>
+                    "Forget this workspace's history…"
+                </button>
+            </div>
+            {move || confirming_forget.get().then(|| view! {
+                <div class="confirm" role="alertdialog" aria-labelledby="confirm-forget-title" data-field="confirm-forget">
+                    <p id="confirm-forget-title"><strong>{move || counts.get().and_then(Result::ok).flatten().map(|c| format!(
+                        "Forget the {} runs kept for this workspace in this browser?", group_thousands(u64::from(c.counts.runs))
+                    ))}</strong></p>
+                    <p>"This cannot be undone, unless you exported the history first."</p>
+                    <div class="actions-row">
+                        <button type="button" class="button danger" on:click=forget>"Forget the history"</button>
+                        <button type="button" class="button secondary" on:click=move |_| confirming_forget.set(false)>"Keep it"</button>
+                    </div>
+                </div>
+            })}
+            <p role="status" data-field="forget-note">{move || forget_note.get()}</p>
+        </section>
+    }
+}
+
+fn kept_counts(KeptHere { counts, since }: KeptHere) -> impl IntoView {
+    let since = since
+        .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
+        .map(|at| format!("seen by this browser since {}", local_time(at)));
+    view! {
+        <dl class="stats">
+            <div class="stat" data-field="kept-runs">
+                <dt>"Runs"</dt>
+                <dd class="stat-value">{group_thousands(u64::from(counts.runs))}</dd>
+                <dd class="stat-note">{since.unwrap_or_else(|| "in the history".to_owned())}</dd>
+            </div>
+            <div class="stat" data-field="kept-batches">
+                <dt>"Bulk batches"</dt>
+                <dd class="stat-value">{group_thousands(counts.batches as u64)}</dd>
+                <dd class="stat-note">"with their rows and results"</dd>
+            </div>
+            <div class="stat" data-field="kept-submissions">
+                <dt>"Submissions"</dt>
+                <dd class="stat-value">{group_thousands(counts.submissions as u64)}</dd>
+                <dd class="stat-note">"inputs sent from the form"</dd>
+            </div>
+        </dl>
+    }
+}
+
+fn space(
+    state: StorageState,
+    ask_persist: impl Fn(leptos::ev::MouseEvent) + Copy + 'static,
+    asked: RwSignal<Option<bool>>,
+) -> impl IntoView {
+    let used = match (state.usage, state.quota) {
+        (Some(usage), Some(quota)) => format!(
+            "The console's data takes {} of the {} this browser allows it (all workspaces).",
+            megabytes(usage),
+            megabytes(quota)
+        ),
+        _ => "This browser does not say how much space the console's data takes.".to_owned(),
+    };
+    view! {
+        <p data-field="space-used">{used}</p>
+        {match state.persisted {
+            Some(true) => view! {
+                <p data-field="persistence">"This browser keeps it until you clear it: it will not remove it to make room."</p>
+            }.into_any(),
+            Some(false) => view! {
+                <p data-field="persistence">
+                    "This browser may remove it when space runs low, oldest sites first. "
+                    "Asking it to keep the data protects the history and unfinished batches; the browser decides "
+                    "(Chrome grants it to sites you use often or installed, Firefox asks you)."
+                </p>
+                <div class="actions-row">
+                    <button type="button" class="button secondary" on:click=ask_persist>"Ask the browser to keep it"</button>
+                    <span role="status">{move || asked.get().map(|granted| if granted {
+                        "Granted: this browser keeps it."
+                    } else {
+                        "Not granted for now: the browser may still remove it when space runs low."
+                    })}</span>
+                </div>
+            }.into_any(),
+            None => view! {
+                <p data-field="persistence">"This browser does not say whether it may remove the data to make room."</p>
+            }.into_any(),
+        }}
+    }
+}
+
+fn megabytes(bytes: f64) -> String {
+    if bytes >= 1e9 {
+        format!("{:.1} GB", bytes / 1e9)
+    } else {
+        format!("{:.1} MB", bytes / 1e6)
+    }
+}
+
+fn import_report(result: Result<(String, Imported), String>) -> impl IntoView {
+    match result {
+        Err(message) => view! {
+            <div class="error-panel" role="alert" data-field="import-report">
+                <p class="error-title">"Import failed"</p>
+                <p class="error-message">{message}</p>
+            </div>
+        }
+        .into_any(),
+        Ok((name, imported)) => {
+            let skipped = imported.skipped.len();
+            let more = skipped.saturating_sub(SKIPPED_LISTED);
+            view! {
+                <div class="notice import-report" role="status" data-field="import-report">
+                    <p>{format!(
+                        "Imported {} from {name}: {} new, {} updated, {} already as kept.",
+                        counted(imported.read as u64, "run", "runs"),
+                        group_thousands(imported.merge.added as u64),
+                        group_thousands(imported.merge.updated as u64),
+                        group_thousands(imported.merge.unchanged as u64),
+                    )}</p>
+                    {(skipped > 0).then(|| view! {
+                        <p>{format!("Skipped {}:", counted(skipped as u64, "line", "lines"))}</p>
+                        <ul class="skipped-lines" data-field="skipped-lines">
+                            {imported.skipped.into_iter().take(SKIPPED_LISTED).map(|s| view! {
+                                <li>"Line " {group_thousands(s.line as u64)} ": " {s.reason}</li>
+                            }).collect_view()}
+                            {(more > 0).then(|| view! { <li>{format!("and {} more", counted(more as u64, "line", "lines"))}</li> })}
+                        </ul>
+                    })}
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
