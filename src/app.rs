@@ -152,8 +152,8 @@ fn SignOut() -> impl IntoView {
         };
         forgetting.set(true);
         forget_failed.set(false);
-        // The batch on screen, if any, stops and goes with the rest.
-        bulk.clear();
+        // The batch on screen, if any, stops; its copy in the store goes with the rest.
+        bulk.let_go_of_shown();
         spawn_local(async move {
             match crate::pages::lazy::forget_workspace(id.clone()).await {
                 Ok(gone) => leave(Some(format!(

@@ -70,7 +70,7 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
         changes.push(Change::Put {
             store: store::META,
             key: since_key(workspace),
-            json: js_sys::Date::now().to_string(),
+            json: serde_json::to_string(&js_sys::Date::now()).unwrap_or_default(),
         });
     }
     store::write(changes).await.map_err(|_| ())?;
@@ -88,7 +88,7 @@ pub async fn kept_since(workspace: &str) -> Result<Option<f64>, ()> {
     Ok(store::get(store::META, &since_key(workspace))
         .await
         .map_err(|_| ())?
-        .and_then(|text| text.parse().ok()))
+        .and_then(|text| serde_json::from_str(&text).ok()))
 }
 
 /// Keeps `runs`, as seen now, in `workspace`'s history ([`keep`]).
@@ -236,7 +236,9 @@ pub async fn export_history(workspace: &str) -> Result<usize, ()> {
         let text: String = slice.iter().map(|json| history_line(json)).collect();
         file.push(&text).ok_or(())?;
     }
-    let today = chrono::Utc::now().format("%Y-%m-%d");
+    // The local date, as the rest of the console shows times.
+    let now = crate::model::format::local_time(chrono::Utc::now());
+    let today = now.split(' ').next().unwrap_or_default();
     file.download(&format!("runs-{workspace}-{today}.jsonl"));
     Ok(lines.len())
 }

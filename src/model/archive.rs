@@ -78,8 +78,12 @@ pub struct KeptRun {
 
 /// The `input` of a submission's request body (JSON text); `None` for a body without one.
 pub fn input_of_body(body: &str) -> Option<Value> {
-    let mut body: serde_json::Map<String, Value> = serde_json::from_str(body).ok()?;
-    body.remove("input")
+    /// A submission's body, as far as the history needs it.
+    #[derive(Deserialize)]
+    struct Body {
+        input: Option<Value>,
+    }
+    serde_json::from_str::<Body>(body).ok()?.input
 }
 
 /// Every text and number of an input, lower-cased, one per line: what a search looks into.

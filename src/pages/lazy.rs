@@ -18,7 +18,7 @@ use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
 use leptos_router::LazyRoute;
 use leptos_router::location::{BrowserUrl, LocationProvider};
 
-use crate::archive::{KeptCounts, KeptWorkspace};
+use crate::archive::KeptCounts;
 use crate::components::RequireSession;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
@@ -113,13 +113,13 @@ async fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts,
 
 #[cfg(console_split)]
 #[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn kept_workspaces_in_chunk() -> Result<InChunk<Result<Vec<KeptWorkspace>, ()>>, ChunkError> {
-    Ok(Box::pin(crate::archive::kept_workspaces()))
+fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
+    Ok(Box::pin(super::storage::kept_data_notice()))
 }
 
 #[cfg(not(console_split))]
-async fn kept_workspaces_in_chunk() -> Result<InChunk<Result<Vec<KeptWorkspace>, ()>>, ChunkError> {
-    Ok(Box::pin(crate::archive::kept_workspaces()))
+async fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
+    Ok(Box::pin(super::storage::kept_data_notice()))
 }
 
 /// Forgets everything this browser keeps for `workspace` (`archive::forget_workspace`), for
@@ -129,13 +129,14 @@ pub async fn forget_workspace(workspace: String) -> Result<KeptCounts, ()> {
     forget_in_chunk(workspace).await.map_err(|_| ())?.await
 }
 
-/// The workspaces this browser keeps data for (`archive::kept_workspaces`), for sign-in.
-pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
-    kept_workspaces_in_chunk().await.map_err(|_| ())?.await
+/// Sign-in's notice of what this browser keeps from earlier sign-ins (`storage::kept_data_notice`);
+/// `None` when it keeps nothing, or the code did not arrive.
+pub async fn kept_data_notice() -> Option<AnyView> {
+    kept_data_in_chunk().await.ok()?.await
 }
 
 /// Whether the pages' chunk has arrived (provided by [`schedule_preload`]): sign-in asks the
-/// store what it keeps only then, so that its question does not fetch the chunk earlier.
+/// store what it keeps only then, so that its question does not fetch the chunk sooner.
 #[derive(Clone, Copy)]
 pub struct PagesLoaded(pub RwSignal<bool>);
 

@@ -6,12 +6,11 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::ApiError;
 use crate::app::replace;
-use crate::archive::KeptCounts;
 use crate::components::ApiErrorPanel;
 use crate::model::credential::{CredentialKind, classify};
-use crate::model::format::{counted, local_time};
+use crate::model::format::local_time;
 use crate::model::urls::{normalize_base_url, safe_next};
-use crate::pages::lazy::{PagesLoaded, kept_workspaces};
+use crate::pages::lazy::{PagesLoaded, kept_data_notice};
 use crate::state::session::{SignedIn, use_session};
 use crate::state::workspace::use_workspace;
 
@@ -98,38 +97,27 @@ pub fn SignInPage() -> impl IntoView {
             && checked_base.with(|base| *base == own_origin)
     };
 
-    // What this browser keeps from earlier sign-ins (a shared computer), asked once the pages'
-    // chunk, which holds the store's code, is here.
+    // What this browser keeps from earlier sign-ins (a shared computer): a notice built by the
+    // pages' chunk, which holds the store's code, once it is here (so it is not fetched sooner).
+    let kept_notice = StoredValue::new_local(None::<AnyView>);
+    let (has_kept_notice, set_has_kept_notice) = signal(false);
     let pages_loaded = use_context::<PagesLoaded>();
-    let kept = LocalResource::new(move || {
+    Effect::new(move |asked: Option<bool>| {
         let loaded = pages_loaded.is_some_and(|PagesLoaded(loaded)| loaded.get());
-        async move {
-            if loaded {
-                kept_workspaces().await.unwrap_or_default()
-            } else {
-                Vec::new()
-            }
+        if loaded && asked != Some(true) {
+            leptos::task::spawn_local(async move {
+                if let Some(notice) = kept_data_notice().await {
+                    kept_notice.set_value(Some(notice));
+                    set_has_kept_notice.try_set(true);
+                }
+            });
         }
+        loaded || asked == Some(true)
     });
     let kept_notice = move || {
-        let kept = kept.get().unwrap_or_default();
-        (!kept.is_empty()).then(|| {
-            let each = kept
-                .iter()
-                .map(|ws| {
-                    view! {
-                        <li><code>{ws.id.clone()}</code> ": " {describe_kept(&ws.counts)}</li>
-                    }
-                })
-                .collect_view();
-            view! {
-                <div class="notice" role="status" data-field="kept-data">
-                    <p>"This browser keeps data from earlier sign-ins, shown to whoever signs in to the same workspace here:"</p>
-                    <ul>{each}</ul>
-                    <p class="help">"To delete a workspace's data, sign in to it and choose “Sign out and forget this workspace's data in this browser”."</p>
-                </div>
-            }
-        })
+        has_kept_notice
+            .get()
+            .then(|| kept_notice.try_update_value(Option::take).flatten())
     };
 
     let placeholder = origin.clone();
@@ -195,20 +183,6 @@ pub fn SignInPage() -> impl IntoView {
             </form>
         </section>
     }
-}
-
-/// "1,234 runs of history, 2 bulk batches, 5 submissions": what is kept, leaving out what is not.
-fn describe_kept(kept: &KeptCounts) -> String {
-    [
-        (u64::from(kept.runs), "run of history", "runs of history"),
-        (kept.batches as u64, "bulk batch", "bulk batches"),
-        (kept.submissions as u64, "submission", "submissions"),
-    ]
-    .into_iter()
-    .filter(|(count, ..)| *count > 0)
-    .map(|(count, one, many)| counted(count, one, many))
-    .collect::<Vec<_>>()
-    .join(", ")
 }
 
 #[cfg(test)]

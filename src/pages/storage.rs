@@ -323,3 +323,40 @@ fn import_report(result: Result<(String, Imported), String>) -> impl IntoView {
         }
     }
 }
+
+/// Sign-in's notice of what this browser keeps from earlier sign-ins, shown to whoever signs in
+/// to the same workspace here (a shared computer); `None` when it keeps nothing.
+pub async fn kept_data_notice() -> Option<AnyView> {
+    let kept = archive::kept_workspaces().await.ok()?;
+    if kept.is_empty() {
+        return None;
+    }
+    let each = kept
+        .into_iter()
+        .map(|ws| view! { <li><code>{ws.id}</code> ": " {describe_kept(&ws.counts)}</li> })
+        .collect_view();
+    Some(
+        view! {
+            <div class="notice" role="status" data-field="kept-data">
+                <p>"This browser keeps data from earlier sign-ins, shown to whoever signs in to the same workspace here:"</p>
+                <ul>{each}</ul>
+                <p class="help">"To delete a workspace's data, sign in to it and choose “Sign out and forget this workspace's data in this browser”."</p>
+            </div>
+        }
+        .into_any(),
+    )
+}
+
+/// "1,234 runs of history, 2 bulk batches, 5 submissions": what is kept, leaving out what is not.
+fn describe_kept(kept: &KeptCounts) -> String {
+    [
+        (u64::from(kept.runs), "run of history", "runs of history"),
+        (kept.batches as u64, "bulk batch", "bulk batches"),
+        (kept.submissions as u64, "submission", "submissions"),
+    ]
+    .into_iter()
+    .filter(|(count, ..)| *count > 0)
+    .map(|(count, one, many)| counted(count, one, many))
+    .collect::<Vec<_>>()
+    .join(", ")
+}

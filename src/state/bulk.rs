@@ -602,14 +602,20 @@ impl Bulk {
     /// on their way are dropped (they belong to a batch that is no longer there).
     pub fn clear(&self) {
         let id = self.current_id();
-        self.let_go();
-        self.batch.set(None);
-        self.role.set(Role::Runs);
+        self.let_go_of_shown();
         if let Some(id) = id {
             spawn_local(async move {
                 let _ = store::write(vec![Change::DeleteBatch(id)]).await;
             });
         }
+    }
+
+    /// Stops the batch on screen and leaves it, keeping nothing of it in memory, for a caller
+    /// that deletes the store's copy itself (sign-out that forgets the workspace's data).
+    pub fn let_go_of_shown(&self) {
+        self.let_go();
+        self.batch.set(None);
+        self.role.set(Role::Runs);
     }
 
     pub fn pause(&self) {
