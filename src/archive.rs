@@ -22,7 +22,9 @@ pub struct Merge {
 }
 
 /// Keeps `seen` in `workspace`'s history: each merged with what was kept of it
-/// (`KeptRun::merged`), in one write. A run already kept as it is now is not written again.
+/// (`KeptRun::merged`), read and written in one transaction, so that sightings written at once
+/// (a run page and its submission, two tabs, the bulk worker) all count. A run already kept as
+/// it is now is not written again.
 async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
     let mut merge = Merge::default();
     if workspace.is_empty() || seen.is_empty() {
@@ -32,48 +34,57 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
         .iter()
         .map(|kept| kept_run_key(workspace, &kept.run.id))
         .collect();
-    let kept = store::get_many(store::RUNS, &keys).await.map_err(|_| ())?;
-    let mut changes = Vec::new();
-    for ((seen, kept), key) in seen.into_iter().zip(kept).zip(keys) {
-        let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
-        let after = match &before {
-            Some(before) => before.clone().merged(seen),
-            None => seen,
-        };
-        match &before {
-            // Written when the run changed, not for every sighting of a finished run.
-            Some(before)
-                if before.run == after.run
-                    && before.records == after.records
-                    && before.input == after.input =>
-            {
-                merge.unchanged += 1;
-                continue;
-            }
-            Some(_) => merge.updated += 1,
-            None => merge.added += 1,
-        }
-        changes.push(Change::Put {
+    let mut reads: Vec<store::Read> = keys
+        .iter()
+        .map(|key| store::Read {
             store: store::RUNS,
-            key,
-            json: serde_json::to_string(&after).unwrap_or_default(),
-        });
-    }
-    // The first run kept for a workspace starts its history: when is kept with it (what the
-    // history covers, and a mark that this browser holds data for the workspace).
-    if merge.added > 0
-        && store::get(store::META, &since_key(workspace))
-            .await
-            .map_err(|_| ())?
-            .is_none()
-    {
-        changes.push(Change::Put {
-            store: store::META,
-            key: since_key(workspace),
-            json: serde_json::to_string(&js_sys::Date::now()).unwrap_or_default(),
-        });
-    }
-    store::write(changes).await.map_err(|_| ())?;
+            key: key.clone(),
+        })
+        .collect();
+    reads.push(store::Read {
+        store: store::META,
+        key: since_key(workspace),
+    });
+    let decide = |mut kept: Vec<Option<String>>| {
+        let since = kept.pop().flatten();
+        let mut changes = Vec::new();
+        for ((seen, kept), key) in seen.into_iter().zip(kept).zip(keys) {
+            let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
+            let after = match &before {
+                Some(before) => before.clone().merged(seen),
+                None => seen,
+            };
+            match &before {
+                // Written when the run changed, not for every sighting of a finished run.
+                Some(before)
+                    if before.run == after.run
+                        && before.records == after.records
+                        && before.input == after.input =>
+                {
+                    merge.unchanged += 1;
+                    continue;
+                }
+                Some(_) => merge.updated += 1,
+                None => merge.added += 1,
+            }
+            changes.push(Change::Put {
+                store: store::RUNS,
+                key,
+                json: serde_json::to_string(&after).unwrap_or_default(),
+            });
+        }
+        // The first run kept for a workspace starts its history: when is kept with it (what
+        // the history covers, and a mark that this browser holds data for the workspace).
+        if merge.added > 0 && since.is_none() {
+            changes.push(Change::Put {
+                store: store::META,
+                key: since_key(workspace),
+                json: serde_json::to_string(&js_sys::Date::now()).unwrap_or_default(),
+            });
+        }
+        changes
+    };
+    store::update(reads, decide).await.map_err(|_| ())?;
     Ok(merge)
 }
 

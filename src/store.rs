@@ -119,12 +119,55 @@ pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
     if changes.is_empty() {
         return Ok(());
     }
-    let db = database().await?;
+    let tx = writing(&database().await?)?;
+    commit(&tx, changes).await
+}
+
+/// A value read by [`update`]: where, and under which key.
+pub struct Read {
+    pub store: &'static str,
+    pub key: String,
+}
+
+/// Reads values and writes what `decide` makes of them (`None` where there is no value) in one
+/// transaction: no other write (another tab, the bulk worker) comes between the read and the
+/// write, so two writers merging into the same value both count. The writes are issued from
+/// the reads' success, while the transaction is still active (a future's continuation runs in
+/// the same microtask checkpoint).
+pub async fn update(
+    reads: Vec<Read>,
+    decide: impl FnOnce(Vec<Option<String>>) -> Vec<Change>,
+) -> Result<(), JsValue> {
+    let tx = writing(&database().await?)?;
+    let requests = reads
+        .iter()
+        .map(|read| {
+            let request = tx
+                .object_store(read.store)?
+                .get(&JsValue::from_str(&read.key))?;
+            let done = settled(&request);
+            Ok((request, done))
+        })
+        .collect::<Result<Vec<_>, JsValue>>()?;
+    let mut values = Vec::with_capacity(requests.len());
+    for (request, done) in requests {
+        done.await?;
+        values.push(request.result()?.as_string());
+    }
+    commit(&tx, decide(values)).await
+}
+
+/// A read-write transaction over every store.
+fn writing(db: &IdbDatabase) -> Result<web_sys::IdbTransaction, JsValue> {
     let names = js_sys::Array::new();
     for name in STORES {
         names.push(&JsValue::from_str(name));
     }
-    let tx = db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite)?;
+    db.transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite)
+}
+
+/// Issues the changes in `tx` and resolves once it completes: all of them, or none.
+async fn commit(tx: &web_sys::IdbTransaction, changes: Vec<Change>) -> Result<(), JsValue> {
     let issued = changes.into_iter().try_for_each(|change| {
         match change {
             Change::Put { store, key, json } => {
@@ -167,29 +210,6 @@ pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, JsVal
         .object_store(store)?
         .get(&JsValue::from_str(key))?;
     Ok(finished(&request).await?.as_string())
-}
-
-/// The JSON text under each of `keys` (`None` where there is none), in one transaction.
-pub async fn get_many(
-    store: &'static str,
-    keys: &[String],
-) -> Result<Vec<Option<String>>, JsValue> {
-    let db = database().await?;
-    let objects = db.transaction_with_str(store)?.object_store(store)?;
-    let requests = keys
-        .iter()
-        .map(|key| {
-            let request = objects.get(&JsValue::from_str(key))?;
-            let done = settled(&request);
-            Ok((request, done))
-        })
-        .collect::<Result<Vec<_>, JsValue>>()?;
-    let mut values = Vec::with_capacity(requests.len());
-    for (request, done) in requests {
-        done.await?;
-        values.push(request.result()?.as_string());
-    }
-    Ok(values)
 }
 
 /// Every value of `store` whose key starts with `{prefix}/`, in key order.

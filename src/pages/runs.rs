@@ -3,16 +3,18 @@
 //! from; filtered (status, action, text), sorted and paged by the URL's query (so a view can be
 //! shared), refreshing by itself while any of the API's runs is still queued or processing.
 
-use std::collections::HashSet;
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
 
 use api_contract::{Run, RunList, RunStatus};
-use chrono::Utc;
+use chrono::{Local, NaiveDate, Utc};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
+use serde_json::Value;
 
 use crate::app::replace;
 use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
-use crate::model::archive::{KeptRun, ListReads, RunSource};
+use crate::model::archive::{KeptRun, ListReads, RunSource, input_text};
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::urls::{encode, run_path};
 use crate::state::polling::use_poll;
@@ -35,18 +37,151 @@ struct History {
     reads: ListReads,
 }
 
-/// The list's view as the URL gives it: `?status=failed&action=…&q=…&order=oldest&page=2`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The list's view as the URL gives it:
+/// `?status=failed&action=…&q=…&from=2026-11-01&until=2026-11-24&sort=credits&order=asc&page=2`.
+#[derive(Clone, Debug, PartialEq)]
 struct View {
     status: Option<RunStatus>,
-    /// Text to find in a run's id, action, error code or error message (any case).
+    /// Text to find in a run's id, action, error code or message, or the input this console
+    /// sent for it (any case).
     text: String,
     /// A `status` in the URL that is not a run status: shown as a notice, then ignored.
     unknown_status: Option<String>,
     action: String,
-    oldest_first: bool,
+    /// Runs created on these days or between them, in the browser's time zone (inclusive).
+    from: Option<NaiveDate>,
+    until: Option<NaiveDate>,
+    /// A `from` or `until` in the URL that is not a date: shown as a notice, then ignored.
+    bad_dates: Vec<String>,
+    sort: SortBy,
+    descending: bool,
     /// The page shown, from 0 (the URL counts from 1).
     page: usize,
+}
+
+impl Default for View {
+    fn default() -> View {
+        View {
+            status: None,
+            text: String::new(),
+            unknown_status: None,
+            action: String::new(),
+            from: None,
+            until: None,
+            bad_dates: Vec::new(),
+            sort: SortBy::Created,
+            descending: true,
+            page: 0,
+        }
+    }
+}
+
+/// The column the list is sorted by (`sort=` in the URL; creation time without one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortBy {
+    Created,
+    Action,
+    Status,
+    Records,
+    Credits,
+    Reserved,
+    Duration,
+    Error,
+    Source,
+}
+
+impl SortBy {
+    const ALL: [SortBy; 9] = [
+        SortBy::Created,
+        SortBy::Action,
+        SortBy::Status,
+        SortBy::Records,
+        SortBy::Credits,
+        SortBy::Reserved,
+        SortBy::Duration,
+        SortBy::Error,
+        SortBy::Source,
+    ];
+
+    /// Its name in the URL.
+    fn key(self) -> &'static str {
+        match self {
+            SortBy::Created => "created",
+            SortBy::Action => "action",
+            SortBy::Status => "status",
+            SortBy::Records => "records",
+            SortBy::Credits => "credits",
+            SortBy::Reserved => "reserved",
+            SortBy::Duration => "duration",
+            SortBy::Error => "error",
+            SortBy::Source => "source",
+        }
+    }
+
+    /// The column's heading.
+    fn label(self) -> &'static str {
+        match self {
+            SortBy::Created => "Created",
+            SortBy::Action => "Action",
+            SortBy::Status => "Status",
+            SortBy::Records => "Records",
+            SortBy::Credits => "Credits used",
+            SortBy::Reserved => "Reserved",
+            SortBy::Duration => "Duration",
+            SortBy::Error => "Error",
+            SortBy::Source => "From",
+        }
+    }
+
+    /// The first click on a column: the newest, the largest and the longest first; text A to Z.
+    fn descending_first(self) -> bool {
+        matches!(
+            self,
+            SortBy::Created
+                | SortBy::Records
+                | SortBy::Credits
+                | SortBy::Reserved
+                | SortBy::Duration
+        )
+    }
+
+    fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            SortBy::Records | SortBy::Credits | SortBy::Reserved | SortBy::Duration
+        )
+    }
+
+    /// Two listed runs in this column's ascending order.
+    fn compare(self, a: &ListedRun<'_>, b: &ListedRun<'_>) -> Ordering {
+        let duration = |r: &ListedRun<'_>| r.run.completed_at.map(|end| end - r.run.created_at);
+        fn error<'a>(listed: &ListedRun<'a>) -> Option<&'a str> {
+            listed.run.error.as_ref().map(|e| e.code.as_str())
+        }
+        match self {
+            SortBy::Created => a.run.created_at.cmp(&b.run.created_at),
+            SortBy::Action => a.run.action.cmp(&b.run.action),
+            SortBy::Status => a.run.status.as_str().cmp(b.run.status.as_str()),
+            SortBy::Records => a.records.cmp(&b.records),
+            SortBy::Credits => a.run.credits_used.cmp(&b.run.credits_used),
+            SortBy::Reserved => a.run.credits_reserved.cmp(&b.run.credits_reserved),
+            SortBy::Duration => duration(a).cmp(&duration(b)),
+            SortBy::Error => error(a).cmp(&error(b)),
+            SortBy::Source => source_rank(a.source).cmp(&source_rank(b.source)),
+        }
+    }
+}
+
+fn source_rank(source: RunSource) -> u8 {
+    match source {
+        RunSource::Api => 0,
+        RunSource::KeptHere => 1,
+    }
+}
+
+/// A date as the URL and a date field write it (`2026-11-24`).
+fn parse_date(text: &str) -> Option<NaiveDate> {
+    text.trim().parse().ok()
 }
 
 /// A run as the list shows it.
@@ -56,16 +191,22 @@ struct ListedRun<'a> {
     /// Records in its output (a kept run's output is not kept, its count is).
     records: usize,
     source: RunSource,
+    /// The input this console sent for it, if it made the run.
+    input: Option<&'a Value>,
 }
 
-/// The API's runs, then the kept runs the API no longer lists.
+/// The API's runs, then the kept runs the API no longer lists; each with the input kept for it.
 fn listed<'a>(api: &'a [Run], kept: &'a [KeptRun]) -> Vec<ListedRun<'a>> {
+    let kept_by_id: HashMap<&str, &KeptRun> = kept.iter().map(|k| (k.run.id.as_str(), k)).collect();
     let in_api: HashSet<&str> = api.iter().map(|r| r.id.as_str()).collect();
     api.iter()
         .map(|run| ListedRun {
             run,
             records: run.output.len(),
             source: RunSource::Api,
+            input: kept_by_id
+                .get(run.id.as_str())
+                .and_then(|k| k.input.as_ref()),
         })
         .chain(
             kept.iter()
@@ -74,29 +215,63 @@ fn listed<'a>(api: &'a [Run], kept: &'a [KeptRun]) -> Vec<ListedRun<'a>> {
                     run: &k.run,
                     records: k.records,
                     source: RunSource::KeptHere,
+                    input: k.input.as_ref(),
                 }),
         )
         .collect()
 }
 
+/// The view's parameters as the URL's query holds them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Query<'a> {
+    status: Option<&'a str>,
+    action: Option<&'a str>,
+    text: Option<&'a str>,
+    from: Option<&'a str>,
+    until: Option<&'a str>,
+    sort: Option<&'a str>,
+    order: Option<&'a str>,
+    page: Option<&'a str>,
+}
+
 impl View {
-    fn from_query(
-        status: Option<&str>,
-        action: Option<&str>,
-        text: Option<&str>,
-        order: Option<&str>,
-        page: Option<&str>,
-    ) -> View {
-        let known = status.and_then(|s| RunStatus::ALL.into_iter().find(|r| r.as_str() == s));
+    fn from_query(query: Query<'_>) -> View {
+        let known = query
+            .status
+            .and_then(|s| RunStatus::ALL.into_iter().find(|r| r.as_str() == s));
+        let mut bad_dates = Vec::new();
+        let mut date = |text: Option<&str>| {
+            let text = text.map(str::trim).filter(|t| !t.is_empty())?;
+            let date = parse_date(text);
+            if date.is_none() {
+                bad_dates.push(text.to_owned());
+            }
+            date
+        };
+        let (from, until) = (date(query.from), date(query.until));
+        let sort = query
+            .sort
+            .and_then(|key| SortBy::ALL.into_iter().find(|s| s.key() == key))
+            .unwrap_or(SortBy::Created);
         View {
             status: known,
-            unknown_status: status
+            unknown_status: query
+                .status
                 .filter(|s| known.is_none() && !s.is_empty())
                 .map(str::to_owned),
-            action: action.unwrap_or_default().to_owned(),
-            text: text.unwrap_or_default().trim().to_owned(),
-            oldest_first: order == Some("oldest"),
-            page: page
+            action: query.action.unwrap_or_default().to_owned(),
+            text: query.text.unwrap_or_default().trim().to_owned(),
+            from,
+            until,
+            bad_dates,
+            sort,
+            descending: match query.order {
+                Some("oldest" | "asc") => false,
+                Some("newest" | "desc") => true,
+                _ => sort.descending_first(),
+            },
+            page: query
+                .page
                 .and_then(|p| p.parse::<usize>().ok())
                 .map_or(0, |p| p.saturating_sub(1)),
         }
@@ -114,8 +289,19 @@ impl View {
         if !self.text.is_empty() {
             query.push(format!("q={}", encode(&self.text)));
         }
-        if self.oldest_first {
-            query.push("order=oldest".to_owned());
+        if let Some(from) = self.from {
+            query.push(format!("from={from}"));
+        }
+        if let Some(until) = self.until {
+            query.push(format!("until={until}"));
+        }
+        match (self.sort, self.descending) {
+            (SortBy::Created, true) => {}
+            (SortBy::Created, false) => query.push("order=oldest".to_owned()),
+            (sort, descending) => {
+                query.push(format!("sort={}", sort.key()));
+                query.push(format!("order={}", if descending { "desc" } else { "asc" }));
+            }
         }
         if self.page > 0 {
             query.push(format!("page={}", self.page + 1));
@@ -127,43 +313,79 @@ impl View {
         }
     }
 
-    /// The runs that match, in order (all pages). The API lists newest first; a stable sort by
-    /// creation time keeps its order for runs created in the same instant (reversed for oldest
-    /// first).
+    /// This view sorted by `sort`: the other direction if it is sorted so already, else the
+    /// column's first direction; from the first page.
+    fn sorted_by(&self, sort: SortBy) -> View {
+        View {
+            descending: if self.sort == sort {
+                !self.descending
+            } else {
+                sort.descending_first()
+            },
+            sort,
+            page: 0,
+            ..self.clone()
+        }
+    }
+
+    /// The runs that match, in order (all pages). The API lists newest first; a stable sort
+    /// keeps its order between equals, and equals in a column keep the newest first.
     fn apply<'a>(&self, runs: &[ListedRun<'a>]) -> Vec<ListedRun<'a>> {
+        let wanted = self.text.to_lowercase();
         let mut shown: Vec<ListedRun> = runs
             .iter()
             .filter(|r| self.status.is_none_or(|s| r.run.status == s))
             .filter(|r| self.action.is_empty() || r.run.action == self.action)
-            .filter(|r| self.matches_text(r.run))
+            .filter(|r| self.within_dates(r.run))
+            .filter(|r| matches_text(r, &wanted))
             .copied()
             .collect();
-        if self.oldest_first {
-            shown.reverse();
-            shown.sort_by_key(|r| r.run.created_at);
-        } else {
-            shown.sort_by_key(|r| std::cmp::Reverse(r.run.created_at));
-        }
+        let newest_first = |a: &ListedRun, b: &ListedRun| b.run.created_at.cmp(&a.run.created_at);
+        shown.sort_by(|a, b| {
+            let column = self.sort.compare(a, b);
+            let column = if self.descending {
+                column.reverse()
+            } else {
+                column
+            };
+            match self.sort {
+                SortBy::Created => column,
+                _ => column.then_with(|| newest_first(a, b)),
+            }
+        });
         shown
     }
 
-    /// Whether the run's id, action, error code or error message holds the text (any case).
-    fn matches_text(&self, run: &Run) -> bool {
-        if self.text.is_empty() {
+    /// Whether the run was created within the view's days, in the browser's time zone.
+    fn within_dates(&self, run: &Run) -> bool {
+        if self.from.is_none() && self.until.is_none() {
             return true;
         }
-        let wanted = self.text.to_lowercase();
-        let error = run.error.as_ref();
-        [
-            Some(run.id.as_str()),
-            Some(run.action.as_str()),
-            error.map(|e| e.code.as_str()),
-            error.map(|e| e.message.as_str()),
-        ]
-        .into_iter()
-        .flatten()
-        .any(|field| field.to_lowercase().contains(&wanted))
+        let day = run.created_at.with_timezone(&Local).date_naive();
+        self.from.is_none_or(|from| day >= from) && self.until.is_none_or(|until| day <= until)
     }
+}
+
+/// Whether the run's id, action, error code or message, or the input sent for it, holds
+/// `wanted` (lower case; empty matches every run).
+fn matches_text(listed: &ListedRun<'_>, wanted: &str) -> bool {
+    if wanted.is_empty() {
+        return true;
+    }
+    let run = listed.run;
+    let error = run.error.as_ref();
+    [
+        Some(run.id.as_str()),
+        Some(run.action.as_str()),
+        error.map(|e| e.code.as_str()),
+        error.map(|e| e.message.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|field| field.to_lowercase().contains(wanted))
+        || listed
+            .input
+            .is_some_and(|input| input_text(input).contains(wanted))
 }
 
 #[component]
@@ -216,13 +438,16 @@ pub fn RunsPage() -> impl IntoView {
     });
     let view_of_url = Memo::new(move |_| {
         query.with(|q| {
-            View::from_query(
-                q.get_str("status"),
-                q.get_str("action"),
-                q.get_str("q"),
-                q.get_str("order"),
-                q.get_str("page"),
-            )
+            View::from_query(Query {
+                status: q.get_str("status"),
+                action: q.get_str("action"),
+                text: q.get_str("q"),
+                from: q.get_str("from"),
+                until: q.get_str("until"),
+                sort: q.get_str("sort"),
+                order: q.get_str("order"),
+                page: q.get_str("page"),
+            })
         })
     });
     let show = {
@@ -233,8 +458,8 @@ pub fn RunsPage() -> impl IntoView {
             navigate(&view.url(), replace());
         }
     };
-    let (show_status, show_action, show_text, show_order) =
-        (show.clone(), show.clone(), show.clone(), show);
+    let (show_status, show_action, show_text, show_from, show_until) =
+        (show.clone(), show.clone(), show.clone(), show.clone(), show);
     let find = RwSignal::new(String::new());
     let find_error = RwSignal::new(false);
     let on_find = move |ev: leptos::ev::SubmitEvent| {
@@ -376,7 +601,7 @@ pub fn RunsPage() -> impl IntoView {
                     </select></div>
                 <div class="control"><label for="filter-text">"Search"</label>
                     <input id="filter-text" type="search" autocomplete="off" spellcheck="false"
-                        placeholder="Run id, action or error"
+                        placeholder="Input, run id, action or error"
                         prop:value=move || view_of_url.with(|v| v.text.clone())
                         on:change:target=move |ev| {
                             let text = ev.target().value();
@@ -385,17 +610,26 @@ pub fn RunsPage() -> impl IntoView {
                                 v.page = 0;
                             });
                         } /></div>
-                <div class="control"><label for="filter-order">"Order"</label>
-                    <select id="filter-order" on:change:target=move |ev| {
-                        let oldest = ev.target().value() == "oldest";
-                        show_order(&|v| {
-                            v.oldest_first = oldest;
-                            v.page = 0;
-                        });
-                    }>
-                        <option value="newest">"Newest first"</option>
-                        <option value="oldest" selected=move || view_of_url.with(|v| v.oldest_first)>"Oldest first"</option>
-                    </select></div>
+                <div class="control"><label for="filter-from">"Created from"</label>
+                    <input id="filter-from" type="date"
+                        prop:value=move || view_of_url.with(|v| v.from.map(|d| d.to_string()).unwrap_or_default())
+                        on:change:target=move |ev| {
+                            let from = parse_date(&ev.target().value());
+                            show_from(&|v| {
+                                v.from = from;
+                                v.page = 0;
+                            });
+                        } />
+                    <label for="filter-until">"until"</label>
+                    <input id="filter-until" type="date"
+                        prop:value=move || view_of_url.with(|v| v.until.map(|d| d.to_string()).unwrap_or_default())
+                        on:change:target=move |ev| {
+                            let until = parse_date(&ev.target().value());
+                            show_until(&|v| {
+                                v.until = until;
+                                v.page = 0;
+                            });
+                        } /></div>
                 <form class="find" on:submit=on_find>
                     <label for="find-run">"Run ID "</label>
                     <input id="find-run" type="text" autocomplete="off" spellcheck="false"
@@ -407,6 +641,11 @@ pub fn RunsPage() -> impl IntoView {
                     </span>
                 </form>
             </div>
+            {move || view_of_url.with(|v| v.bad_dates.clone()).into_iter().map(|d| view! {
+                <p class="notice" role="status">
+                    "The link asks for runs created on “" {d} "”, which is not a date such as 2026-01-31; that bound is left out."
+                </p>
+            }).collect_view()}
             {move || view_of_url.with(|v| v.unknown_status.clone()).map(|s| view! {
                 <p class="notice" role="status">
                     "The link asks for runs with status “" {s} "”, which runs do not have; showing every status."
@@ -508,11 +747,8 @@ fn runs_table(runs: &[ListedRun<'_>], view: &View) -> AnyView {
         <div class="table-wrap">
             <table class="runs-table" data-field="runs-table">
                 <thead><tr>
-                    <th scope="col">"Run"</th><th scope="col">"Created"</th><th scope="col">"Action"</th>
-                    <th scope="col">"Status"</th><th scope="col" class="num">"Records"</th>
-                    <th scope="col" class="num">"Credits used"</th><th scope="col" class="num">"Reserved"</th>
-                    <th scope="col" class="num">"Duration"</th><th scope="col">"Error"</th>
-                    <th scope="col">"From"</th>
+                    <th scope="col">"Run"</th>
+                    {SortBy::ALL.into_iter().map(|column| sort_heading(view, column)).collect_view()}
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>
@@ -528,61 +764,197 @@ fn runs_table(runs: &[ListedRun<'_>], view: &View) -> AnyView {
     .into_any()
 }
 
+/// A column's heading: a link that sorts the list by it (again: the other way), with
+/// `aria-sort` on the column the list is sorted by.
+fn sort_heading(view: &View, column: SortBy) -> impl IntoView + use<> {
+    let active = view.sort == column;
+    let aria_sort = active.then_some(if view.descending {
+        "descending"
+    } else {
+        "ascending"
+    });
+    let arrow = active.then_some(if view.descending { " ↓" } else { " ↑" });
+    view! {
+        <th scope="col" class=column.is_numeric().then_some("num") aria-sort=aria_sort>
+            <a class="sort" href=view.sorted_by(column).url()>{column.label()}</a>
+            <span aria-hidden="true">{arrow}</span>
+        </th>
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn query(pairs: &[(&str, &'static str)]) -> View {
+        let get = |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+        View::from_query(Query {
+            status: get("status"),
+            action: get("action"),
+            text: get("q"),
+            from: get("from"),
+            until: get("until"),
+            sort: get("sort"),
+            order: get("order"),
+            page: get("page"),
+        })
+    }
+
     #[test]
     fn the_url_round_trips_the_view() {
-        let view = View::from_query(
-            Some("failed"),
-            Some("a b&c"),
-            Some(" Rate limited "),
-            Some("oldest"),
-            Some("3"),
-        );
+        let view = query(&[
+            ("status", "failed"),
+            ("action", "a b&c"),
+            ("q", " Rate limited "),
+            ("from", "2026-11-01"),
+            ("until", "2026-11-24"),
+            ("order", "oldest"),
+            ("page", "3"),
+        ]);
         assert_eq!(view.status, Some(RunStatus::Failed));
         assert_eq!(
             view.url(),
-            "/runs?status=failed&action=a%20b%26c&q=Rate%20limited&order=oldest&page=3"
+            "/runs?status=failed&action=a%20b%26c&q=Rate%20limited&from=2026-11-01&until=2026-11-24&order=oldest&page=3"
         );
         assert_eq!(View::default().url(), "/runs");
         assert_eq!(
-            View::from_query(None, None, Some(""), Some("newest"), Some("1")).url(),
+            query(&[("q", ""), ("order", "newest"), ("page", "1")]).url(),
             "/runs",
             "newest first and the first page are the default"
         );
+        let by_credits = query(&[("sort", "credits"), ("order", "asc")]);
+        assert_eq!(
+            (by_credits.sort, by_credits.descending),
+            (SortBy::Credits, false)
+        );
+        assert_eq!(by_credits.url(), "/runs?sort=credits&order=asc");
     }
 
     #[test]
-    fn an_unknown_status_is_reported_not_silently_dropped() {
-        let view = View::from_query(Some("finished"), None, None, None, None);
+    fn an_unknown_status_or_date_is_reported_not_silently_dropped() {
+        let view = query(&[
+            ("status", "finished"),
+            ("from", "yesterday"),
+            ("until", "2026-02-30"),
+        ]);
         assert_eq!(view.status, None);
         assert_eq!(view.unknown_status.as_deref(), Some("finished"));
-        assert_eq!(view.url(), "/runs", "choosing a filter drops it");
+        assert_eq!(view.bad_dates, vec!["yesterday", "2026-02-30"]);
+        assert_eq!(view.url(), "/runs", "choosing a filter drops them");
+        assert_eq!(query(&[("status", ""), ("page", "x")]).unknown_status, None);
+    }
+
+    fn run_at(id: &str, hour: u32, credits: u64, error: Option<&str>) -> Run {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "action": "premium-search-people",
+            "status": if error.is_some() { "failed" } else { "completed" },
+            "output": [], "credits_used": credits, "credits_reserved": 0,
+            "created_at": format!("2026-11-24T{hour:02}:00:00.000Z"),
+            "completeness": {"has_more": false, "scope": "single_page"},
+            "error": error.map(|code| serde_json::json!({"code": code, "message": "The source did not answer"}))
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_text_is_found_in_the_id_action_error_and_input_in_any_case() {
+        let run = run_at("run_AbC123", 9, 0, Some("upstream_timeout"));
+        let input =
+            serde_json::json!({"keywords": "Ada Lovelace", "company": "Analytical Engines"});
+        let listed = ListedRun {
+            run: &run,
+            records: 0,
+            source: RunSource::Api,
+            input: Some(&input),
+        };
+        for found in [
+            "abc1",
+            "PEOPLE",
+            "upstream_",
+            "did not answer",
+            "lovelace",
+            "ANALYTICAL",
+        ] {
+            assert!(matches_text(&listed, &found.to_lowercase()), "{found}");
+        }
+        assert!(!matches_text(&listed, "companies"));
+        assert!(matches_text(&listed, ""));
+        let without_input = ListedRun {
+            input: None,
+            ..listed
+        };
+        assert!(!matches_text(&without_input, "lovelace"));
+    }
+
+    #[test]
+    fn any_column_sorts_both_ways_and_equals_keep_the_newest_first() {
+        let runs = [
+            run_at("a", 9, 5, None),
+            run_at("b", 10, 1, Some("upstream_timeout")),
+            run_at("c", 11, 5, None),
+        ];
+        let listed: Vec<ListedRun> = runs
+            .iter()
+            .map(|run| ListedRun {
+                run,
+                records: 0,
+                source: RunSource::Api,
+                input: None,
+            })
+            .collect();
+        let ids = |view: &View| -> Vec<String> {
+            view.apply(&listed)
+                .iter()
+                .map(|r| r.run.id.clone())
+                .collect()
+        };
+        assert_eq!(ids(&View::default()), ["c", "b", "a"]);
+        let by_credits = View::default().sorted_by(SortBy::Credits);
+        assert!(by_credits.descending, "the largest first");
         assert_eq!(
-            View::from_query(Some(""), None, None, None, Some("x")).unknown_status,
-            None
+            ids(&by_credits),
+            ["c", "a", "b"],
+            "equals: the newest first"
+        );
+        assert_eq!(
+            ids(&by_credits.sorted_by(SortBy::Credits)),
+            ["b", "c", "a"],
+            "again: the smallest first, equals still the newest first"
+        );
+        let by_error = View::default().sorted_by(SortBy::Error);
+        assert!(!by_error.descending, "text A to Z first");
+        assert_eq!(
+            ids(&by_error),
+            ["c", "a", "b"],
+            "no error before an error code"
+        );
+        assert_eq!(
+            ids(&View::default().sorted_by(SortBy::Created)),
+            ["a", "b", "c"]
         );
     }
 
     #[test]
-    fn the_text_is_found_in_the_id_action_and_error_in_any_case() {
-        let mut run: Run = serde_json::from_value(serde_json::json!({
-            "id": "run_AbC123", "action": "premium-search-people", "status": "failed",
-            "output": [], "credits_used": 0, "credits_reserved": 0,
-            "created_at": "2026-11-24T09:00:00.000Z",
-            "completeness": {"has_more": false, "scope": "single_page"},
-            "error": {"code": "upstream_timeout", "message": "The source did not answer"}
-        }))
-        .unwrap();
-        let view = |text: &str| View::from_query(None, None, Some(text), None, None);
-        for found in ["abc1", "PEOPLE", "upstream_", "did not answer"] {
-            assert!(view(found).matches_text(&run), "{found}");
-        }
-        assert!(!view("companies").matches_text(&run));
-        run.error = None;
-        assert!(!view("timeout").matches_text(&run));
-        assert!(view("").matches_text(&run));
+    fn a_date_range_keeps_the_runs_created_on_those_days() {
+        let run = run_at("a", 12, 0, None);
+        let listed = [ListedRun {
+            run: &run,
+            records: 0,
+            source: RunSource::KeptHere,
+            input: None,
+        }];
+        let day = run.created_at.with_timezone(&Local).date_naive();
+        let within = |from: Option<NaiveDate>, until: Option<NaiveDate>| {
+            let view = View {
+                from,
+                until,
+                ..View::default()
+            };
+            view.apply(&listed).len() == 1
+        };
+        assert!(within(Some(day), Some(day)));
+        assert!(within(None, Some(day)));
+        assert!(!within(day.succ_opt(), None));
+        assert!(!within(None, day.pred_opt()));
     }
 }

@@ -344,3 +344,64 @@ test("sign-out can forget the workspace's data in this browser; sign-in says wha
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("/runs over the history: any column sorts both ways, a date range, and search finds a run by the input sent", { timeout: 120_000 }, async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  // Runs from the form: this browser keeps what it sent, so they are found by their input.
+  const made = [];
+  for (const [query, maxResults] of [["Initech founders", "3"], ["Umbrella chemists", "1"]]) {
+    await go(page, "/actions/network-search-groups");
+    await page.getByLabel("Query", { exact: true }).fill(query);
+    await page.getByLabel("Max results").fill(maxResults);
+    await page.getByLabel("Async: queue it and watch the run").check();
+    await page.getByRole("button", { name: "Queue run" }).click();
+    await page.waitForURL(/\/runs\/[^/]+$/);
+    made.push(decodeURIComponent(new URL(page.url()).pathname.split("/").pop()));
+    await page.locator('.run-head [data-status="completed"]').waitFor();
+  }
+  // 100 runs made elsewhere push both out of the API's list: only this browser has them.
+  await runsMadeElsewhere(100, "sort");
+  await go(page, "/runs");
+  await page.getByLabel("Search").fill("umbrella CHEM");
+  await page.getByLabel("Search").press("Enter");
+  await page.waitForURL(/q=umbrella%20CHEM/);
+  const ids = () => page.locator("[data-field=runs-table] tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.run));
+  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  assert.deepEqual(await ids(), [made[1]]);
+  assert.equal(await page.locator(`tr[data-run="${made[1]}"]`).getAttribute("data-source"), "kept");
+
+  // Sorted by credits used: the largest first, then the other way; the URL says so.
+  await page.getByLabel("Search").fill("initech");
+  await page.getByLabel("Search").press("Enter");
+  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  await go(page, "/runs");
+  await page.getByRole("link", { name: "Credits used" }).click();
+  await page.waitForURL(/sort=credits&order=desc/);
+  const credits = () => page.locator("[data-field=runs-table] tbody tr td:nth-child(6)").allTextContents();
+  const numbers = (texts) => texts.map((t) => Number(t.replaceAll(",", "")));
+  const descending = numbers(await credits());
+  assert.deepEqual(descending, [...descending].sort((a, b) => b - a));
+  assert.ok(descending[0] > descending.at(-1), `the page mixes run sizes: ${descending.slice(0, 5)} … ${descending.at(-1)}`);
+  await page.getByRole("link", { name: "Credits used" }).click();
+  await page.waitForURL(/sort=credits&order=asc/);
+  const ascending = numbers(await credits());
+  assert.deepEqual(ascending, [...ascending].sort((a, b) => a - b));
+  assert.equal(await page.locator('th[aria-sort="ascending"]').textContent(), "Credits used ↑");
+
+  // A date range: today holds every run; the day before holds none.
+  const today = await page.evaluate(() => new Date().toLocaleDateString("sv"));
+  await go(page, `/runs?from=${today}&until=${today}`);
+  await countLine(page).getByText(/listed/).waitFor();
+  assert.equal(await page.getByLabel("Created from").inputValue(), today);
+  const yesterday = await page.evaluate(() => { const d = new Date(); d.setDate(d.getDate() - 1); return d.toLocaleDateString("sv"); });
+  await page.getByLabel("until", { exact: true }).fill(yesterday);
+  await page.getByLabel("until", { exact: true }).dispatchEvent("change");
+  await page.waitForURL(new RegExp(`until=${yesterday}`));
+  await page.getByText("No runs match these filters.").waitFor();
+  await go(page, "/runs?from=yesterday");
+  await page.getByText("The link asks for runs created on “yesterday”, which is not a date").waitFor();
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, "runs-sorted-and-dated");
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -329,10 +329,13 @@ test("the runs list: filters in the URL, find by id, and refreshing only while r
   assert.deepEqual(sharedIds, all.filter((r) => r.status === "failed" && r.action === "premium-search-people").map((r) => r.id));
   assert.equal(await shared.page.getByLabel("Action").inputValue(), "premium-search-people");
   await shared.context.close();
-  // Oldest first reverses the order.
+  // The Created column's heading, sorted newest first, turns the order round.
   await page.getByLabel("Status").selectOption("");
-  await page.getByLabel("Order").selectOption("oldest");
+  const created = page.locator('th[aria-sort]');
+  assert.equal(await created.getAttribute("aria-sort"), "descending");
+  await created.getByRole("link", { name: "Created" }).click();
   await page.waitForURL(/order=oldest/);
+  assert.equal(await page.locator('th[aria-sort]').getAttribute("aria-sort"), "ascending");
   assert.equal(await page.locator("tr[data-run]").first().getAttribute("data-run"), all.at(-1).id);
   // Find a run by its id.
   await page.getByLabel("Run ID").fill(`  ${active.id} `);
