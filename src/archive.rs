@@ -131,6 +131,14 @@ pub async fn kept_runs(workspace: &str) -> Result<Vec<KeptRun>, ()> {
     Ok(runs)
 }
 
+/// The run `run_id` as this browser kept it for `workspace`, if it did.
+pub async fn kept_run(workspace: &str, run_id: &str) -> Result<Option<KeptRun>, ()> {
+    Ok(store::get(store::RUNS, &kept_run_key(workspace, run_id))
+        .await
+        .map_err(|_| ())?
+        .and_then(|json| serde_json::from_str(&json).ok()))
+}
+
 /// [`keep_runs`] in the background, for code that shows the API's answer without waiting for
 /// the history (a page's poll, the bulk worker's reads). Nothing without a workspace.
 pub fn keep_in_background(workspace: Option<String>, runs: Vec<Run>) {

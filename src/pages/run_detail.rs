@@ -10,7 +10,7 @@ use crate::app::use_id_param;
 use crate::browser::{copy_text, download};
 use crate::components::{ApiErrorPanel, OutputTable, PollNotice, RunStatusBadge};
 use crate::model::form::SavedSubmission;
-use crate::model::format::{group_thousands, local_time, run_duration};
+use crate::model::format::{counted, group_thousands, local_time, run_duration};
 use crate::model::output::{pretty, to_csv};
 use crate::model::urls::action_form_path;
 use crate::state::drafts::{Draft, use_drafts};
@@ -87,6 +87,22 @@ fn WatchedRun(id: String) -> impl IntoView {
             }
         })
     };
+    // What this browser kept of the run, read when the API no longer has it (404).
+    let archived = {
+        let id = id.clone();
+        LocalResource::new(move || {
+            let gone = watch
+                .fatal
+                .with(|f| f.as_ref().and_then(ApiError::status) == Some(404));
+            let (workspace_id, id) = (workspace.id_untracked(), id.clone());
+            async move {
+                match (gone, workspace_id) {
+                    (true, Some(ws)) => crate::archive::kept_run(&ws, &id).await.ok().flatten(),
+                    _ => None,
+                }
+            }
+        })
+    };
     let state = PageState {
         watch,
         confirming: RwSignal::new(false),
@@ -110,13 +126,25 @@ fn WatchedRun(id: String) -> impl IntoView {
         <section class="page run-detail">
             <p class="breadcrumb"><a href="/runs">"Runs"</a> " / " <code>{id.clone()}</code></p>
             {move || match (watch.value.get(), watch.fatal.get()) {
+                (_, Some(error)) if error.status() == Some(404) && archived.get().flatten().is_some() => {
+                    let kept = archived.get().flatten().expect("checked just above");
+                    let seen = chrono::DateTime::from_timestamp_millis(kept.seen_at as i64).map(local_time);
+                    view! {
+                        <p class="notice" role="status" data-field="kept-run">
+                            "The API no longer has this run (it answered 404). Shown as this browser last saw it"
+                            {seen.map(|at| format!(", on {at}"))}
+                            ", without its output (" {counted(kept.records as u64, "record", "records")} ")."
+                        </p>
+                        <RunView run=kept.run state kept_records=Some(kept.records) />
+                    }.into_any()
+                }
                 (_, Some(error)) if error.status() == Some(404) => view! {
                     <h1>"Run not found"</h1>
                     <p>"No run with id " <code>{id.clone()}</code> " exists in this workspace. "
                         <a href="/runs">"See the latest runs"</a> "."</p>
                 }.into_any(),
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the run" /> }.into_any(),
-                (Some(run), None) => view! { <RunView run state /> }.into_any(),
+                (Some(run), None) => view! { <RunView run state kept_records=None /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the run…"</p> }.into_any(),
             }}
             <PollNotice transient=watch.transient last_update=watch.last_update />
@@ -126,7 +154,13 @@ fn WatchedRun(id: String) -> impl IntoView {
 }
 
 #[component]
-fn RunView(run: Run, state: PageState) -> impl IntoView {
+fn RunView(
+    run: Run,
+    state: PageState,
+    /// Shown from this browser's history (the API no longer has it), which kept this many
+    /// records' count but not the output: nothing to cancel, and its state may be old.
+    kept_records: Option<usize>,
+) -> impl IntoView {
     let session = use_session();
     let PageState {
         watch,
@@ -134,7 +168,8 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
         cancel,
         ..
     } = state;
-    let cancellable = matches!(run.status, RunStatus::Queued | RunStatus::Processing);
+    let archived = kept_records.is_some();
+    let cancellable = !archived && matches!(run.status, RunStatus::Queued | RunStatus::Processing);
     let cancel_error = move || {
         cancel.value().with(|v| {
             v.as_ref()
@@ -184,7 +219,7 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
             <dt>"Duration"</dt><dd>{run_duration(run.created_at, run.completed_at)}</dd>
             <dt>"Credits used"</dt><dd data-field="credits_used">{group_thousands(run.credits_used)}</dd>
             <dt>"Credits reserved"</dt><dd data-field="credits_reserved">{group_thousands(run.credits_reserved)}</dd>
-            <dt>"Records"</dt><dd data-field="records">{run.output.len()}</dd>
+            <dt>"Records"</dt><dd data-field="records">{kept_records.unwrap_or(run.output.len())}</dd>
             <dt>"Completeness"</dt>
             <dd><span data-field="has_more">{match (run.status.is_terminal(), run.completeness.has_more) {
                     (false, _) => "Known when the run completes",
@@ -219,7 +254,11 @@ fn RunView(run: Run, state: PageState) -> impl IntoView {
         {failure}
         <h2 class="section-title">"Output"</h2>
         {if run.output.is_empty() {
-            let why = if run.status.is_terminal() { "No records." } else { "Records appear when the run completes." };
+            let why = match (archived, run.status.is_terminal()) {
+                (true, _) => "The output was not kept in this browser.",
+                (false, true) => "No records.",
+                (false, false) => "Records appear when the run completes.",
+            };
             view! { <p class="muted" data-field="no-output">{why}</p> }.into_any()
         } else {
             view! { <OutputViewer run_id=run.id action=run.action records=run.output state /> }.into_any()

@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, signOut, go } from "./harness.mjs";
+import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -403,5 +403,28 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
   assert.deepEqual(await seriousViolations(page), []);
   await screenshot(page, "runs-sorted-and-dated");
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a run the API no longer has is shown as this browser kept it, and says so", { timeout: 60_000 }, async () => {
+  const [id] = await runsMadeElsewhere(1, "gone");
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  await until("the run kept", async () => (await keptHistory(page)).runs.includes(id));
+  // The API answers 404 for it from now on (as after its retention, or a reset workspace).
+  await page.route(`**/v1/runs/${id}`, (route) => route.fulfill({
+    status: 404, contentType: "application/json",
+    body: JSON.stringify({ error: { code: "not_found", message: "No run with this id." } }),
+  }));
+  await go(page, `/runs/${id}`);
+  const notice = page.locator('[data-field="kept-run"]');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /^The API no longer has this run \(it answered 404\)\. Shown as this browser last saw it, on .+, without its output \(1 record\)\.$/);
+  assert.equal(await page.locator('[data-field="records"]').textContent(), "1");
+  assert.equal(await page.locator('[data-field="run-id"]').textContent(), id);
+  assert.equal(await page.locator('.run-head [data-status]').getAttribute("data-status"), "completed");
+  await page.getByText("The output was not kept in this browser.").waitFor();
+  assert.equal(await page.getByRole("button", { name: "Cancel run…" }).count(), 0);
+  await screenshot(page, "run-kept-only-here");
+  assert.deepEqual(besides(problems, 404), []);
   await context.close();
 });
