@@ -12,8 +12,8 @@ use leptos_router::{NavigateOptions, path};
 use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::{counted, group_thousands};
 use crate::pages::lazy::{
-    ActionFormRoute, ActionsRoute, BulkRoute, KeysRoute, RunDetailRoute, RunsRoute, StorageRoute,
-    schedule_preload,
+    ActionFormRoute, ActionsRoute, BulkRoute, CreditsRoute, KeysRoute, RunDetailRoute, RunsRoute,
+    StorageRoute, schedule_preload,
 };
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
@@ -53,6 +53,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/bulk") view={Lazy::<BulkRoute>::new()} />
                     <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />
                     <Route path=path!("/storage") view={Lazy::<StorageRoute>::new()} />
+                    <Route path=path!("/credits") view={Lazy::<CreditsRoute>::new()} />
                 </FlatRoutes>
             </main>
         </Router>

@@ -1,10 +1,7 @@
 //! Credits over time as an SVG bar chart (stacked by action group), with a legend, the same
 //! numbers as a table on demand, and the per-action breakdown.
 
-use chrono::Local;
 use leptos::prelude::*;
-
-use api_contract::Run;
 
 use crate::model::credits::{CreditsOverTime, SERIES, axis_label, bucket_label, nice_ceiling};
 use crate::model::format::group_thousands;
@@ -21,21 +18,9 @@ const AXIS_LABELS: usize = 8;
 /// Bars are never wider than a twelfth of the plot, so one bucket is a bar, not a block.
 const MIN_SLOTS: u64 = 12;
 
-/// The chart for `runs`, or a sentence when they have spent nothing yet.
+/// The chart of `data`, or a sentence when it holds no spending; `scope` says what it covers.
 #[component]
-pub fn CreditsChart(
-    /// The workspace's latest runs, as `GET /v1/runs` lists them.
-    runs: Vec<Run>,
-) -> impl IntoView {
-    let data = CreditsOverTime::from_runs(&runs, &Local);
-    let scope = if data.runs == 1 {
-        "From the workspace's only run; the API keeps no longer history.".to_owned()
-    } else {
-        format!(
-            "From the workspace's latest {} runs; the API keeps no longer history.",
-            data.runs
-        )
-    };
+pub fn CreditsChart(data: CreditsOverTime, scope: String) -> impl IntoView {
     let reserved = (data.in_progress > 0).then(|| {
         let runs = if data.in_progress == 1 {
             "run in progress holds "
@@ -66,7 +51,7 @@ pub fn CreditsChart(
         bucket_label(data.bucket, data.columns[data.columns.len() - 1].start),
     );
     view! {
-        <p class="muted">{scope}</p>
+        <p class="muted" data-field="credits-scope">{scope}</p>
         <p>
             <strong data-field="credits-total">{group_thousands(data.total)}</strong>
             " credits spent, shown " {data.bucket.per()} "."

@@ -1,10 +1,10 @@
-//! Credits over time from the latest runs: spending per hour, day or week (whichever fits the
-//! span of the data), split by action group, with a per-action breakdown and the credits still
-//! reserved by runs in progress.
+//! Credits over time: spending per hour, day, week or month, split by action group, with a
+//! per-action breakdown and the credits still reserved by runs in progress.
 //!
-//! The API lists only the latest 100 runs, so this covers those and nothing older. A finished
-//! run counts at its completion time (when it was charged); failed and cancelled runs cost
-//! nothing but are still counted as runs of their action.
+//! From the API's latest 100 runs (the workspace page: the bucket fits the span of the data), or
+//! from the history this browser keeps over a chosen range (`/credits`). A finished run counts at
+//! its completion time (when it was charged); failed and cancelled runs cost nothing but are
+//! still counted as runs of their action.
 
 use api_contract::{ActionGroup, ActionId, Run};
 use chrono::{
@@ -17,6 +17,7 @@ pub enum Bucket {
     Hour,
     Day,
     Week,
+    Month,
 }
 
 impl Bucket {
@@ -37,6 +38,7 @@ impl Bucket {
             Bucket::Hour => "per hour",
             Bucket::Day => "per day",
             Bucket::Week => "per week",
+            Bucket::Month => "per month",
         }
     }
 
@@ -53,16 +55,38 @@ impl Bucket {
                     date - Duration::days(i64::from(date.weekday().num_days_from_monday()));
                 monday.and_time(NaiveTime::MIN)
             }
+            Bucket::Month => date.with_day(1).unwrap_or(date).and_time(NaiveTime::MIN),
         }
     }
 
-    fn step(self) -> Duration {
+    /// The start of the bucket after the one starting at `start`.
+    fn next(self, start: NaiveDateTime) -> NaiveDateTime {
         match self {
-            Bucket::Hour => Duration::hours(1),
-            Bucket::Day => Duration::days(1),
-            Bucket::Week => Duration::weeks(1),
+            Bucket::Hour => start + Duration::hours(1),
+            Bucket::Day => start + Duration::days(1),
+            Bucket::Week => start + Duration::weeks(1),
+            Bucket::Month => start
+                .checked_add_months(chrono::Months::new(1))
+                .unwrap_or(start + Duration::days(31)),
         }
     }
+}
+
+/// A run as the chart reads it, with the records it returned (a run kept in this browser has
+/// its count, not its output).
+#[derive(Clone, Copy, Debug)]
+pub struct SpentRun<'a> {
+    pub run: &'a Run,
+    pub records: u64,
+}
+
+/// A chosen span for the chart (local time): bars of `bucket` from `from` to `until`, empty
+/// ones included; finished runs outside it are left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub bucket: Bucket,
+    pub from: NaiveDateTime,
+    pub until: NaiveDateTime,
 }
 
 /// The series the bars are split into: the action groups in their order, then actions this
@@ -120,14 +144,36 @@ pub struct CreditsOverTime {
 }
 
 impl CreditsOverTime {
-    /// Reads `runs` (the API's latest, any order), bucketing by the local time in `zone`.
+    /// Reads `runs` (the API's latest, any order), bucketing by the local time in `zone`, in
+    /// buckets that fit the span of the data.
     pub fn from_runs<Tz: TimeZone>(runs: &[Run], zone: &Tz) -> CreditsOverTime {
-        let mut finished: Vec<(NaiveDateTime, &Run)> = Vec::new();
+        let spent: Vec<SpentRun> = runs
+            .iter()
+            .map(|run| SpentRun {
+                run,
+                records: run.output.len() as u64,
+            })
+            .collect();
+        CreditsOverTime::from_spent(&spent, zone, None)
+    }
+
+    /// Reads `runs` (any order) in the local time of `zone`: over `span` when given, else from
+    /// the first finished run to the last in buckets that fit.
+    pub fn from_spent<Tz: TimeZone>(
+        runs: &[SpentRun<'_>],
+        zone: &Tz,
+        span: Option<Span>,
+    ) -> CreditsOverTime {
+        let mut finished: Vec<(NaiveDateTime, SpentRun)> = Vec::new();
         let (mut reserved, mut in_progress) = (0, 0);
-        for run in runs {
+        for spent in runs {
+            let run = spent.run;
             if run.status.is_terminal() {
                 let at: DateTime<Utc> = run.completed_at.unwrap_or(run.created_at);
-                finished.push((at.with_timezone(zone).naive_local(), run));
+                let at = at.with_timezone(zone).naive_local();
+                if span.is_none_or(|span| span.from <= at && at <= span.until) {
+                    finished.push((at, *spent));
+                }
             } else {
                 reserved += run.credits_reserved;
                 in_progress += 1;
@@ -135,23 +181,27 @@ impl CreditsOverTime {
         }
         let first = finished.iter().map(|(at, _)| *at).min();
         let last = finished.iter().map(|(at, _)| *at).max();
-        let bucket = match (first, last) {
-            (Some(first), Some(last)) => Bucket::for_span(last - first),
-            _ => Bucket::Hour,
+        let (bucket, bounds) = match (span, first, last) {
+            (Some(span), ..) => (span.bucket, Some((span.from, span.until))),
+            (None, Some(first), Some(last)) => {
+                (Bucket::for_span(last - first), Some((first, last)))
+            }
+            _ => (Bucket::Hour, None),
         };
         let mut columns = Vec::new();
-        if let (Some(first), Some(last)) = (first, last) {
+        if let Some((first, last)) = bounds {
             let (mut start, end) = (bucket.start(first), bucket.start(last));
             while start <= end {
                 columns.push(Column {
                     start,
                     credits: [0; SERIES.len()],
                 });
-                start += bucket.step();
+                start = bucket.next(start);
             }
         }
         let mut by_action: Vec<ActionTotal> = Vec::new();
-        for (at, run) in &finished {
+        for (at, spent) in &finished {
+            let run = spent.run;
             let series = series_of(&run.action);
             let start = bucket.start(*at);
             if let Some(column) = columns.iter_mut().find(|c| c.start == start) {
@@ -171,7 +221,7 @@ impl CreditsOverTime {
                 }
             };
             entry.runs += 1;
-            entry.records += run.output.len() as u64;
+            entry.records += spent.records;
             entry.credits += run.credits_used;
         }
         by_action.sort_by(|a, b| b.credits.cmp(&a.credits).then(a.action.cmp(&b.action)));
@@ -182,7 +232,7 @@ impl CreditsOverTime {
             by_action,
             reserved,
             in_progress,
-            runs: runs.len(),
+            runs: finished.len() + in_progress,
         }
     }
 
@@ -199,6 +249,7 @@ pub fn bucket_label(bucket: Bucket, start: NaiveDateTime) -> String {
         Bucket::Hour => format!("{} {:02}:00", day(start.date()), start.hour()),
         Bucket::Day => day(start.date()),
         Bucket::Week => format!("week of {}", day(start.date())),
+        Bucket::Month => format!("{:04}-{:02}", start.year(), start.month()),
     }
 }
 
@@ -209,6 +260,7 @@ pub fn axis_label(bucket: Bucket, start: NaiveDateTime, first_of_day: bool) -> S
         Bucket::Hour if first_of_day => format!("{md} {:02}h", start.hour()),
         Bucket::Hour => format!("{:02}h", start.hour()),
         Bucket::Day | Bucket::Week => md,
+        Bucket::Month => format!("{:04}-{:02}", start.year(), start.month()),
     }
 }
 
@@ -391,6 +443,58 @@ mod tests {
             chrono::Weekday::Mon
         );
         assert_eq!(c.total, 10);
+    }
+
+    #[test]
+    fn a_chosen_span_has_its_bucket_and_leaves_out_what_is_outside_it() {
+        use RunStatus::Completed;
+        let runs = [
+            run(
+                "premium-search-people",
+                Completed,
+                Some("2026-09-30T12:00:00Z"),
+                3,
+                0,
+            ),
+            run(
+                "premium-search-people",
+                Completed,
+                Some("2026-10-15T12:00:00Z"),
+                4,
+                0,
+            ),
+            run(
+                "network-search-groups",
+                Completed,
+                Some("2026-11-20T12:00:00Z"),
+                6,
+                0,
+            ),
+        ];
+        let spent: Vec<SpentRun> = runs
+            .iter()
+            .map(|run| SpentRun { run, records: 9 })
+            .collect();
+        let at = |text: &str| text.parse::<NaiveDateTime>().unwrap();
+        let span = Span {
+            bucket: Bucket::Month,
+            from: at("2026-10-01T00:00:00"),
+            until: at("2026-12-10T00:00:00"),
+        };
+        let c = CreditsOverTime::from_spent(&spent, &Utc, Some(span));
+        assert_eq!(
+            c.columns
+                .iter()
+                .map(|col| (bucket_label(c.bucket, col.start), col.total()))
+                .collect::<Vec<_>>(),
+            [
+                ("2026-10".to_owned(), 4),
+                ("2026-11".to_owned(), 6),
+                ("2026-12".to_owned(), 0)
+            ]
+        );
+        assert_eq!((c.total, c.runs), (10, 2), "September's run is outside");
+        assert_eq!(c.by_action.iter().map(|a| a.records).sum::<u64>(), 18);
     }
 
     #[test]

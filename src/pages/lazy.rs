@@ -4,7 +4,7 @@
 //! split point: `wasm_split` (Leptos's re-export of `wasm_split_helpers`) turns it into an
 //! `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
 //! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
-//! the shell, sign-in and the workspace; actions, runs, bulk, keys and storage come after, in the
+//! the shell, sign-in and the workspace; actions, runs, bulk, keys, storage and credits come after, in the
 //! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
 //! is a plain `async fn`, so `trunk serve` needs no extra tool.
 //!
@@ -24,7 +24,8 @@ use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
 use super::{
-    ActionFormPage, ActionsPage, BulkPage, KeysPage, RunDetailPage, RunsPage, StoragePage,
+    ActionFormPage, ActionsPage, BulkPage, CreditsPage, KeysPage, RunDetailPage, RunsPage,
+    StoragePage,
 };
 
 /// A page's code could not be fetched or instantiated.
@@ -49,6 +50,7 @@ pub enum PageKey {
     Bulk,
     Keys,
     Storage,
+    Credits,
 }
 
 /// Builds a page, inside the chunk. One chunk holds all of them: measured against one chunk per
@@ -153,6 +155,7 @@ fn page_view(key: PageKey) -> AnyView {
         PageKey::Bulk => view! { <RequireSession><BulkPage /></RequireSession> }.into_any(),
         PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
         PageKey::Storage => view! { <RequireSession><StoragePage /></RequireSession> }.into_any(),
+        PageKey::Credits => view! { <RequireSession><CreditsPage /></RequireSession> }.into_any(),
     }
 }
 
@@ -196,7 +199,10 @@ fn in_chunk(path: &str) -> bool {
         .split(['/', '?'])
         .next()
         .unwrap_or_default();
-    matches!(first, "actions" | "runs" | "bulk" | "keys" | "storage")
+    matches!(
+        first,
+        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits"
+    )
 }
 
 /// The router awaits `view`; on a failed fetch the page is a message with a retry. Signed out,
@@ -300,6 +306,7 @@ lazy_route!(RunDetailRoute, PageKey::RunDetail);
 lazy_route!(BulkRoute, PageKey::Bulk);
 lazy_route!(KeysRoute, PageKey::Keys);
 lazy_route!(StorageRoute, PageKey::Storage);
+lazy_route!(CreditsRoute, PageKey::Credits);
 
 #[cfg(test)]
 mod tests {
@@ -315,6 +322,7 @@ mod tests {
             "/bulk",
             "/keys",
             "/storage",
+            "/credits?range=90d",
         ] {
             assert!(in_chunk(path), "{path}");
         }

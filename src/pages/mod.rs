@@ -3,6 +3,7 @@
 mod action_form;
 mod actions;
 mod bulk;
+mod credits;
 mod keys;
 pub mod lazy;
 mod not_found;
@@ -15,6 +16,7 @@ mod workspace;
 pub use action_form::ActionFormPage;
 pub use actions::ActionsPage;
 pub use bulk::BulkPage;
+pub use credits::CreditsPage;
 pub use keys::KeysPage;
 pub use not_found::NotFoundPage;
 pub use run_detail::RunDetailPage;

@@ -1,15 +1,18 @@
 //! `/workspace`: name, id, credits and today's usage, from the shared `GET /v1/workspace`, and
-//! credits over time from the latest runs (`GET /v1/runs`).
+//! credits over time from the latest runs (`GET /v1/runs`); `/credits` has them over the history
+//! this browser keeps.
 
 use std::time::Duration;
 
 use api_contract::Workspace;
+use chrono::Local;
 use leptos::prelude::*;
 use leptos::task::spawn_local_scoped_with_cancellation;
 
 use crate::api::ApiError;
 use crate::browser::{sleep, until_visible};
 use crate::components::{ApiErrorPanel, CreditsChart};
+use crate::model::credits::CreditsOverTime;
 use crate::model::format::group_thousands;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
@@ -53,10 +56,19 @@ pub fn WorkspacePage() -> impl IntoView {
                 })}
             </Transition>
             <h3 class="section-title">"Credits over time"</h3>
+            <p class="help"><a href="/credits">"Over the history kept in this browser, by day, week or month"</a></p>
             <Transition fallback=|| view! { <p class="loading">"Loading the latest runs…"</p> }>
                 {move || Suspend::new(async move {
                     match runs.await {
-                        Ok(runs) => view! { <CreditsChart runs /> }.into_any(),
+                        Ok(runs) => {
+                            let data = CreditsOverTime::from_runs(&runs, &Local);
+                            let scope = if data.runs == 1 {
+                                "From the workspace's only run; the API keeps no longer history.".to_owned()
+                            } else {
+                                format!("From the workspace's latest {} runs; the API keeps no longer history.", data.runs)
+                            };
+                            view! { <CreditsChart data scope /> }.into_any()
+                        }
                         Err(error) => view! { <ApiErrorPanel error context="Loading the latest runs" /> }.into_any(),
                     }
                 })}

@@ -428,3 +428,51 @@ test("a run the API no longer has is shown as this browser kept it, and says so"
   assert.deepEqual(besides(problems, 404), []);
   await context.close();
 });
+
+/** Every run the page's store keeps, as stored (workspace, run without output, records). */
+const keptRunValues = (page) => page.evaluate(() => new Promise((resolve, reject) => {
+  const open = indexedDB.open("console");
+  open.onsuccess = () => {
+    const db = open.result;
+    const all = db.transaction("runs").objectStore("runs").getAll();
+    all.onsuccess = () => { resolve(all.result.map((json) => JSON.parse(json))); db.close(); };
+    all.onerror = () => { db.close(); reject(all.error); };
+  };
+  open.onerror = () => reject(open.error);
+}));
+
+test("/credits: credits over time over the history, its sums the history's, by day, week or month", { timeout: 120_000 }, async () => {
+  await runsMadeElsewhere(3, "credits");
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/workspace", sandbox.api_key);
+  await page.getByRole("link", { name: "Over the history kept in this browser, by day, week or month" }).click();
+  await page.waitForURL(/\/credits$/);
+  const total = page.locator('[data-field="credits-total"]');
+  await total.waitFor();
+  const kept = await keptRunValues(page);
+  const finished = kept.filter((k) => ["completed", "failed", "cancelled"].includes(k.run.status));
+  assert.ok(finished.length >= 3);
+  const sum = finished.reduce((s, k) => s + k.run.credits_used, 0);
+  assert.equal(Number((await total.textContent()).replaceAll(",", "")), sum, "the chart's total is the history's");
+  assert.match(await page.locator('[data-field="credits-scope"]').textContent(), new RegExp(`^Last 30 days: ${finished.length} runs from the runs this browser has seen since .+, the API's latest 100 included\\.`));
+  // The per-action table adds up to the same, records included.
+  const byAction = await page.locator('[data-field="credits-by-action"] tbody tr').evaluateAll((rows) => rows.map((r) => ({
+    action: r.dataset.action,
+    credits: Number(r.querySelector('[data-field="credits"]').textContent.replaceAll(",", "")),
+    records: Number(r.querySelector('[data-field="records"]').textContent.replaceAll(",", "")),
+  })));
+  for (const row of byAction) {
+    const mine = finished.filter((k) => k.run.action === row.action);
+    assert.equal(row.credits, mine.reduce((s, k) => s + k.run.credits_used, 0), row.action);
+    assert.equal(row.records, mine.reduce((s, k) => s + k.records, 0), row.action);
+  }
+  // Another range and bucket: in the URL, and the same total (every run is from today).
+  await page.getByLabel("Range", { exact: true }).selectOption("365d");
+  await page.waitForURL(/\/credits\?range=365d&per=month$/);
+  assert.equal(Number((await total.textContent()).replaceAll(",", "")), sum);
+  await page.getByLabel("Per", { exact: true }).selectOption("week");
+  await page.waitForURL(/\/credits\?range=365d&per=week$/);
+  assert.deepEqual(await seriousViolations(page), []);
+  await screenshot(page, "credits-over-the-history");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
