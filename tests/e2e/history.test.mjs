@@ -476,3 +476,39 @@ test("/credits: credits over time over the history, its sums the history's, by d
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("two tabs writing the history at once lose nothing and duplicate nothing", { timeout: 120_000 }, async () => {
+  await runsMadeElsewhere(2, "two-tabs");
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  // The second tab of the same browser, signed in (the credential is per tab), on the runs list.
+  const other = await context.newPage();
+  await other.goto(`${sandbox.url}/sign-in?next=/runs`);
+  await signIn(other, sandbox.api_key);
+  await other.locator('[data-field="runs-count"]').waitFor();
+  // Tab one submits from the form while tab two reads the list again and again.
+  let reading = true;
+  const readsInOtherTab = (async () => {
+    while (reading) {
+      await other.getByRole("button", { name: "Refresh" }).click();
+      await sleep(150);
+    }
+  })();
+  await go(page, "/actions/network-search-groups");
+  await page.getByLabel("Query", { exact: true }).fill("two tabs at once");
+  await page.getByLabel("Async: queue it and watch the run").check();
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\/[^/]+$/);
+  const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+  await page.locator('.run-head [data-status="completed"]').waitFor();
+  await until("the other tab listed it", async () => (await other.locator(`tr[data-run="${id}"]`).count()) === 1);
+  reading = false;
+  await readsInOtherTab;
+  const kept = await keptRunValues(page);
+  const ids = kept.map((k) => k.run.id);
+  assert.equal(new Set(ids).size, ids.length, "no run twice");
+  const mine = kept.find((k) => k.run.id === id);
+  assert.equal(mine.run.status, "completed");
+  assert.deepEqual(mine.input, { query: "two tabs at once" }, "the input the first tab sent survived the second tab's writes");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
