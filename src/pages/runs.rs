@@ -3,8 +3,9 @@
 //! from; filtered (status, action, text), sorted and paged by the URL's query (so a view can be
 //! shared), refreshing by itself while any of the API's runs is still queued or processing.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use api_contract::{Run, RunList, RunStatus};
 use chrono::{Local, NaiveDate, Utc};
@@ -30,11 +31,52 @@ const STALE_READS_AT_ONCE: usize = 20;
 const STALE_READ_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
 const STALE_ROUNDS: usize = 100;
 
-/// The workspace's history as this browser keeps it.
+/// The workspace's history as this browser keeps it, read once when the page opens (and again
+/// only when a run leaves the API's list meanwhile).
 #[derive(Clone, Debug, Default, PartialEq)]
 struct History {
     runs: Vec<KeptRun>,
+    /// Each run's [`search_text`], in the same order: made once per read, not per keystroke.
+    search: Vec<String>,
+    /// The actions the history holds, for the Action filter.
+    actions: BTreeSet<String>,
     reads: ListReads,
+}
+
+impl History {
+    fn new(runs: Vec<KeptRun>, reads: ListReads) -> History {
+        History {
+            search: runs
+                .iter()
+                .map(|k| search_text(&k.run, k.input.as_ref()))
+                .collect(),
+            actions: runs.iter().map(|k| k.run.action.clone()).collect(),
+            runs,
+            reads,
+        }
+    }
+}
+
+/// What a search looks into, lower case: the run's id, action, error code and message, and the
+/// input this console sent for it.
+fn search_text(run: &Run, input: Option<&Value>) -> String {
+    let error = run.error.as_ref();
+    let mut text = [
+        Some(run.id.as_str()),
+        Some(run.action.as_str()),
+        error.map(|e| e.code.as_str()),
+        error.map(|e| e.message.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .map(str::to_lowercase)
+    .collect::<Vec<_>>()
+    .join("\n");
+    if let Some(input) = input {
+        text.push('\n');
+        text.push_str(&input_text(input));
+    }
+    text
 }
 
 /// The list's view as the URL gives it:
@@ -185,37 +227,47 @@ fn parse_date(text: &str) -> Option<NaiveDate> {
 }
 
 /// A run as the list shows it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct ListedRun<'a> {
     run: &'a Run,
     /// Records in its output (a kept run's output is not kept, its count is).
     records: usize,
     source: RunSource,
-    /// The input this console sent for it, if it made the run.
-    input: Option<&'a Value>,
+    /// Its [`search_text`].
+    search: Cow<'a, str>,
 }
 
-/// The API's runs, then the kept runs the API no longer lists; each with the input kept for it.
-fn listed<'a>(api: &'a [Run], kept: &'a [KeptRun]) -> Vec<ListedRun<'a>> {
-    let kept_by_id: HashMap<&str, &KeptRun> = kept.iter().map(|k| (k.run.id.as_str(), k)).collect();
+/// The API's runs, then the kept runs the API no longer lists (as read again on this page, if
+/// they were); each with the input kept for it.
+fn listed<'a>(
+    api: &'a [Run],
+    history: &'a History,
+    read_here: &'a HashMap<String, Run>,
+) -> Vec<ListedRun<'a>> {
+    let input_of: HashMap<&str, &Value> = history
+        .runs
+        .iter()
+        .filter_map(|k| Some((k.run.id.as_str(), k.input.as_ref()?)))
+        .collect();
     let in_api: HashSet<&str> = api.iter().map(|r| r.id.as_str()).collect();
     api.iter()
         .map(|run| ListedRun {
             run,
             records: run.output.len(),
             source: RunSource::Api,
-            input: kept_by_id
-                .get(run.id.as_str())
-                .and_then(|k| k.input.as_ref()),
+            search: Cow::Owned(search_text(run, input_of.get(run.id.as_str()).copied())),
         })
         .chain(
-            kept.iter()
-                .filter(|k| !in_api.contains(k.run.id.as_str()))
-                .map(|k| ListedRun {
-                    run: &k.run,
+            history
+                .runs
+                .iter()
+                .zip(&history.search)
+                .filter(|(k, _)| !in_api.contains(k.run.id.as_str()))
+                .map(|(k, search)| ListedRun {
+                    run: read_here.get(&k.run.id).unwrap_or(&k.run),
                     records: k.records,
                     source: RunSource::KeptHere,
-                    input: k.input.as_ref(),
+                    search: Cow::Borrowed(search),
                 }),
         )
         .collect()
@@ -338,7 +390,7 @@ impl View {
             .filter(|r| self.action.is_empty() || r.run.action == self.action)
             .filter(|r| self.within_dates(r.run))
             .filter(|r| matches_text(r, &wanted))
-            .copied()
+            .cloned()
             .collect();
         let newest_first = |a: &ListedRun, b: &ListedRun| b.run.created_at.cmp(&a.run.created_at);
         shown.sort_by(|a, b| {
@@ -366,26 +418,9 @@ impl View {
     }
 }
 
-/// Whether the run's id, action, error code or message, or the input sent for it, holds
-/// `wanted` (lower case; empty matches every run).
+/// Whether the run's [`search_text`] holds `wanted` (lower case; empty matches every run).
 fn matches_text(listed: &ListedRun<'_>, wanted: &str) -> bool {
-    if wanted.is_empty() {
-        return true;
-    }
-    let run = listed.run;
-    let error = run.error.as_ref();
-    [
-        Some(run.id.as_str()),
-        Some(run.action.as_str()),
-        error.map(|e| e.code.as_str()),
-        error.map(|e| e.message.as_str()),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|field| field.to_lowercase().contains(wanted))
-        || listed
-            .input
-            .is_some_and(|input| input_text(input).contains(wanted))
+    wanted.is_empty() || listed.search.contains(wanted)
 }
 
 #[component]
@@ -414,13 +449,28 @@ pub fn RunsPage() -> impl IntoView {
         // Poll only while a listed run can still change.
         |list: &RunList| list.runs.iter().all(|r| r.status.is_terminal()),
     );
-    // Kept runs read again from the API since the page opened (see below).
-    let reread = RwSignal::new(0_u32);
+    // Kept runs read again from the API on this page (see below), shown over their kept copy.
+    let read_here = RwSignal::new(HashMap::<String, Run>::new());
     let asked = StoredValue::new(HashSet::<String>::new());
-    // The workspace's history in this browser, read again after each answer of the API.
+    // A run of the API's list that left it while the page was open: it is in the history now,
+    // which is then read again (a large history is read only when needed).
+    let left_the_list = RwSignal::new(0_u32);
+    let last_listed = StoredValue::new(HashSet::<String>::new());
+    Effect::new(move |_| {
+        let ids: HashSet<String> = list.value.with(|l| {
+            l.iter()
+                .flat_map(|l| l.runs.iter().map(|r| r.id.clone()))
+                .collect()
+        });
+        let left = last_listed.with_value(|before| before.iter().any(|id| !ids.contains(id)));
+        last_listed.set_value(ids);
+        if left {
+            left_the_list.update(|n| *n += 1);
+        }
+    });
+    // The workspace's history in this browser.
     let kept = LocalResource::new(move || {
-        list.last_update.track();
-        reread.track();
+        left_the_list.track();
         let workspace_id = workspace
             .resource
             .get()
@@ -428,10 +478,10 @@ pub fn RunsPage() -> impl IntoView {
             .map(|w| w.workspace_id);
         async move {
             match workspace_id {
-                Some(id) => Ok(History {
-                    runs: crate::archive::kept_runs(&id).await?,
-                    reads: crate::archive::list_reads(&id).await?,
-                }),
+                Some(id) => Ok(History::new(
+                    crate::archive::kept_runs(&id).await?,
+                    crate::archive::list_reads(&id).await?,
+                )),
                 None => Ok(History::default()),
             }
         }
@@ -475,23 +525,27 @@ pub fn RunsPage() -> impl IntoView {
     // from the API, a few at a time, every few seconds until they are final (as a run page
     // watches its run), and each answer kept.
     Effect::new(move |_| {
-        let Some(Ok(history)) = kept.get() else {
-            return;
-        };
+        // Again after each round: the next stale runs, if more than a round's were found.
+        read_here.track();
         let listed: HashSet<String> = list.value.with_untracked(|l| {
             l.iter()
                 .flat_map(|l| l.runs.iter().map(|r| r.id.clone()))
                 .collect()
         });
-        let stale: Vec<String> = asked.with_value(|asked| {
-            history
-                .runs
-                .iter()
-                .filter(|k| !k.run.status.is_terminal())
-                .filter(|k| !listed.contains(&k.run.id) && !asked.contains(&k.run.id))
-                .take(STALE_READS_AT_ONCE)
-                .map(|k| k.run.id.clone())
-                .collect()
+        let stale: Vec<String> = kept.with(|history| {
+            let Some(Ok(history)) = history else {
+                return Vec::new();
+            };
+            asked.with_value(|asked| {
+                history
+                    .runs
+                    .iter()
+                    .filter(|k| !k.run.status.is_terminal())
+                    .filter(|k| !listed.contains(&k.run.id) && !asked.contains(&k.run.id))
+                    .take(STALE_READS_AT_ONCE)
+                    .map(|k| k.run.id.clone())
+                    .collect()
+            })
         });
         let (Some(client), Some(id), false) = (
             session.client_untracked(),
@@ -513,8 +567,13 @@ pub fn RunsPage() -> impl IntoView {
                 if !read.is_empty() {
                     let _ = crate::archive::keep_runs(&id, &read).await;
                 }
-                // Shown again; or the page was left, and the watch ends with it.
-                if reread.try_update(|n| *n += 1).is_none() {
+                // Shown over the kept copies; or the page was left, and the watch ends with it.
+                let shown = read_here.try_update(|runs| {
+                    for run in &read {
+                        runs.insert(run.id.clone(), run.clone());
+                    }
+                });
+                if shown.is_none() {
                     return;
                 }
                 watching = read
@@ -529,17 +588,11 @@ pub fn RunsPage() -> impl IntoView {
             }
         });
     });
-    let kept_runs = move || {
-        kept.get()
-            .and_then(Result::ok)
-            .map(|history| history.runs)
-            .unwrap_or_default()
-    };
     let missed = move || {
-        kept.get()
-            .and_then(Result::ok)
-            .map(|history| history.reads.missed)
-            .unwrap_or_default()
+        kept.with(|history| match history {
+            Some(Ok(history)) => history.reads.missed.clone(),
+            _ => Vec::new(),
+        })
     };
     let action_options = move || {
         let current = view_of_url.with(|v| v.action.clone());
@@ -548,7 +601,11 @@ pub fn RunsPage() -> impl IntoView {
                 .flat_map(|l| l.runs.iter().map(|r| r.action.clone()))
                 .collect()
         });
-        actions.extend(kept_runs().into_iter().map(|k| k.run.action));
+        kept.with(|history| {
+            if let Some(Ok(history)) = history {
+                actions.extend(history.actions.iter().cloned());
+            }
+        });
         if !current.is_empty() {
             actions.push(current.clone());
         }
@@ -651,7 +708,7 @@ pub fn RunsPage() -> impl IntoView {
                     "The link asks for runs with status “" {s} "”, which runs do not have; showing every status."
                 </p>
             })}
-            {move || matches!(kept.get(), Some(Err(()))).then(|| view! {
+            {move || kept.with(|k| matches!(k, Some(Err(())))).then(|| view! {
                 <p class="notice" role="status" data-field="no-history">
                     "This browser keeps no history of runs (its storage is unavailable, as in some private windows): only the API's latest 100 are listed."
                 </p>
@@ -666,9 +723,21 @@ pub fn RunsPage() -> impl IntoView {
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
                 (None, None) => view! { <p class="loading">"Loading the runs…"</p> }.into_any(),
+                // Nothing from the API, and the history still being read: not "No runs yet".
+                (Some(list), None) if list.runs.is_empty() && kept.with(Option::is_none) => view! {
+                    <p class="loading">"Reading the runs kept in this browser…"</p>
+                }.into_any(),
                 (Some(list), None) => {
-                    let kept = kept_runs();
-                    view_of_url.with(|v| runs_table(&listed(&list.runs, &kept), v))
+                    let nothing_kept = History::default();
+                    kept.with(|history| {
+                        let history = match history {
+                            Some(Ok(history)) => history,
+                            _ => &nothing_kept,
+                        };
+                        read_here.with(|read_here| {
+                            view_of_url.with(|v| runs_table(&listed(&list.runs, history, read_here), v))
+                        })
+                    })
                 }
             }}
         </section>
@@ -865,7 +934,7 @@ mod tests {
             run: &run,
             records: 0,
             source: RunSource::Api,
-            input: Some(&input),
+            search: Cow::Owned(search_text(&run, Some(&input))),
         };
         for found in [
             "abc1",
@@ -880,7 +949,7 @@ mod tests {
         assert!(!matches_text(&listed, "companies"));
         assert!(matches_text(&listed, ""));
         let without_input = ListedRun {
-            input: None,
+            search: Cow::Owned(search_text(&run, None)),
             ..listed
         };
         assert!(!matches_text(&without_input, "lovelace"));
@@ -899,7 +968,7 @@ mod tests {
                 run,
                 records: 0,
                 source: RunSource::Api,
-                input: None,
+                search: Cow::Borrowed(""),
             })
             .collect();
         let ids = |view: &View| -> Vec<String> {
@@ -941,7 +1010,7 @@ mod tests {
             run: &run,
             records: 0,
             source: RunSource::KeptHere,
-            input: None,
+            search: Cow::Borrowed(""),
         }];
         let day = run.created_at.with_timezone(&Local).date_naive();
         let within = |from: Option<NaiveDate>, until: Option<NaiveDate>| {
