@@ -40,6 +40,9 @@ struct History {
     search: Vec<String>,
     /// The actions the history holds, for the Action filter.
     actions: BTreeSet<String>,
+    /// Each run's place in `runs`, by id: an API run's kept input is found without a pass over
+    /// the history.
+    index_of: HashMap<String, usize>,
     reads: ListReads,
 }
 
@@ -51,6 +54,11 @@ impl History {
                 .map(|k| search_text(&k.run, k.input.as_ref()))
                 .collect(),
             actions: runs.iter().map(|k| k.run.action.clone()).collect(),
+            index_of: runs
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.run.id.clone(), i))
+                .collect(),
             runs,
             reads,
         }
@@ -244,18 +252,17 @@ fn listed<'a>(
     history: &'a History,
     read_here: &'a HashMap<String, Run>,
 ) -> Vec<ListedRun<'a>> {
-    let input_of: HashMap<&str, &Value> = history
-        .runs
-        .iter()
-        .filter_map(|k| Some((k.run.id.as_str(), k.input.as_ref()?)))
-        .collect();
+    let input_of = |id: &str| {
+        let at = *history.index_of.get(id)?;
+        history.runs[at].input.as_ref()
+    };
     let in_api: HashSet<&str> = api.iter().map(|r| r.id.as_str()).collect();
     api.iter()
         .map(|run| ListedRun {
             run,
             records: run.output.len(),
             source: RunSource::Api,
-            search: Cow::Owned(search_text(run, input_of.get(run.id.as_str()).copied())),
+            search: Cow::Owned(search_text(run, input_of(&run.id))),
         })
         .chain(
             history
@@ -438,10 +445,14 @@ pub fn RunsPage() -> impl IntoView {
                     .ok_or(crate::api::ApiError::SignedOut)?
                     .runs()
                     .await?;
-                // Every run the API lists goes into the history first, so the kept runs read
-                // next are as fresh as this answer.
+                // Every run the API lists goes into the history, in the background: the page
+                // shows the API's answer at once (a write waits for a large history's read to
+                // end), over the kept copies.
                 if let Some(id) = workspace_id {
-                    let _ = crate::archive::keep_list(&id, &read.value.runs).await;
+                    let runs = read.value.runs.clone();
+                    leptos::task::spawn_local(async move {
+                        let _ = crate::archive::keep_list(&id, &runs).await;
+                    });
                 }
                 Ok(read)
             }
@@ -730,12 +741,14 @@ pub fn RunsPage() -> impl IntoView {
                 (Some(list), None) => {
                     let nothing_kept = History::default();
                     kept.with(|history| {
+                        // The API's runs are shown at once; the history joins them once read.
+                        let reading = history.is_none();
                         let history = match history {
                             Some(Ok(history)) => history,
                             _ => &nothing_kept,
                         };
                         read_here.with(|read_here| {
-                            view_of_url.with(|v| runs_table(&listed(&list.runs, history, read_here), v))
+                            view_of_url.with(|v| runs_table(&listed(&list.runs, history, read_here), v, reading))
                         })
                     })
                 }
@@ -744,13 +757,19 @@ pub fn RunsPage() -> impl IntoView {
     }
 }
 
-fn runs_table(runs: &[ListedRun<'_>], view: &View) -> AnyView {
+/// The runs table for `view`; `reading`: the history kept in this browser is still being read,
+/// so only the API's runs are listed yet.
+fn runs_table(runs: &[ListedRun<'_>], view: &View, reading: bool) -> AnyView {
     let matching = view.apply(runs);
     if runs.is_empty() {
         return view! {
             <p class="muted" data-field="no-runs">"No runs yet. " <a href="/actions">"Submit an action"</a> " to start one."</p>
         }
         .into_any();
+    }
+    if matching.is_empty() && reading {
+        return view! { <p class="loading">"Reading the runs kept in this browser…"</p> }
+            .into_any();
     }
     if matching.is_empty() {
         return view! {
@@ -773,6 +792,11 @@ fn runs_table(runs: &[ListedRun<'_>], view: &View) -> AnyView {
         group_thousands(from_api as u64),
         group_thousands(kept_here as u64),
     );
+    let count = if reading {
+        format!("{count} Reading the runs kept in this browser…")
+    } else {
+        count
+    };
     let rows = matching
         .into_iter()
         .skip(first)
