@@ -118,15 +118,31 @@ pub async fn keep_submitted(workspace: &str, run: &Run, body: &str) -> Result<()
     keep(workspace, vec![seen]).await.map(|_| ())
 }
 
+/// Kept runs read back at a time before the page gets a turn (a large history is read without
+/// one long task).
+const READ_SLICE: u32 = 5_000;
+
 /// Every run this browser keeps for `workspace`, newest first; `Err` when the browser keeps
 /// nothing. Entries that cannot be read back are left out.
 pub async fn kept_runs(workspace: &str) -> Result<Vec<KeptRun>, ()> {
-    let mut runs: Vec<KeptRun> = store::all_under(store::RUNS, workspace)
+    let stored = store::all_under_unread(store::RUNS, workspace)
         .await
-        .map_err(|_| ())?
-        .iter()
-        .filter_map(|json| serde_json::from_str(json).ok())
-        .collect();
+        .map_err(|_| ())?;
+    let mut runs: Vec<KeptRun> = Vec::with_capacity(stored.length() as usize);
+    let mut start = 0;
+    while start < stored.length() {
+        let end = (start + READ_SLICE).min(stored.length());
+        runs.extend(
+            stored
+                .slice(start, end)
+                .iter()
+                .filter_map(|json| serde_json::from_str(&json.as_string()?).ok()),
+        );
+        start = end;
+        if start < stored.length() {
+            crate::browser::sleep(std::time::Duration::ZERO).await;
+        }
+    }
     runs.sort_by_key(|kept| std::cmp::Reverse(kept.run.created_at));
     Ok(runs)
 }

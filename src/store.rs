@@ -214,12 +214,18 @@ pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, JsVal
 
 /// Every value of `store` whose key starts with `{prefix}/`, in key order.
 pub async fn all_under(store: &'static str, prefix: &str) -> Result<Vec<String>, JsValue> {
+    Ok(strings(all_under_unread(store, prefix).await?.into()))
+}
+
+/// [`all_under`], left as the browser's array of JavaScript strings: a caller with many values
+/// (a large history) turns them into Rust strings a slice at a time.
+pub async fn all_under_unread(store: &'static str, prefix: &str) -> Result<js_sys::Array, JsValue> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
         .object_store(store)?
         .get_all_with_key(&keys_under(prefix)?.into())?;
-    Ok(strings(finished(&request).await?))
+    Ok(js_sys::Array::from(&finished(&request).await?))
 }
 
 /// How many values of `store` have a key under `{prefix}/`.

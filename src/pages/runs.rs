@@ -46,13 +46,25 @@ struct History {
     reads: ListReads,
 }
 
+/// Kept runs prepared at a time before the page gets a turn.
+const PREPARE_SLICE: usize = 10_000;
+
 impl History {
-    fn new(runs: Vec<KeptRun>, reads: ListReads) -> History {
+    /// `workspace`'s history, read and prepared for the list a slice at a time.
+    async fn read(workspace: &str) -> Result<History, ()> {
+        let runs = crate::archive::kept_runs(workspace).await?;
+        let reads = crate::archive::list_reads(workspace).await?;
+        let mut search = Vec::with_capacity(runs.len());
+        for slice in runs.chunks(PREPARE_SLICE) {
+            search.extend(slice.iter().map(|k| search_text(&k.run, k.input.as_ref())));
+            crate::browser::sleep(std::time::Duration::ZERO).await;
+        }
+        Ok(History::new(runs, search, reads))
+    }
+
+    fn new(runs: Vec<KeptRun>, search: Vec<String>, reads: ListReads) -> History {
         History {
-            search: runs
-                .iter()
-                .map(|k| search_text(&k.run, k.input.as_ref()))
-                .collect(),
+            search,
             actions: runs.iter().map(|k| k.run.action.clone()).collect(),
             index_of: runs
                 .iter()
@@ -489,10 +501,7 @@ pub fn RunsPage() -> impl IntoView {
             .map(|w| w.workspace_id);
         async move {
             match workspace_id {
-                Some(id) => Ok(History::new(
-                    crate::archive::kept_runs(&id).await?,
-                    crate::archive::list_reads(&id).await?,
-                )),
+                Some(id) => History::read(&id).await,
                 None => Ok(History::default()),
             }
         }
