@@ -307,19 +307,21 @@ pub async fn forget_history(workspace: &str) -> Result<u32, ()> {
     let runs = store::count_under(store::RUNS, workspace)
         .await
         .map_err(|_| ())?;
-    store::write(vec![
-        Change::DeleteUnder {
-            store: store::RUNS,
-            prefix: workspace.to_owned(),
-        },
-        Change::DeleteUnder {
-            store: store::META,
-            prefix: workspace.to_owned(),
-        },
-    ])
-    .await
-    .map_err(|_| ())?;
+    store::write(history_deletions(workspace))
+        .await
+        .map_err(|_| ())?;
     Ok(runs)
+}
+
+/// The changes that delete `workspace`'s history: its kept runs and what it knew of its reads.
+fn history_deletions(workspace: &str) -> Vec<Change> {
+    [store::RUNS, store::META]
+        .into_iter()
+        .map(|store| Change::DeleteUnder {
+            store,
+            prefix: workspace.to_owned(),
+        })
+        .collect()
 }
 
 /// Forgets everything this browser keeps for `workspace` in one write: the run history, the
@@ -334,16 +336,7 @@ pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
         batches: batches.len(),
         submissions: submissions.len(),
     };
-    let mut changes = vec![
-        Change::DeleteUnder {
-            store: store::RUNS,
-            prefix: workspace.to_owned(),
-        },
-        Change::DeleteUnder {
-            store: store::META,
-            prefix: workspace.to_owned(),
-        },
-    ];
+    let mut changes = history_deletions(workspace);
     changes.extend(batches.into_iter().map(Change::DeleteBatch));
     changes.extend(submissions.into_iter().map(|key| Change::Delete {
         store: store::SUBMISSIONS,

@@ -62,6 +62,25 @@ pub fn focus_id(id: &str) {
     }
 }
 
+/// The file chosen in the file input an event comes from, with the input; `None` when none
+/// was chosen.
+pub fn chosen_file(event: &web_sys::Event) -> Option<(web_sys::HtmlInputElement, web_sys::File)> {
+    let input = event
+        .target()?
+        .dyn_into::<web_sys::HtmlInputElement>()
+        .ok()?;
+    let file = input.files()?.get(0)?;
+    Some((input, file))
+}
+
+/// A chosen file's text (UTF-8); `Err` when the browser could not read it.
+pub async fn file_text(file: &web_sys::File) -> Result<String, ()> {
+    JsFuture::from(file.text())
+        .await
+        .map(|text| text.as_string().unwrap_or_default())
+        .map_err(|_| ())
+}
+
 /// Saves `text` as a file named `name`, through a temporary object URL.
 pub fn download(name: &str, mime: &str, text: &str) {
     let options = web_sys::BlobPropertyBag::new();

@@ -6,8 +6,6 @@
 use api_contract::{ActionEntry, ActionId};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::components::ApiErrorPanel;
 use crate::model::bulk::{
@@ -254,23 +252,17 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
     let can_start = move || valid.get() > 0 && (invalid.get() == 0 || leave_out_invalid.get());
 
     let on_file = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+        let Some((_, file)) = crate::browser::chosen_file(&ev) else {
             return;
         };
         let name = file.name();
         leptos::task::spawn_local(async move {
-            match JsFuture::from(file.text()).await {
+            match crate::browser::file_text(&file).await {
                 Ok(content) => {
                     file_note.set(Some(format!("Read {name}.")));
-                    text.set(content.as_string().unwrap_or_default());
+                    text.set(content);
                 }
-                Err(_) => file_note.set(Some(format!("{name} could not be read."))),
+                Err(()) => file_note.set(Some(format!("{name} could not be read."))),
             }
         });
     };

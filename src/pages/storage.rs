@@ -3,8 +3,6 @@
 //! browser may clear it, and the history's export, import and removal.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
@@ -87,16 +85,8 @@ pub fn StoragePage() -> impl IntoView {
     let import_result = RwSignal::new(None::<Result<(String, Imported), String>>);
     let importing = RwSignal::new(false);
     let on_import = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        let (Some((input, file)), Some(id)) = (browser::chosen_file(&ev), workspace.id_untracked())
         else {
-            return;
-        };
-        let (Some(file), Some(id)) = (
-            input.files().and_then(|f| f.get(0)),
-            workspace.id_untracked(),
-        ) else {
             return;
         };
         // The same file can be chosen again after a fix.
@@ -105,9 +95,9 @@ pub fn StoragePage() -> impl IntoView {
         importing.set(true);
         import_result.set(None);
         leptos::task::spawn_local(async move {
-            let result = match JsFuture::from(file.text()).await {
-                Err(_) => Err(format!("{name} could not be read. Nothing was imported.")),
-                Ok(text) => archive::import_history(&id, &text.as_string().unwrap_or_default())
+            let result = match browser::file_text(&file).await {
+                Err(()) => Err(format!("{name} could not be read. Nothing was imported.")),
+                Ok(text) => archive::import_history(&id, &text)
                     .await
                     .map(|imported| (name.clone(), imported))
                     .map_err(|()| {

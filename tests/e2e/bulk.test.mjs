@@ -150,7 +150,10 @@ test("cancel stops sending and cancels the batch's running runs", async () => {
   for (let i = 1; i <= 300; i++) lines.push(csvLine([`cancel me ${i} sandbox:slow`]));
   const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key, { viewport: { width: 375, height: 800 } });
   await page.getByLabel("Action").selectOption("network-search-groups");
-  await page.locator("#bulk-text").fill(lines.join("\n"));
+  // Chosen as a file this time, rather than pasted.
+  await page.getByLabel("Choose a CSV or TSV file").setInputFiles({ name: "cancel.csv", mimeType: "text/csv", buffer: Buffer.from(lines.join("\n")) });
+  await page.getByText("Read cancel.csv.").waitFor();
+  assert.equal(await page.locator("#bulk-text").inputValue(), lines.join("\n"));
   await page.locator('[data-field="start-batch"]').click();
   await page.waitForFunction(() => Number(document.querySelector('[data-count="queued"] dd')?.textContent) + Number(document.querySelector('[data-count="processing"] dd')?.textContent) >= 5);
   await page.locator('[data-field="cancel-batch"]').click();
