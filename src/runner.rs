@@ -193,8 +193,7 @@ fn changes(action: ActionId, saving: &Saving) -> Vec<Change> {
                 live: false,
                 body: run.body.clone(),
             }
-            .to_json()
-            .to_string(),
+            .to_json(),
         })
         .collect();
     changes.extend(saving.rows.iter().map(|row| Change::Put {

@@ -9,6 +9,7 @@ use api_contract::input::{
     validate_action_input,
 };
 use api_contract::{ActionEntry, ActionId};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// What a person typed, by field name: the input fields and the two limits. A form has a
@@ -245,7 +246,7 @@ impl FormModel {
 
 /// A submission the console made, kept in this browser by run id so that its run page can
 /// offer "Run again with changes" (the API does not return a run's input).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SavedSubmission {
     /// Only sign-ins to this workspace are offered it.
     pub workspace: String,
@@ -256,25 +257,14 @@ pub struct SavedSubmission {
 }
 
 impl SavedSubmission {
-    pub fn to_json(&self) -> Value {
-        let mut v = Map::new();
-        v.insert("workspace".into(), self.workspace.clone().into());
-        v.insert("action".into(), self.action.clone().into());
-        v.insert("live".into(), self.live.into());
-        v.insert("body".into(), self.body.clone().into());
-        Value::Object(v)
+    /// As the store keeps it.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// `None` if the text is not one [`SavedSubmission::to_json`] wrote.
+    /// `None` if the text is not a kept submission.
     pub fn from_json(text: &str) -> Option<SavedSubmission> {
-        let v: Value = serde_json::from_str(text).ok()?;
-        let field = |key: &str| v.get(key)?.as_str().map(str::to_owned);
-        Some(SavedSubmission {
-            workspace: field("workspace")?,
-            action: field("action")?,
-            live: v.get("live")?.as_bool()?,
-            body: field("body")?,
-        })
+        serde_json::from_str(text).ok()
     }
 
     /// The form's values for the body: the input's fields as text and the two limits. `None`
@@ -606,7 +596,7 @@ mod tests {
             body: m.body(&values),
         };
         assert_eq!(
-            SavedSubmission::from_json(&saved.to_json().to_string()).as_ref(),
+            SavedSubmission::from_json(&saved.to_json()).as_ref(),
             Some(&saved)
         );
         let back = saved.values().unwrap();

@@ -249,7 +249,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         let change = Change::Put {
             store: store::SUBMISSIONS,
             key: run_id.to_owned(),
-            json: saved.to_json().to_string(),
+            json: saved.to_json(),
         };
         spawn_local(async move {
             let _ = store::write(vec![change]).await;
