@@ -7,7 +7,8 @@ use api_contract::Run;
 
 use crate::browser::FileParts;
 use crate::model::archive::{
-    KeptRun, ListReads, SkippedLine, history_line, input_of_body, kept_run_key, read_history_file,
+    DEFAULT_OUTPUT_ALLOWANCE, KeptOutput, KeptRun, ListReads, OutputIndex, SkippedLine,
+    history_line, input_of_body, kept_run_key, read_history_file,
 };
 use crate::model::bulk::SavedBatch;
 use crate::model::form::SavedSubmission;
@@ -307,9 +308,13 @@ pub async fn forget_history(workspace: &str) -> Result<u32, ()> {
     let runs = store::count_under(store::RUNS, workspace)
         .await
         .map_err(|_| ())?;
-    store::write(history_deletions(workspace))
-        .await
-        .map_err(|_| ())?;
+    store::update(output_reads(), |values| {
+        let mut changes = history_deletions(workspace);
+        changes.extend(output_deletions(workspace, &values));
+        changes
+    })
+    .await
+    .map_err(|_| ())?;
     Ok(runs)
 }
 
@@ -336,13 +341,18 @@ pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
         batches: batches.len(),
         submissions: submissions.len(),
     };
-    let mut changes = history_deletions(workspace);
-    changes.extend(batches.into_iter().map(Change::DeleteBatch));
-    changes.extend(submissions.into_iter().map(|key| Change::Delete {
-        store: store::SUBMISSIONS,
-        key,
-    }));
-    store::write(changes).await.map_err(|_| ())?;
+    store::update(output_reads(), |values| {
+        let mut changes = history_deletions(workspace);
+        changes.extend(output_deletions(workspace, &values));
+        changes.extend(batches.into_iter().map(Change::DeleteBatch));
+        changes.extend(submissions.into_iter().map(|key| Change::Delete {
+            store: store::SUBMISSIONS,
+            key,
+        }));
+        changes
+    })
+    .await
+    .map_err(|_| ())?;
     Ok(counts)
 }
 
@@ -389,4 +399,179 @@ pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
         }
     }
     Ok(kept)
+}
+
+/// The store's meta keys (browser-wide) of the outputs' index and of their allowance.
+const OUTPUT_INDEX: &str = "outputs-index";
+const OUTPUT_ALLOWANCE: &str = "outputs-allowance";
+
+fn output_reads() -> Vec<store::Read> {
+    [OUTPUT_INDEX, OUTPUT_ALLOWANCE]
+        .into_iter()
+        .map(|key| store::Read {
+            store: store::META,
+            key: key.to_owned(),
+        })
+        .collect()
+}
+
+/// The index and the allowance, as [`output_reads`] read them.
+fn outputs_read(values: &[Option<String>]) -> (OutputIndex, u64) {
+    let index = values
+        .first()
+        .cloned()
+        .flatten()
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
+    let allowance = values
+        .get(1)
+        .cloned()
+        .flatten()
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or(DEFAULT_OUTPUT_ALLOWANCE);
+    (index, allowance)
+}
+
+fn index_put(index: &OutputIndex) -> Change {
+    Change::Put {
+        store: store::META,
+        key: OUTPUT_INDEX.to_owned(),
+        json: serde_json::to_string(index).unwrap_or_default(),
+    }
+}
+
+/// Keeps the outputs of `runs` that are final and not kept yet, within the browser's allowance
+/// (the oldest outputs dropped first), in one transaction with the index.
+pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
+    let mut finished: Vec<&Run> = runs
+        .iter()
+        .filter(|run| run.status.is_terminal() && !run.output.is_empty())
+        .collect();
+    // Oldest first, so that the index's order is the runs' (a list is newest first).
+    finished.sort_by_key(|run| run.created_at);
+    if workspace.is_empty() || finished.is_empty() {
+        return Ok(());
+    }
+    let decide = |values: Vec<Option<String>>| {
+        let (mut index, allowance) = outputs_read(&values);
+        let mut texts = std::collections::HashMap::new();
+        let new = finished
+            .iter()
+            .filter_map(|run| {
+                let key = kept_run_key(workspace, &run.id);
+                if index.holds(&key) {
+                    return None;
+                }
+                let text = serde_json::to_string(&run.output).ok()?;
+                let output = KeptOutput {
+                    key: key.clone(),
+                    bytes: text.len() as u64,
+                };
+                texts.insert(key, text);
+                Some(output)
+            })
+            .collect();
+        let changes = index.keep(new, allowance);
+        if changes.added.is_empty() && changes.dropped.is_empty() {
+            return Vec::new();
+        }
+        let mut writes: Vec<Change> = changes
+            .added
+            .into_iter()
+            .filter_map(|added| {
+                let json = texts.remove(&added.key)?;
+                Some(Change::Put {
+                    store: store::OUTPUTS,
+                    key: added.key,
+                    json,
+                })
+            })
+            .collect();
+        writes.extend(changes.dropped.into_iter().map(|key| Change::Delete {
+            store: store::OUTPUTS,
+            key,
+        }));
+        writes.push(index_put(&index));
+        writes
+    };
+    store::update(output_reads(), decide).await.map_err(|_| ())
+}
+
+/// [`keep_outputs`] in the background, for a page's poll.
+pub fn keep_outputs_in_background(workspace: Option<String>, runs: Vec<Run>) {
+    if let Some(workspace) = workspace {
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = keep_outputs(&workspace, &runs).await;
+        });
+    }
+}
+
+/// The output this browser kept of `run_id`, if it did.
+pub async fn kept_output(
+    workspace: &str,
+    run_id: &str,
+) -> Result<Option<Vec<serde_json::Value>>, ()> {
+    Ok(store::get(store::OUTPUTS, &kept_run_key(workspace, run_id))
+        .await
+        .map_err(|_| ())?
+        .and_then(|json| serde_json::from_str(&json).ok()))
+}
+
+/// What the kept outputs take, all workspaces together, and the allowance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutputSpace {
+    /// Outputs kept, and their bytes.
+    pub outputs: usize,
+    pub bytes: u64,
+    pub allowance: u64,
+}
+
+pub async fn output_space() -> Result<OutputSpace, ()> {
+    let mut values = Vec::new();
+    for key in [OUTPUT_INDEX, OUTPUT_ALLOWANCE] {
+        values.push(store::get(store::META, key).await.map_err(|_| ())?);
+    }
+    let (index, allowance) = outputs_read(&values);
+    Ok(OutputSpace {
+        outputs: index.outputs.len(),
+        bytes: index.bytes(),
+        allowance,
+    })
+}
+
+/// Sets the outputs' allowance (bytes), dropping the oldest outputs that no longer fit.
+pub async fn set_output_allowance(allowance: u64) -> Result<(), ()> {
+    let decide = |values: Vec<Option<String>>| {
+        let (mut index, _) = outputs_read(&values);
+        let mut changes: Vec<Change> = index
+            .fit(allowance)
+            .into_iter()
+            .map(|key| Change::Delete {
+                store: store::OUTPUTS,
+                key,
+            })
+            .collect();
+        changes.push(index_put(&index));
+        changes.push(Change::Put {
+            store: store::META,
+            key: OUTPUT_ALLOWANCE.to_owned(),
+            json: allowance.to_string(),
+        });
+        changes
+    };
+    store::update(output_reads(), decide).await.map_err(|_| ())
+}
+
+/// The changes that forget `workspace`'s kept outputs, decided from the index read in the same
+/// transaction.
+fn output_deletions(workspace: &str, values: &[Option<String>]) -> Vec<Change> {
+    let (mut index, _) = outputs_read(values);
+    let _ = index.forget_under(workspace);
+    vec![
+        Change::DeleteUnder {
+            store: store::OUTPUTS,
+            prefix: workspace.to_owned(),
+        },
+        index_put(&index),
+    ]
 }

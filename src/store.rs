@@ -14,9 +14,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
 
 const NAME: &str = "console";
-/// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. What an older version
-/// kept stays as it is.
-const VERSION: u32 = 3;
+/// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. 4: outputs. What an
+/// older version kept stays as it is.
+const VERSION: u32 = 4;
 /// Batch summaries by batch id.
 pub const BATCHES: &str = "batches";
 /// Batch rows by `{batch id}/{line, ten digits}`: a batch's rows are one key range, in order.
@@ -25,9 +25,12 @@ pub const ROWS: &str = "rows";
 pub const SUBMISSIONS: &str = "submissions";
 /// The runs this browser saw, by `{workspace}/{run id}` (`model::archive::KeptRun`).
 pub const RUNS: &str = "runs";
-/// What the console knows about the rest, by `{workspace}/{what}` (the reads of the runs list).
+/// What the console knows about the rest, by `{workspace}/{what}` (the reads of the runs list),
+/// and for the whole browser by a name without `/` (the outputs' index and allowance).
 pub const META: &str = "meta";
-const STORES: [&str; 5] = [BATCHES, ROWS, SUBMISSIONS, RUNS, META];
+/// Kept runs' outputs, by `{workspace}/{run id}`, within an allowance (`crate::archive`).
+pub const OUTPUTS: &str = "outputs";
+const STORES: [&str; 6] = [BATCHES, ROWS, SUBMISSIONS, RUNS, META, OUTPUTS];
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };

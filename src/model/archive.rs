@@ -172,6 +172,80 @@ impl KeptRun {
     }
 }
 
+/// How much of runs' outputs this browser keeps, by default (all workspaces together).
+pub const DEFAULT_OUTPUT_ALLOWANCE: u64 = 200 * 1_000_000;
+
+/// One kept output: where it is stored, and its size (its JSON text, in bytes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptOutput {
+    pub key: String,
+    pub bytes: u64,
+}
+
+/// The outputs this browser keeps, oldest first, so the oldest go first when the allowance is
+/// exceeded (kept in the store's meta, written with the outputs in one transaction).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputIndex {
+    pub outputs: Vec<KeptOutput>,
+}
+
+/// What changed in the kept outputs: the ones to write and the ones dropped for room.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutputChanges {
+    pub added: Vec<KeptOutput>,
+    pub dropped: Vec<String>,
+}
+
+impl OutputIndex {
+    pub fn bytes(&self) -> u64 {
+        self.outputs.iter().map(|o| o.bytes).sum()
+    }
+
+    pub fn holds(&self, key: &str) -> bool {
+        self.outputs.iter().any(|o| o.key == key)
+    }
+
+    /// Adds `new` outputs (those not kept yet), newest last, then drops the oldest until the
+    /// whole fits `allowance`. An output larger than the allowance by itself is not kept.
+    pub fn keep(&mut self, new: Vec<KeptOutput>, allowance: u64) -> OutputChanges {
+        let mut changes = OutputChanges::default();
+        for output in new {
+            if output.bytes <= allowance && !self.holds(&output.key) {
+                changes.added.push(output.clone());
+                self.outputs.push(output);
+            }
+        }
+        changes.dropped = self.fit(allowance);
+        // An output added and dropped at once is never written.
+        changes
+            .added
+            .retain(|added| !changes.dropped.contains(&added.key));
+        changes
+    }
+
+    /// Drops the oldest outputs until the rest fit `allowance`; their keys.
+    pub fn fit(&mut self, allowance: u64) -> Vec<String> {
+        let mut total = self.bytes();
+        let mut dropped = Vec::new();
+        while total > allowance && !self.outputs.is_empty() {
+            let oldest = self.outputs.remove(0);
+            total -= oldest.bytes;
+            dropped.push(oldest.key);
+        }
+        dropped
+    }
+
+    /// Forgets the outputs whose keys start with `{prefix}/` (a workspace's); their keys.
+    pub fn forget_under(&mut self, prefix: &str) -> Vec<String> {
+        let under = format!("{prefix}/");
+        let (gone, kept): (Vec<KeptOutput>, Vec<KeptOutput>) = std::mem::take(&mut self.outputs)
+            .into_iter()
+            .partition(|o| o.key.starts_with(&under));
+        self.outputs = kept;
+        gone.into_iter().map(|o| o.key).collect()
+    }
+}
+
 /// A line of a history file that was not imported, and why (lines count from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SkippedLine {
@@ -417,5 +491,32 @@ mod tests {
         assert_eq!(file.runs[1].records, 2);
         assert!(file.runs.iter().all(|k| k.run.output.is_empty()));
         assert!(read_history_file("", "ws") == HistoryFile::default());
+    }
+
+    #[test]
+    fn outputs_are_kept_within_the_allowance_the_oldest_dropped_first() {
+        let output = |key: &str, bytes| KeptOutput {
+            key: key.into(),
+            bytes,
+        };
+        let mut index = OutputIndex::default();
+        let first = index.keep(vec![output("ws/a", 40), output("ws/b", 40)], 100);
+        assert_eq!(first.added.len(), 2);
+        assert!(first.dropped.is_empty());
+        // A third does not fit with both: the oldest goes.
+        let second = index.keep(vec![output("ws/c", 40), output("ws/a", 40)], 100);
+        assert_eq!(second.added, vec![output("ws/c", 40)], "a is kept already");
+        assert_eq!(second.dropped, vec!["ws/a".to_owned()]);
+        assert_eq!(index.bytes(), 80);
+        // Larger than the allowance by itself: not kept, nothing dropped for it.
+        assert_eq!(
+            index.keep(vec![output("ws/huge", 101)], 100),
+            OutputChanges::default()
+        );
+        // A smaller allowance drops the oldest until the rest fit.
+        assert_eq!(index.fit(50), vec!["ws/b".to_owned()]);
+        index.keep(vec![output("other/d", 10)], 100);
+        assert_eq!(index.forget_under("ws"), vec!["ws/c".to_owned()]);
+        assert_eq!(index.outputs, vec![output("other/d", 10)]);
     }
 }

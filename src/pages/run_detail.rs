@@ -55,8 +55,16 @@ fn WatchedRun(id: String) -> impl IntoView {
                 let workspace_id = workspace.id_untracked();
                 async move {
                     let read = client.ok_or(ApiError::SignedOut)?.run(&id).await?;
-                    // Every state seen goes into the workspace's history in this browser.
-                    crate::archive::keep_in_background(workspace_id, vec![read.value.clone()]);
+                    // Every state seen goes into the workspace's history in this browser, and a
+                    // final run's output within the outputs' allowance.
+                    crate::archive::keep_in_background(
+                        workspace_id.clone(),
+                        vec![read.value.clone()],
+                    );
+                    crate::archive::keep_outputs_in_background(
+                        workspace_id,
+                        vec![read.value.clone()],
+                    );
                     Ok(read)
                 }
             },
@@ -97,7 +105,13 @@ fn WatchedRun(id: String) -> impl IntoView {
             let (workspace_id, id) = (workspace.id_untracked(), id.clone());
             async move {
                 match (gone, workspace_id) {
-                    (true, Some(ws)) => crate::archive::kept_run(&ws, &id).await.ok().flatten(),
+                    (true, Some(ws)) => {
+                        let mut kept = crate::archive::kept_run(&ws, &id).await.ok().flatten()?;
+                        if let Ok(Some(output)) = crate::archive::kept_output(&ws, &id).await {
+                            kept.run.output = output;
+                        }
+                        Some(kept)
+                    }
                     _ => None,
                 }
             }
@@ -133,7 +147,11 @@ fn WatchedRun(id: String) -> impl IntoView {
                         <p class="notice" role="status" data-field="kept-run">
                             "The API no longer has this run (it answered 404). Shown as this browser last saw it"
                             {seen.map(|at| format!(", on {at}"))}
-                            ", without its output (" {counted(kept.records as u64, "record", "records")} ")."
+                            {if kept.run.output.is_empty() {
+                                format!(", without its output ({}).", counted(kept.records as u64, "record", "records"))
+                            } else {
+                                ", with the output it kept.".to_owned()
+                            }}
                         </p>
                         <RunView run=kept.run state kept_records=Some(kept.records) />
                     }.into_any()
@@ -255,7 +273,7 @@ fn RunView(
         <h2 class="section-title">"Output"</h2>
         {if run.output.is_empty() {
             let why = match (archived, run.status.is_terminal()) {
-                (true, _) => "The output was not kept in this browser.",
+                (true, _) => "The output was not kept in this browser (or was dropped to stay within the outputs' allowance).",
                 (false, true) => "No records.",
                 (false, false) => "Records appear when the run completes.",
             };

@@ -464,6 +464,7 @@ pub fn RunsPage() -> impl IntoView {
                     let runs = read.value.runs.clone();
                     leptos::task::spawn_local(async move {
                         let _ = crate::archive::keep_list(&id, &runs).await;
+                        let _ = crate::archive::keep_outputs(&id, &runs).await;
                     });
                 }
                 Ok(read)

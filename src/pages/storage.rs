@@ -110,6 +110,43 @@ pub fn StoragePage() -> impl IntoView {
         });
     };
 
+    // The outputs' allowance, in MB as typed.
+    let outputs = LocalResource::new(move || {
+        changed.track();
+        archive::output_space()
+    });
+    let allowance_text = RwSignal::new(String::new());
+    let allowance_note = RwSignal::new(None::<String>);
+    let save_allowance = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let text = allowance_text.get_untracked();
+        // Read as JSON reads a number (the parser the page carries already).
+        let Some(megabytes) = serde_json::from_str::<f64>(text.trim())
+            .ok()
+            .filter(|mb| mb.is_finite() && *mb >= 0.0)
+        else {
+            allowance_note.set(Some(format!(
+                "“{}” is not a number of megabytes (0 or more, such as 200 or 0.5).",
+                text.trim()
+            )));
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let note = match archive::set_output_allowance((megabytes * 1e6).round() as u64).await {
+                Ok(()) => format!(
+                    "Outputs are now kept up to {}.",
+                    megabytes_of(megabytes * 1e6)
+                ),
+                Err(()) => {
+                    "The allowance could not be saved: this browser's storage is unavailable."
+                        .to_owned()
+                }
+            };
+            allowance_note.set(Some(note));
+            changed.update(|n| *n += 1);
+        });
+    };
+
     let confirming_forget = RwSignal::new(false);
     let forget_note = RwSignal::new(None::<String>);
     let forget = move |_| {
@@ -155,6 +192,31 @@ pub fn StoragePage() -> impl IntoView {
             }}
             <h2 class="section-title">"Space"</h2>
             {move || storage.get().map(|state| space(state, ask_persist, persist_asked))}
+
+            <h2 class="section-title">"Outputs"</h2>
+            <p class="help">
+                "The records of finished runs this console read are kept too, up to an allowance for all workspaces together, "
+                "so a run the API no longer has can still be looked at. When a new output does not fit, the oldest go first; "
+                "the runs themselves stay in the history."
+            </p>
+            {move || outputs.get().and_then(Result::ok).map(|space| view! {
+                <p data-field="outputs-space">{format!(
+                    "{} kept, {} of the {} allowance.",
+                    counted(space.outputs as u64, "output", "outputs"),
+                    megabytes_of(space.bytes as f64),
+                    megabytes_of(space.allowance as f64),
+                )}</p>
+            })}
+            <form class="inline-form" on:submit=save_allowance>
+                <label for="outputs-allowance">"Allowance (MB)"</label>
+                <input id="outputs-allowance" type="number" min="0" step="any" inputmode="decimal"
+                    placeholder=move || outputs.get().and_then(Result::ok)
+                        .and_then(|space| serde_json::to_string(&(space.allowance as f64 / 1e6)).ok())
+                        .unwrap_or_default()
+                    bind:value=allowance_text />
+                <button type="submit" class="button secondary">"Save"</button>
+                <span role="status" data-field="allowance-note">{move || allowance_note.get()}</span>
+            </form>
 
             <h2 class="section-title">"Export and import"</h2>
             <p class="help">
@@ -236,8 +298,8 @@ fn space(
     let used = match (state.usage, state.quota) {
         (Some(usage), Some(quota)) => format!(
             "The console's data takes {} of the {} this browser allows it (all workspaces).",
-            megabytes(usage),
-            megabytes(quota)
+            megabytes_of(usage),
+            megabytes_of(quota)
         ),
         _ => "This browser does not say how much space the console's data takes.".to_owned(),
     };
@@ -269,11 +331,14 @@ fn space(
     }
 }
 
-fn megabytes(bytes: f64) -> String {
+/// A size for people: `1.2 GB`, `200.0 MB`, `4.1 KB`.
+fn megabytes_of(bytes: f64) -> String {
     if bytes >= 1e9 {
         format!("{:.1} GB", bytes / 1e9)
-    } else {
+    } else if bytes >= 1e6 {
         format!("{:.1} MB", bytes / 1e6)
+    } else {
+        format!("{:.1} KB", bytes / 1e3)
     }
 }
 

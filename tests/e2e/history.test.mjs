@@ -135,8 +135,8 @@ test("what a browser kept before the history existed (store version 1) is read a
       all.onsuccess = () => { resolve({ version: db.version, names: [...db.objectStoreNames].sort(), runs: all.result }); db.close(); };
     };
   }));
-  assert.equal(stores.version, 3);
-  assert.deepEqual(stores.names, ["batches", "meta", "rows", "runs", "submissions"]);
+  assert.equal(stores.version, 4);
+  assert.deepEqual(stores.names, ["batches", "meta", "outputs", "rows", "runs", "submissions"]);
   assert.ok(stores.runs.includes(`${workspace}/${made.json.id}`), JSON.stringify(stores.runs));
   assert.deepEqual(problems, []);
   await context.close();
@@ -339,6 +339,7 @@ test("sign-out can forget the workspace's data in this browser; sign-in says wha
   assert.match(await notice.textContent(), new RegExp(`^Signed out\\. This browser no longer keeps anything of workspace ${workspace}: \\d+ runs of its run history, 0 bulk batches and 1 submission deleted\\.$`));
   const left = await keptHistory(page);
   assert.deepEqual([left.runs, left.reads, left.submissions], [[], [], []]);
+  assert.deepEqual(await keptOutputKeys(page), [], "the outputs went too");
   await sleep(500);
   assert.equal(await kept.count(), 0, "nothing left to mention");
   assert.deepEqual(problems, []);
@@ -406,28 +407,71 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
   await context.close();
 });
 
-test("a run the API no longer has is shown as this browser kept it, and says so", { timeout: 60_000 }, async () => {
-  const [id] = await runsMadeElsewhere(1, "gone");
+test("a run the API no longer has is shown as this browser kept it, its output within the allowance, and says so", { timeout: 60_000 }, async () => {
+  const [older, newer] = await runsMadeElsewhere(2, "gone");
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
-  await until("the run kept", async () => (await keptHistory(page)).runs.includes(id));
-  // The API answers 404 for it from now on (as after its retention, or a reset workspace).
-  await page.route(`**/v1/runs/${id}`, (route) => route.fulfill({
-    status: 404, contentType: "application/json",
-    body: JSON.stringify({ error: { code: "not_found", message: "No run with this id." } }),
-  }));
-  await go(page, `/runs/${id}`);
+  await until("both runs and their outputs kept", async () => {
+    const keys = await keptOutputKeys(page);
+    return [older, newer].every((id) => keys.some((k) => k.endsWith(`/${id}`)));
+  });
+  // The allowance set so that only the newer output fits: the older one goes.
+  await go(page, "/storage");
+  await page.locator('[data-field="outputs-space"]').waitFor();
+  const sizes = await keptOutputSizes(page);
+  const newerBytes = sizes.find((o) => o.key.endsWith(`/${newer}`)).bytes;
+  await page.getByLabel("Allowance (MB)").fill(String(newerBytes / 1e6));
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.locator('[data-field="allowance-note"]').getByText("Outputs are now kept up to").waitFor();
+  await page.locator('[data-field="outputs-space"]').getByText(/^1 output kept/).waitFor();
+  assert.deepEqual((await keptOutputKeys(page)).map((k) => k.split("/").pop()), [newer]);
+  await screenshot(page, "storage-outputs");
+
+  // The API answers 404 for both from now on (as after its retention, or a reset workspace).
+  for (const id of [older, newer]) {
+    await page.route(`**/v1/runs/${id}`, (route) => route.fulfill({
+      status: 404, contentType: "application/json",
+      body: JSON.stringify({ error: { code: "not_found", message: "No run with this id." } }),
+    }));
+  }
+  await go(page, `/runs/${older}`);
   const notice = page.locator('[data-field="kept-run"]');
   await notice.waitFor();
   assert.match(await notice.textContent(), /^The API no longer has this run \(it answered 404\)\. Shown as this browser last saw it, on .+, without its output \(1 record\)\.$/);
+  assert.equal(await page.locator('[data-field="run-id"]').textContent(), older);
   assert.equal(await page.locator('[data-field="records"]').textContent(), "1");
-  assert.equal(await page.locator('[data-field="run-id"]').textContent(), id);
   assert.equal(await page.locator('.run-head [data-status]').getAttribute("data-status"), "completed");
-  await page.getByText("The output was not kept in this browser.").waitFor();
+  await page.getByText("The output was not kept in this browser").waitFor();
   assert.equal(await page.getByRole("button", { name: "Cancel run…" }).count(), 0);
+
+  await go(page, `/runs/${newer}`);
+  await notice.getByText(/with the output it kept\.$/).waitFor();
+  await page.locator('[data-field="output-table"]').waitFor();
   await screenshot(page, "run-kept-only-here");
   assert.deepEqual(besides(problems, 404), []);
   await context.close();
 });
+
+/** The keys of the outputs the page's store keeps. */
+const keptOutputKeys = (page) => page.evaluate(() => new Promise((resolve) => {
+  const open = indexedDB.open("console");
+  open.onsuccess = () => {
+    const db = open.result;
+    if (!db.objectStoreNames.contains("outputs")) { db.close(); resolve([]); return; }
+    const keys = db.transaction("outputs").objectStore("outputs").getAllKeys();
+    keys.onsuccess = () => { resolve(keys.result); db.close(); };
+  };
+}));
+
+/** The outputs' index: each kept output's key and size, oldest first. */
+const keptOutputSizes = (page) => page.evaluate(() => new Promise((resolve) => {
+  const open = indexedDB.open("console");
+  open.onsuccess = () => {
+    const db = open.result;
+    const index = db.transaction("meta").objectStore("meta").get("outputs-index");
+    index.onsuccess = () => { resolve(index.result ? JSON.parse(index.result).outputs : []); db.close(); };
+  };
+}));
+
 
 /** Every run the page's store keeps, as stored (workspace, run without output, records). */
 const keptRunValues = (page) => page.evaluate(() => new Promise((resolve, reject) => {
