@@ -157,7 +157,13 @@ pub async fn update(
         done.await?;
         values.push(request.result()?.as_string());
     }
-    commit(&tx, decide(values)).await
+    let changes = decide(values);
+    // Nothing to write: the reads' transaction ends by itself (and may have ended already, so
+    // waiting for its `complete` could wait for ever).
+    if changes.is_empty() {
+        return Ok(());
+    }
+    commit(&tx, changes).await
 }
 
 /// A read-write transaction over every store.
