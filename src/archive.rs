@@ -60,7 +60,8 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
                 Some(before)
                     if before.run == after.run
                         && before.records == after.records
-                        && before.input == after.input =>
+                        && before.input == after.input
+                        && before.idempotency_key == after.idempotency_key =>
                 {
                     merge.unchanged += 1;
                     continue;
@@ -113,9 +114,16 @@ pub async fn keep_runs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
     keep(workspace, seen).await.map(|_| ())
 }
 
-/// Keeps a run this console just submitted, with the input it sent (the request's body).
-pub async fn keep_submitted(workspace: &str, run: &Run, body: &str) -> Result<(), ()> {
-    let seen = KeptRun::seen(workspace, run, js_sys::Date::now()).with_input(input_of_body(body));
+/// Keeps a run this console just submitted, with the input it sent (the request's body) and
+/// its idempotency key.
+pub async fn keep_submitted(
+    workspace: &str,
+    run: &Run,
+    body: &str,
+    idempotency_key: &str,
+) -> Result<(), ()> {
+    let seen = KeptRun::seen(workspace, run, js_sys::Date::now())
+        .made_here(input_of_body(body), idempotency_key);
     keep(workspace, vec![seen]).await.map(|_| ())
 }
 

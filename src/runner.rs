@@ -367,9 +367,11 @@ fn execute(action: ActionId, command: Command) {
                 Some(client) => match client.submit(action.as_str(), false, &key, &body).await {
                     Ok(submitted) => {
                         if let Some(workspace) = workspace() {
-                            let (run, body) = (submitted.run.clone(), body.clone());
+                            let (run, body, key) =
+                                (submitted.run.clone(), body.clone(), key.clone());
                             spawn_local(async move {
-                                let _ = archive::keep_submitted(&workspace, &run, &body).await;
+                                let _ =
+                                    archive::keep_submitted(&workspace, &run, &body, &key).await;
                             });
                         }
                         SubmitAnswer::Accepted(submitted.run)

@@ -74,6 +74,10 @@ pub struct KeptRun {
     /// it): searched over on the runs page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+    /// The `Idempotency-Key` this console sent it with, when it made the run: what a support
+    /// person matches against the API's logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 /// The `input` of a submission's request body (JSON text); `None` for a body without one.
@@ -143,12 +147,17 @@ impl KeptRun {
             records: run.output.len(),
             seen_at,
             input: None,
+            idempotency_key: None,
         }
     }
 
-    /// With the input this console sent for the run.
-    pub fn with_input(self, input: Option<Value>) -> KeptRun {
-        KeptRun { input, ..self }
+    /// With what this console sent to make the run: its input and its idempotency key.
+    pub fn made_here(self, input: Option<Value>, idempotency_key: &str) -> KeptRun {
+        KeptRun {
+            input,
+            idempotency_key: Some(idempotency_key.to_owned()),
+            ..self
+        }
     }
 
     /// This kept run after another sighting of it: the state further along wins, so an answer
@@ -168,6 +177,7 @@ impl KeptRun {
         kept.seen_at = seen_at;
         // The input is known from the sighting that made the run, not from later ones.
         kept.input = kept.input.or(other.input);
+        kept.idempotency_key = kept.idempotency_key.or(other.idempotency_key);
         kept
     }
 }
@@ -428,7 +438,8 @@ mod tests {
         let input = input_of_body(
             r#"{"input":{"keywords":"Ada Lovelace","limit":[3,"X"]},"max_results":5}"#,
         );
-        let submitted = KeptRun::seen("ws", &run(RunStatus::Queued, 0), 10.0).with_input(input);
+        let submitted =
+            KeptRun::seen("ws", &run(RunStatus::Queued, 0), 10.0).made_here(input, "key-1");
         let listed = KeptRun::seen("ws", &run(RunStatus::Completed, 2), 20.0);
         let merged = submitted.merged(listed);
         assert_eq!(merged.run.status, RunStatus::Completed);

@@ -234,10 +234,14 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         let (Some(attempt), Some(ws)) = (attempt, ws) else {
             return;
         };
-        let (workspace_id, seen, body) =
-            (ws.workspace_id.clone(), run.clone(), attempt.body.clone());
+        let (workspace_id, seen, body, key) = (
+            ws.workspace_id.clone(),
+            run.clone(),
+            attempt.body.clone(),
+            attempt.key.clone(),
+        );
         spawn_local(async move {
-            let _ = crate::archive::keep_submitted(&workspace_id, &seen, &body).await;
+            let _ = crate::archive::keep_submitted(&workspace_id, &seen, &body, &key).await;
         });
         let run_id = &run.id;
         let saved = SavedSubmission {

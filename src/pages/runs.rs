@@ -56,7 +56,15 @@ impl History {
         let reads = crate::archive::list_reads(workspace).await?;
         let mut search = Vec::with_capacity(runs.len());
         for slice in runs.chunks(PREPARE_SLICE) {
-            search.extend(slice.iter().map(|k| search_text(&k.run, k.input.as_ref())));
+            search.extend(slice.iter().map(|k| {
+                let mut text = search_text(&k.run, k.input.as_ref());
+                // The idempotency key this console sent, for a support person matching logs.
+                if let Some(key) = &k.idempotency_key {
+                    text.push('\n');
+                    text.push_str(&key.to_lowercase());
+                }
+                text
+            }));
             crate::browser::sleep(std::time::Duration::ZERO).await;
         }
         Ok(History::new(runs, search, reads))

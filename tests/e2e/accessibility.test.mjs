@@ -35,6 +35,7 @@ const pages = [
   { name: "run-failed", path: () => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
   { name: "form", path: "/actions/premium-search-person", ready: async (p) => { await p.getByRole("button", { name: "Run live" }).click(); await p.getByText("Company is required").waitFor(); }, signedIn: true },
   { name: "keys-api-key", path: "/keys", ready: (p) => p.getByText("Managing API keys needs an account session.").waitFor(), signedIn: true },
+  { name: "credits", path: "/credits", ready: (p) => p.locator('[data-field="credits-scope"], [data-field="credits-empty"]').first().waitFor(), signedIn: true },
   { name: "storage", path: "/storage", ready: (p) => p.locator('[data-field="space-used"]').waitFor(), signedIn: true },
   { name: "sign-out-menu", path: "/workspace", ready: async (p) => { await p.locator('[data-field="credits_balance"]').waitFor(); await p.getByRole("button", { name: "Sign out…" }).click(); await p.getByRole("group", { name: "Sign out" }).waitFor(); }, signedIn: true },
   { name: "not-found", path: "/nowhere", ready: (p) => p.getByRole("heading", { name: "Page not found" }).waitFor(), signedIn: true },

@@ -9,7 +9,7 @@ import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, s
 
 let sandbox, browser;
 before(async () => {
-  sandbox = await startSandbox({ args: ["--rate-burst", "500", "--queue-ms", "50", "--process-ms", "100"] });
+  sandbox = await startSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
   browser = await launchBrowser();
 });
 after(async () => {
@@ -554,5 +554,35 @@ test("two tabs writing the history at once lose nothing and duplicate nothing", 
   assert.equal(mine.run.status, "completed");
   assert.deepEqual(mine.input, { query: "two tabs at once" }, "the input the first tab sent survived the second tab's writes");
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a bulk batch's 150 runs stay in the history after the API's list has moved on, found by their input, across a reload", { timeout: 180_000 }, async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
+  await page.getByLabel("Action").selectOption("network-search-groups");
+  const rows = Array.from({ length: 150 }, (_, i) => `bulk history ${i + 1}`);
+  await page.locator("#bulk-text").fill(["query", ...rows].join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 120_000 });
+  // 100 runs made elsewhere: the API lists none of the batch's any more.
+  const elsewhere = await runsMadeElsewhere(100, "after-bulk");
+  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
+  assert.deepEqual(new Set(listed), new Set(elsewhere), "the API's list has moved on past the batch");
+  await go(page, "/runs?q=bulk%20history");
+  await countLine(page).getByText(/of 150 matching runs/).waitFor({ timeout: 30_000 });
+  assert.equal(await rowsFrom(page, "kept").count(), 100, "the first page, all kept in this browser");
+  await page.reload();
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/runs\?q=bulk%20history$/);
+  await countLine(page).getByText(/of 150 matching runs/).waitFor({ timeout: 30_000 });
+  // A row's own input finds its run, as the batch sent it; so does its idempotency key.
+  await go(page, "/runs?q=bulk%20history%20137");
+  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  const found = await rowsFrom(page, "kept").first().getAttribute("data-run");
+  const kept = (await keptRunValues(page)).find((k) => k.run.id === found);
+  assert.match(kept.idempotency_key, /^bulk-/, "the row's key, kept with its run");
+  await go(page, `/runs?q=${encodeURIComponent(kept.idempotency_key)}`);
+  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  assert.deepEqual(besides(problems, 429), []);
   await context.close();
 });
