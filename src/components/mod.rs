@@ -2,6 +2,7 @@
 
 mod api_error_panel;
 mod credits_chart;
+mod missed_runs;
 mod output_table;
 mod poll_notice;
 mod require_session;
@@ -10,6 +11,7 @@ mod theme_toggle;
 
 pub use api_error_panel::ApiErrorPanel;
 pub use credits_chart::CreditsChart;
+pub use missed_runs::MissedRuns;
 pub use output_table::OutputTable;
 pub use poll_notice::PollNotice;
 pub use require_session::RequireSession;

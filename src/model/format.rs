@@ -20,6 +20,17 @@ pub fn group_thousands(n: u64) -> String {
     out
 }
 
+/// A size for people, from bytes: `1.2 GB`, `200.0 MB`, `4.1 KB`.
+pub fn size(bytes: f64) -> String {
+    if bytes >= 1e9 {
+        format!("{:.1} GB", bytes / 1e9)
+    } else if bytes >= 1e6 {
+        format!("{:.1} MB", bytes / 1e6)
+    } else {
+        format!("{:.1} KB", bytes / 1e3)
+    }
+}
+
 /// A count and its noun: "1 run", "2,000 runs" (`many` is the plural).
 pub fn counted(count: u64, one: &str, many: &str) -> String {
     let noun = if count == 1 { one } else { many };
@@ -80,6 +91,13 @@ pub fn run_duration(created: DateTime<Utc>, completed: Option<DateTime<Utc>>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_takes_the_unit_that_reads_best() {
+        assert_eq!(size(141.0), "0.1 KB");
+        assert_eq!(size(200e6), "200.0 MB");
+        assert_eq!(size(10.7e9), "10.7 GB");
+    }
 
     #[test]
     fn a_count_takes_its_noun_in_the_singular_only_for_one() {

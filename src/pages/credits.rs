@@ -10,7 +10,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use crate::api::ApiError;
 use crate::app::replace;
 use crate::archive;
-use crate::components::{ApiErrorPanel, CreditsChart};
+use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns};
 use crate::model::archive::{KeptRun, MissedSpan};
 use crate::model::credits::{Bucket, CreditsOverTime, Span, SpentRun};
 use crate::model::format::{counted, local_time};
@@ -248,12 +248,7 @@ fn chart(history: &History, view: View) -> impl IntoView + use<> {
         {history.list_error.clone().map(|error| view! {
             <ApiErrorPanel error context="Reading the latest runs (the history is shown as kept)" />
         })}
-        {history.missed.iter().rev().map(|span| view! {
-            <p class="notice" role="status" data-field="missed-runs">
-                "Runs made between " {local_time(span.after)} " and " {local_time(span.before)}
-                " may be missing: more than 100 runs were made between two reads of the list."
-            </p>
-        }).collect_view()}
+        <MissedRuns spans=history.missed.clone() />
         <CreditsChart data scope />
     }
 }

@@ -14,7 +14,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use serde_json::Value;
 
 use crate::app::replace;
-use crate::components::{ApiErrorPanel, PollNotice, RunStatusBadge};
+use crate::components::{ApiErrorPanel, MissedRuns, PollNotice, RunStatusBadge};
 use crate::model::archive::{KeptRun, ListReads, RunSource, input_text};
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::urls::{encode, run_path};
@@ -742,12 +742,7 @@ pub fn RunsPage() -> impl IntoView {
                     "This browser keeps no history of runs (its storage is unavailable, as in some private windows): only the API's latest 100 are listed."
                 </p>
             })}
-            {move || missed().into_iter().rev().map(|span| view! {
-                <p class="notice" role="status" data-field="missed-runs">
-                    "Runs made between " {local_time(span.after)} " and " {local_time(span.before)}
-                    " may be missing here: more than 100 runs were made between two reads of the list, and the API lists no more."
-                </p>
-            }).collect_view()}
+            {move || view! { <MissedRuns spans=missed() /> }}
             <PollNotice transient=list.transient last_update=list.last_update />
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),

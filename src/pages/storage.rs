@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
-use crate::model::format::{counted, group_thousands, local_time};
+use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::state::workspace::use_workspace;
 
 /// Skipped lines of an import listed one by one; the rest are counted.
@@ -133,10 +133,7 @@ pub fn StoragePage() -> impl IntoView {
         };
         leptos::task::spawn_local(async move {
             let note = match archive::set_output_allowance((megabytes * 1e6).round() as u64).await {
-                Ok(()) => format!(
-                    "Outputs are now kept up to {}.",
-                    megabytes_of(megabytes * 1e6)
-                ),
+                Ok(()) => format!("Outputs are now kept up to {}.", size(megabytes * 1e6)),
                 Err(()) => {
                     "The allowance could not be saved: this browser's storage is unavailable."
                         .to_owned()
@@ -203,8 +200,8 @@ pub fn StoragePage() -> impl IntoView {
                 <p data-field="outputs-space">{format!(
                     "{} kept, {} of the {} allowance.",
                     counted(space.outputs as u64, "output", "outputs"),
-                    megabytes_of(space.bytes as f64),
-                    megabytes_of(space.allowance as f64),
+                    size(space.bytes as f64),
+                    size(space.allowance as f64),
                 )}</p>
             })}
             <form class="inline-form" on:submit=save_allowance>
@@ -298,8 +295,8 @@ fn space(
     let used = match (state.usage, state.quota) {
         (Some(usage), Some(quota)) => format!(
             "The console's data takes {} of the {} this browser allows it (all workspaces).",
-            megabytes_of(usage),
-            megabytes_of(quota)
+            size(usage),
+            size(quota)
         ),
         _ => "This browser does not say how much space the console's data takes.".to_owned(),
     };
@@ -328,17 +325,6 @@ fn space(
                 <p data-field="persistence">"This browser does not say whether it may remove the data to make room."</p>
             }.into_any(),
         }}
-    }
-}
-
-/// A size for people: `1.2 GB`, `200.0 MB`, `4.1 KB`.
-fn megabytes_of(bytes: f64) -> String {
-    if bytes >= 1e9 {
-        format!("{:.1} GB", bytes / 1e9)
-    } else if bytes >= 1e6 {
-        format!("{:.1} MB", bytes / 1e6)
-    } else {
-        format!("{:.1} KB", bytes / 1e3)
     }
 }
 

@@ -417,6 +417,11 @@ test("a run the API no longer has is shown as this browser kept it, its output w
   // The allowance set so that only the newer output fits: the older one goes.
   await go(page, "/storage");
   await page.locator('[data-field="outputs-space"]').waitFor();
+  // Not a number: said so, and nothing dropped.
+  await page.getByLabel("Allowance (MB)").fill("-1");
+  await page.getByRole("button", { name: "Save" }).click();
+  await page.locator('[data-field="allowance-note"]').getByText("“-1” is not a number of megabytes").waitFor();
+  assert.equal((await keptOutputKeys(page)).length, 2);
   const sizes = await keptOutputSizes(page);
   const newerBytes = sizes.find((o) => o.key.endsWith(`/${newer}`)).bytes;
   await page.getByLabel("Allowance (MB)").fill(String(newerBytes / 1e6));

@@ -1,0 +1,24 @@
+//! The notice that runs may be missing from the history kept in this browser: more runs than
+//! the API lists were made between two reads of the list (`model::archive::ListReads`).
+
+use leptos::prelude::*;
+
+use crate::model::archive::MissedSpan;
+use crate::model::format::local_time;
+
+/// One notice per span, the latest first.
+#[component]
+pub fn MissedRuns(spans: Vec<MissedSpan>) -> impl IntoView {
+    spans
+        .into_iter()
+        .rev()
+        .map(|span| {
+            view! {
+                <p class="notice" role="status" data-field="missed-runs">
+                    "Runs made between " {local_time(span.after)} " and " {local_time(span.before)}
+                    " may be missing here: more than 100 runs were made between two reads of the list, and the API lists no more."
+                </p>
+            }
+        })
+        .collect_view()
+}
