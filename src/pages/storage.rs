@@ -204,7 +204,7 @@ pub fn StoragePage() -> impl IntoView {
                     size(space.allowance as f64),
                 )}</p>
             })}
-            <form class="inline-form" on:submit=save_allowance>
+            <form class="inline-form" on:submit=save_allowance novalidate>
                 <label for="outputs-allowance">"Allowance (MB)"</label>
                 <input id="outputs-allowance" type="number" min="0" step="any" inputmode="decimal"
                     placeholder=move || outputs.get().and_then(Result::ok)

@@ -40,7 +40,6 @@ pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
                         .is_ok_and(|reads| reads.due(js_sys::Date::now()));
                     if due && let Ok(read) = client.runs().await {
                         let _ = crate::archive::keep_list(&id, &read.value.runs).await;
-                        let _ = crate::archive::keep_outputs(&id, &read.value.runs).await;
                     }
                 }
                 if let LockAnswer::Held(lock) = lock {
