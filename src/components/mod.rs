@@ -1,6 +1,7 @@
 //! Widgets used by several pages, and the route guard.
 
 mod api_error_panel;
+mod copy_as_code;
 mod credits_chart;
 mod missed_runs;
 mod output_table;
@@ -10,6 +11,7 @@ mod run_status_badge;
 mod theme_toggle;
 
 pub use api_error_panel::ApiErrorPanel;
+pub use copy_as_code::CopyAsCode;
 pub use credits_chart::CreditsChart;
 pub use missed_runs::MissedRuns;
 pub use output_table::OutputTable;

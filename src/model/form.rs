@@ -1,6 +1,6 @@
 //! The submit form as data: fields generated from a registry entry and the contract's input
 //! shapes, validation with the shared rules, the two limits, the cost estimate, the request
-//! body and its curl preview, and idempotency keys.
+//! body and the request to copy as code, and idempotency keys.
 //!
 //! Pure functions, tested natively; `pages/action_form.rs` only renders them.
 
@@ -11,6 +11,9 @@ use api_contract::input::{
 use api_contract::{ActionEntry, ActionId};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use super::snippets::RequestSpec;
+use super::urls::encode;
 
 /// What a person typed, by field name: the input fields and the two limits. A form has a
 /// handful of fields, so a list does; a `BTreeMap<String, String>` measured 2.4 KB gzip more
@@ -302,13 +305,21 @@ fn parse_limit(values: &Values, name: &str, max: u64) -> Result<Option<u64>, Str
     }
 }
 
-/// The same request as a curl command, with the bearer left as `$API_KEY`.
-pub fn curl_command(base_url: &str, action: &str, live: bool, key: &str, body: &str) -> String {
-    let quoted_body = body.replace('\'', "'\\''");
-    format!(
-        "curl -X POST '{base_url}/v1/actions/{action}/run/{}' \\\n  -H \"Authorization: Bearer $API_KEY\" \\\n  -H 'Content-Type: application/json' \\\n  -H 'Idempotency-Key: {key}' \\\n  -d '{quoted_body}'",
-        if live { "live" } else { "async" }
-    )
+/// The submission as a request to copy as code (`model::snippets`); the bearer is left out.
+pub fn submission_request(
+    base_url: &str,
+    action: &str,
+    live: bool,
+    idempotency_key: &str,
+    body: &str,
+) -> RequestSpec {
+    let mode = if live { "live" } else { "async" };
+    RequestSpec {
+        method: "POST".to_owned(),
+        url: format!("{base_url}/v1/actions/{}/run/{mode}", encode(action)),
+        idempotency_key: Some(idempotency_key.to_owned()),
+        body: Some(body.to_owned()),
+    }
 }
 
 /// A new `Idempotency-Key`: `console-` and a version-4 UUID from the platform's secure random
@@ -524,7 +535,7 @@ mod tests {
     }
 
     #[test]
-    fn body_and_curl_never_carry_the_credential() {
+    fn body_and_request_for_code() {
         let people = model(ActionId::PremiumSearchPeople);
         let body = people.body(&typed(&[
             ("keywords", "it's"),
@@ -535,19 +546,19 @@ mod tests {
             body,
             "{\n  \"input\": {\n    \"keywords\": \"it's\"\n  },\n  \"max_results\": 5\n}"
         );
-        let curl = curl_command(
+        let request = submission_request(
             "http://127.0.0.1:8787",
             "premium-search-people",
             false,
             "console-k",
             &body,
         );
-        assert!(curl.contains("Bearer $API_KEY"));
-        assert!(curl.contains("/v1/actions/premium-search-people/run/async"));
-        assert!(
-            curl.contains(r#""keywords": "it'\''s""#) && curl.ends_with("5\n}'"),
-            "{curl}"
+        assert_eq!(
+            request.url,
+            "http://127.0.0.1:8787/v1/actions/premium-search-people/run/async"
         );
+        assert_eq!(request.body.as_deref(), Some(body.as_str()));
+        assert_eq!(request.idempotency_key.as_deref(), Some("console-k"));
     }
 
     #[test]

@@ -9,4 +9,5 @@ pub mod form;
 pub mod format;
 pub mod keys;
 pub mod output;
+pub mod snippets;
 pub mod urls;

@@ -11,11 +11,11 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::{ApiClient, ApiError, Submitted};
 use crate::app::use_id_param;
-use crate::browser::{copy_text, focus_id, sleep};
-use crate::components::ApiErrorPanel;
+use crate::browser::{focus_id, sleep};
+use crate::components::{ApiErrorPanel, CopyAsCode};
 use crate::model::form::{
-    FormModel, MAX_CREDITS, MAX_RESULTS, SavedSubmission, Values, curl_command, idempotency_key,
-    split_server_errors,
+    FormModel, MAX_CREDITS, MAX_RESULTS, SavedSubmission, Values, idempotency_key,
+    split_server_errors, submission_request,
 };
 use crate::model::format::{duration, group_thousands};
 use crate::model::urls::run_path;
@@ -174,7 +174,19 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             client.submit(&action, live, &key, &body).await
         }
     });
+    // The key of the last attempt, with the body it was sent with: a retry of the same body
+    // sends the same key, so it is never charged twice.
     let key_for = RwSignal::new(None::<(String, String)>);
+    // The key the next submission of the body on screen sends: the last attempt's when the body
+    // is the same, else a new one. The request preview shows this key, so a snippet copied from
+    // it and the form's own submission are one run, not two.
+    let next_key = Memo::new(move |_| {
+        let current = body.get();
+        key_for.with(|sent| match sent {
+            Some((sent_body, key)) if *sent_body == current => key.clone(),
+            _ => idempotency_key(),
+        })
+    });
     let last_attempt = StoredValue::new(None::<Attempt>);
     let failure = RwSignal::new(None::<Failure>);
     // Seconds left before a rate-limited retry (0: none).
@@ -211,10 +223,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 return;
             };
             let body = body.get_untracked();
-            let key = match key_for.get_untracked() {
-                Some((for_body, key)) if for_body == body => key,
-                _ => idempotency_key(),
-            };
+            let key = next_key.get_untracked();
             key_for.set(Some((body.clone(), key.clone())));
             last_attempt.set_value(Some(Attempt {
                 client,
@@ -345,16 +354,13 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     // Untracked: this page lives within one session (a new session is a new page), and a view
     // subscribed to the session could re-render while a 401 is taking the page down.
     let base_url = untrack(|| session.base_url()).unwrap_or_default();
-    let curl = {
+    let request_as_code = {
         let action = action.clone();
-        move || {
-            let key = key_for
-                .get()
-                .map_or_else(|| "<new key on submit>".to_owned(), |(_, k)| k);
-            body.with(|b| curl_command(&base_url, &action, live(), &key, b))
-        }
+        Signal::derive(move || {
+            let key = next_key.get();
+            body.with(|b| submission_request(&base_url, &action, live(), &key, b))
+        })
     };
-    let curl_for_copy = curl.clone();
 
     let ceiling = model.max_results_ceiling;
     let cpr = model.credits_per_record;
@@ -495,10 +501,9 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         </form>
         <details class="preview">
             <summary>"Request preview"</summary>
-            <p class="help">"The body as it will be sent, and the same request as curl. The credential is never shown: set API_KEY yourself."</p>
+            <p class="help">"The body as it will be sent, and the same request as code."</p>
             <pre class="code" tabindex="0" data-field="body-preview">{body}</pre>
-            <pre class="code" tabindex="0" data-field="curl-preview">{curl}</pre>
-            <button type="button" class="button secondary" on:click=move |_| copy_text(&curl_for_copy())>"Copy as curl"</button>
+            <CopyAsCode request=request_as_code />
         </details>
     }
 }

@@ -1,6 +1,6 @@
 // Submit forms end to end: every input shape in both modes, validation that sends nothing,
-// never charged twice across a 500 and Retry or a 429 countdown, and a curl preview without
-// the credential. Headless Chromium against the sandbox.
+// never charged twice across a 500 and Retry or a 429 countdown, and a request preview without
+// the credential (copy as code: snippets.test.mjs runs them). Headless Chromium against the sandbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
@@ -156,23 +156,38 @@ test("a 429 counts down its retry_after, then retries by itself with the same ke
   await context.close();
 });
 
-test("the request preview and copy-as-curl never carry the credential", async () => {
+test("the request preview and copy-as-code never carry the credential", async () => {
   const { context, page, problems } = await signedInAt("/actions/premium-search-people?keywords=from%20the%20url&mode=async");
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   assert.equal(await field(page, "Keywords").inputValue(), "from the url");
   await page.locator("details.preview summary").click();
   const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
   assert.deepEqual(body, { input: { keywords: "from the url" } });
-  const curl = await page.locator('[data-field="curl-preview"]').textContent();
+  const snippet = page.locator('[data-field="code-snippet"]');
+  await page.locator('button[data-language="curl"]').click();
+  const curl = await snippet.textContent();
   assert.match(curl, /Bearer \$API_KEY/);
   assert.match(curl, /\/run\/async'/);
+  assert.match(curl, /Idempotency-Key: console-[0-9a-f-]{36}'/, "the key the form will send");
   await page.getByRole("button", { name: "Copy as curl" }).click();
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(copied, curl);
-  for (const text of [curl, copied, await page.content()]) {
+  const texts = [curl, copied];
+  for (const language of ["python", "javascript", "node", "rust"]) {
+    await page.locator(`button[data-language="${language}"]`).click();
+    await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
+    texts.push(await snippet.textContent());
+  }
+  await page.locator('button[data-language="python"]').click();
+  await screenshot(page, "form-preview");
+  // The language picked is remembered.
+  await go(page, "/actions/network-search-groups");
+  await page.locator("details.preview summary").click();
+  assert.equal(await snippet.getAttribute("data-language"), "python");
+  texts.push(await page.content());
+  for (const text of texts) {
     assert.ok(!text.includes(sandbox.api_key), "the API key never appears");
   }
-  await screenshot(page, "form-preview");
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,0 +1,89 @@
+//! `CopyAsCode`: a request as code in the language a person picks (remembered in this
+//! browser), with a copy button. The credential stays out: every snippet reads `API_KEY`.
+
+use leptos::prelude::*;
+
+use crate::browser::copy_text;
+use crate::model::snippets::{Language, RequestSpec};
+
+/// Where the last language picked is remembered (not a secret: a language name).
+const STORAGE_KEY: &str = "console.code-language";
+
+fn remembered_language() -> Language {
+    window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+        .and_then(|name| Language::from_name(&name))
+        .unwrap_or(Language::Curl)
+}
+
+fn remember_language(language: Language) {
+    if let Some(storage) = window().local_storage().ok().flatten() {
+        let _ = storage.set_item(STORAGE_KEY, language.as_str());
+    }
+}
+
+#[component]
+pub fn CopyAsCode(
+    /// The request to show; the snippet follows it as it changes (a form being edited).
+    #[prop(into)]
+    request: Signal<RequestSpec>,
+) -> impl IntoView {
+    let language = RwSignal::new(remembered_language());
+    let code = Memo::new(move |_| request.with(|r| r.code(language.get())));
+    let copied = RwSignal::new(false);
+    let choose = move |picked: Language| {
+        language.set(picked);
+        copied.set(false);
+        remember_language(picked);
+    };
+    view! {
+        <div class="copy-as-code" data-field="copy-as-code">
+            <div class="segmented" role="group" aria-label="Language">
+                {Language::ALL
+                    .into_iter()
+                    .map(|option| {
+                        view! {
+                            <button
+                                type="button"
+                                data-language=option.as_str()
+                                aria-pressed=move || (language.get() == option).to_string()
+                                on:click=move |_| choose(option)
+                            >
+                                {option.label()}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            <pre
+                class="code"
+                tabindex="0"
+                data-field="code-snippet"
+                data-language=move || language.get().as_str()
+            >
+                {code}
+            </pre>
+            <p class="help">
+                {move || language.get().needs()}
+                " Set API_KEY to your key first: the credential is never shown here."
+            </p>
+            <button
+                type="button"
+                class="button secondary"
+                data-field="copy-code"
+                on:click=move |_| {
+                    copy_text(&code.get_untracked());
+                    copied.set(true);
+                }
+            >
+                {move || format!("Copy as {}", language.get().label())}
+            </button>
+            <span role="status" class="help">
+                {move || copied.get().then_some(" Copied.")}
+            </span>
+        </div>
+    }
+}

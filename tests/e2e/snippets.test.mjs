@@ -1,0 +1,112 @@
+// Copy as code, run for real: the snippets the console shows are written to files and run with
+// curl (bash), Python (`requests`, from the venv scripts/setup.sh makes for schemathesis) and
+// Node.js (both the `fetch` and the `node:http` snippets) against the sandbox, with the key in
+// API_KEY. Inputs carry quotes, backslashes, shell and template syntax and non-ASCII text.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSandbox, launchBrowser, openSignedIn, screenshot, api } from "./harness.mjs";
+
+const root = new URL("../..", import.meta.url).pathname;
+const venvPython = join(root, "target", "venv", "bin", "python");
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+/** How each language's snippet is run: the file it is written to and the command. */
+const RUNNERS = {
+  curl: { file: "snippet.sh", command: (f) => ["bash", [f]] },
+  python: { file: "snippet.py", command: (f) => [venvPython, [f]] },
+  javascript: { file: "snippet.mjs", command: (f) => ["node", [f]] },
+  node: { file: "snippet.js", command: (f) => ["node", [f]] },
+};
+
+/** Runs a snippet with the key in API_KEY; it prints the status (but curl), then the answer's body. */
+function runSnippet(language, code) {
+  const dir = mkdtempSync(join(tmpdir(), `snippet-${language}-`));
+  const { file, command } = RUNNERS[language];
+  const path = join(dir, file);
+  writeFileSync(path, code);
+  const [program, args] = command(path);
+  const output = execFileSync(program, args, {
+    env: { ...process.env, API_KEY: sandbox.api_key },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  // curl prints the body only, as a person would see it.
+  if (language === "curl") return { status: null, run: JSON.parse(output) };
+  const [status, ...body] = output.trim().split("\n");
+  return { status: Number(status), run: JSON.parse(body.join("\n")) };
+}
+
+test("Python's requests is there to run the Python snippet", () => {
+  assert.ok(existsSync(venvPython), `${venvPython} (scripts/setup.sh makes it)`);
+  execFileSync(venvPython, ["-c", "import requests"]);
+});
+
+test("the form's snippets run as they read: each is the same run as the form's submission, which sends the input as typed", async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/actions/premium-search-people?mode=async", sandbox.api_key);
+  const keywords = `it's "quoted" \\ back\\slash $HOME \`date\` \${x} %s é 日本語 🦀`;
+  await page.getByLabel(/^Keywords/).fill(keywords);
+  await page.getByLabel(/^Max results/).fill("3");
+  await page.locator("details.preview summary").click();
+  const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
+  assert.deepEqual(body, { input: { keywords }, max_results: 3 });
+  const snippet = page.locator('[data-field="code-snippet"]');
+  const runs = [];
+  for (const language of Object.keys(RUNNERS)) {
+    await page.locator(`button[data-language="${language}"]`).click();
+    await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
+    const code = await snippet.textContent();
+    assert.ok(!code.includes(sandbox.api_key), `${language}: no credential in the code`);
+    const answer = runSnippet(language, code);
+    // The first snippet makes the run (202); the others send the same key, which the API
+    // answers with the same run only for the same body: one escaped wrongly is refused (409).
+    assert.ok([200, 202, null].includes(answer.status), `${language}: ${answer.status} ${JSON.stringify(answer.run)}`);
+    assert.equal(answer.run.action, "premium-search-people", `${language}: ${JSON.stringify(answer.run)}`);
+    runs.push(answer.run.id);
+  }
+  assert.equal(new Set(runs).size, 1, "one run for all the snippets");
+  await screenshot(page, "snippets-form");
+  // The form sends the key its snippets showed, with the body as typed: the same run (a body
+  // of another input would be refused), charged once.
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\//);
+  assert.equal(decodeURIComponent(new URL(page.url()).pathname.split("/").pop()), runs[0]);
+  const run = await api(sandbox, "GET", `/v1/runs/${runs[0]}`);
+  assert.equal(run.json.credits_reserved + run.json.credits_used, 3, "reserved or charged once, for 3 results");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("after a submission the form's snippets carry a new key: a second run is a new run", async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/actions/network-search-groups?mode=async", sandbox.api_key);
+  await page.getByLabel(/^Query/).fill("ütf-8 \"groups\"");
+  await page.locator("details.preview summary").click();
+  await page.locator('button[data-language="node"]').click();
+  const before = await page.locator('[data-field="code-snippet"]').textContent();
+  const first = runSnippet("node", before);
+  assert.equal(first.status, 202);
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\//);
+  await page.goBack();
+  await page.locator("details.preview summary").click();
+  const after = await page.locator('[data-field="code-snippet"]').textContent();
+  const keyOf = (code) => code.match(/"Idempotency-Key": "([^"]+)"/)[1];
+  assert.notEqual(keyOf(after), keyOf(before));
+  const second = runSnippet("node", after);
+  assert.equal(second.status, 202);
+  assert.notEqual(second.run.id, first.run.id);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
