@@ -12,8 +12,8 @@ use leptos_router::{NavigateOptions, path};
 use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::{counted, group_thousands};
 use crate::pages::lazy::{
-    ActionFormRoute, ActionsRoute, BulkRoute, CreditsRoute, KeysRoute, RunDetailRoute, RunsRoute,
-    StorageRoute, schedule_preload,
+    ActionFormRoute, ActionsRoute, BulkRoute, CreditsRoute, KeysRoute, LogEntryRoute, LogRoute,
+    RunDetailRoute, RunsRoute, StorageRoute, schedule_preload,
 };
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
@@ -54,6 +54,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />
                     <Route path=path!("/storage") view={Lazy::<StorageRoute>::new()} />
                     <Route path=path!("/credits") view={Lazy::<CreditsRoute>::new()} />
+                    <Route path=path!("/log") view={Lazy::<LogRoute>::new()} />
+                    <Route path=path!("/log/:id") view={Lazy::<LogEntryRoute>::new()} />
                 </FlatRoutes>
             </main>
         </Router>
@@ -106,6 +108,7 @@ fn AppHeader() -> impl IntoView {
                     <A href="/runs">"Runs"</A>
                     <A href="/bulk">"Bulk"</A>
                     <A href="/keys">"API keys"</A>
+                    <A href="/log">"Log"</A>
                 </nav>
                 <HeaderCredits />
             })}
@@ -200,7 +203,9 @@ fn HeaderCredits() -> impl IntoView {
                 <a class="header-credits" href="/workspace" title="Credits available: balance minus reserved">
                     {ws.name.clone()} " · "
                     <span data-field="header-available">{group_thousands(ws.credits_available())}</span>
-                    " credits available"
+                    " credits"
+                    // Said on wide screens; narrower ones keep the header on one line.
+                    <span class="wide-only">" available"</span>
                 </a>
             }
         })

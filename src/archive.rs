@@ -219,6 +219,8 @@ pub struct KeptCounts {
     pub batches: usize,
     /// Submissions made from the form (their inputs).
     pub submissions: usize,
+    /// Entries of the request log.
+    pub requests: u32,
 }
 
 impl KeptCounts {
@@ -260,6 +262,9 @@ pub async fn counts(workspace: &str) -> Result<KeptCounts, ()> {
             .map_err(|_| ())?,
         batches: batch_ids(workspace).await?.len(),
         submissions: submission_keys(workspace).await?.len(),
+        requests: store::count_under(store::LOG, workspace)
+            .await
+            .map_err(|_| ())?,
     })
 }
 
@@ -338,7 +343,8 @@ fn history_deletions(workspace: &str) -> Vec<Change> {
 }
 
 /// Forgets everything this browser keeps for `workspace` in one write: the run history, the
-/// bulk batches with their rows, the submissions; resolves with what there was.
+/// bulk batches with their rows, the submissions, the request log (and its switch, in the meta
+/// store); resolves with what there was.
 pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
     let batches = batch_ids(workspace).await?;
     let submissions = submission_keys(workspace).await?;
@@ -348,9 +354,13 @@ pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
             .map_err(|_| ())?,
         batches: batches.len(),
         submissions: submissions.len(),
+        requests: store::count_under(store::LOG, workspace)
+            .await
+            .map_err(|_| ())?,
     };
     store::update(output_reads(), |values| {
         let mut changes = history_deletions(workspace);
+        changes.extend(crate::request_log::forget_changes(workspace));
         changes.extend(output_deletions(workspace, &values));
         changes.extend(batches.into_iter().map(Change::DeleteBatch));
         changes.extend(submissions.into_iter().map(|key| Change::Delete {
@@ -388,7 +398,15 @@ pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
             .filter_map(|entry| SavedSubmission::from_json(&entry.json))
             .map(|submission| submission.workspace),
     );
-    // Every workspace whose history was kept has its list reads in the meta store.
+    // Every workspace whose history or request log was kept has its list reads or log
+    // entries there.
+    ids.extend(
+        store::all_keys(store::LOG)
+            .await
+            .map_err(|_| ())?
+            .into_iter()
+            .filter_map(|key| key.split_once('/').map(|(ws, _)| ws.to_owned())),
+    );
     ids.extend(
         store::entries(store::META)
             .await

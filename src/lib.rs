@@ -4,7 +4,8 @@
 //! `components/` (shared widgets), `state/` (session, shared loaders, polling), `api/` (the only
 //! code that talks HTTP), and `model/` (pure rules, tested natively). `browser` wraps the few
 //! browser facilities used directly, `store`
-//! what this browser keeps (IndexedDB), and `runner` what runs a bulk batch in its own worker
+//! what this browser keeps (IndexedDB), `archive` and `request_log` the run history and the
+//! request log kept there, and `runner` what runs a bulk batch in its own worker
 //! (`src/bin/bulk-worker.rs`).
 
 pub mod api;
@@ -14,6 +15,7 @@ pub mod browser;
 pub mod components;
 pub mod model;
 pub mod pages;
+pub mod request_log;
 pub mod runner;
 pub mod state;
 pub mod store;

@@ -27,6 +27,8 @@ use crate::model::bulk::engine::{
 };
 use crate::model::bulk::{BatchRow, RowError, SavedBatch};
 use crate::model::form::SavedSubmission;
+use crate::model::request_log::{Exchange, Origin};
+use crate::request_log::RequestLogger;
 use crate::store::{self, Change};
 
 pub use crate::model::bulk::engine::BatchNews;
@@ -240,6 +242,16 @@ thread_local! {
     static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
     /// A client for the credential the page sent last, if any.
     static CLIENT: RefCell<Option<ApiClient>> = const { RefCell::new(None) };
+    /// The worker's requests, for the request log.
+    static LOG: RequestLogger = RequestLogger::new(Origin::BulkWorker, keep_in_log);
+}
+
+fn keep_in_log(
+    workspace: String,
+    exchanges: Vec<Exchange>,
+    origin: Origin,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+    Box::pin(crate::request_log::keep(workspace, exchanges, origin))
 }
 
 #[wasm_bindgen]
@@ -278,11 +290,13 @@ fn hear(message: ToRunner) {
     match message {
         ToRunner::SignedIn(credential) => {
             let client = credential.map(|c| {
-                ApiClient::new(c.base_url, c.bearer).on_unauthorized(|error| {
-                    tell_page(&FromRunner::Unauthorized {
-                        message: error.message(),
-                    });
-                })
+                ApiClient::new(c.base_url, c.bearer)
+                    .on_unauthorized(|error| {
+                        tell_page(&FromRunner::Unauthorized {
+                            message: error.message(),
+                        });
+                    })
+                    .on_exchange(LOG.with(RequestLogger::observer))
             });
             let signed_in = client.is_some();
             CLIENT.set(client);
@@ -294,7 +308,10 @@ fn hear(message: ToRunner) {
                 handle(Event::SignedIn);
             }
         }
-        ToRunner::WorkspaceKnown(id) => handle(Event::WorkspaceKnown(id)),
+        ToRunner::WorkspaceKnown(id) => {
+            LOG.with(|log| log.workspace_known(id.clone()));
+            handle(Event::WorkspaceKnown(id));
+        }
         ToRunner::Run(batch) => {
             if RUNNER.with_borrow(Option::is_some) {
                 return;

@@ -14,9 +14,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
 
 const NAME: &str = "console";
-/// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. 4: outputs. What an
-/// older version kept stays as it is.
-const VERSION: u32 = 4;
+/// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. 4: outputs. 5: the
+/// request log. What an older version kept stays as it is.
+const VERSION: u32 = 5;
 /// Batch summaries by batch id.
 pub const BATCHES: &str = "batches";
 /// Batch rows by `{batch id}/{line, ten digits}`: a batch's rows are one key range, in order.
@@ -30,7 +30,23 @@ pub const RUNS: &str = "runs";
 pub const META: &str = "meta";
 /// Kept runs' outputs, by `{workspace}/{run id}`, within an allowance (`crate::archive`).
 pub const OUTPUTS: &str = "outputs";
-const STORES: [&str; 6] = [BATCHES, ROWS, SUBMISSIONS, RUNS, META, OUTPUTS];
+/// The request log's entries (`model::request_log::Entry`), by `{workspace}/{entry id}`.
+pub const LOG: &str = "log";
+/// Each entry's answer body (shortened past 64 KB), by the entry's key.
+pub const LOG_ANSWERS: &str = "log_answers";
+/// The newest long bodies, whole, by `{workspace}/{entry id}/request` or `/answer`.
+pub const LOG_WHOLE: &str = "log_whole";
+const STORES: [&str; 9] = [
+    BATCHES,
+    ROWS,
+    SUBMISSIONS,
+    RUNS,
+    META,
+    OUTPUTS,
+    LOG,
+    LOG_ANSWERS,
+    LOG_WHOLE,
+];
 
 thread_local! {
     static DB: RefCell<Option<IdbDatabase>> = const { RefCell::new(None) };
@@ -245,6 +261,30 @@ pub async fn count_under(store: &'static str, prefix: &str) -> Result<u32, JsVal
         .object_store(store)?
         .count_with_key(&keys_under(prefix)?.into())?;
     Ok(finished(&request).await?.as_f64().unwrap_or_default() as u32)
+}
+
+/// The first `count` keys under `{prefix}/`, in key order (the oldest, where keys sort by time).
+pub async fn first_keys_under(
+    store: &'static str,
+    prefix: &str,
+    count: u32,
+) -> Result<Vec<String>, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(store)?
+        .object_store(store)?
+        .get_all_keys_with_key_and_limit(&keys_under(prefix)?.into(), count)?;
+    Ok(strings(finished(&request).await?))
+}
+
+/// Every key of a store, in order, without the values.
+pub async fn all_keys(store: &'static str) -> Result<Vec<String>, JsValue> {
+    let db = database().await?;
+    let request = db
+        .transaction_with_str(store)?
+        .object_store(store)?
+        .get_all_keys()?;
+    Ok(strings(finished(&request).await?))
 }
 
 /// A stored value with its key.

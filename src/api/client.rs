@@ -10,10 +10,14 @@ use api_contract::{
 use serde::de::DeserializeOwned;
 
 use super::error::{ApiError, interpret_error, interpret_response};
+use crate::model::request_log::Exchange;
 use crate::model::urls::encode;
 
 /// Called with the error when the API refuses the credential (401).
 pub type UnauthorizedHandler = Arc<dyn Fn(&ApiError) + Send + Sync>;
+
+/// Called with every request and its answer, for the request log (the credential is not in it).
+pub type ExchangeObserver = Arc<dyn Fn(Exchange) + Send + Sync>;
 
 /// Where the API lives, the bearer credential to send, and who hears about a 401.
 #[derive(Clone)]
@@ -21,6 +25,7 @@ pub struct ApiClient {
     base_url: String,
     bearer: String,
     on_unauthorized: Option<UnauthorizedHandler>,
+    on_exchange: Option<ExchangeObserver>,
 }
 
 impl std::fmt::Debug for ApiClient {
@@ -55,6 +60,7 @@ impl ApiClient {
             base_url: base_url.into(),
             bearer: bearer.into(),
             on_unauthorized: None,
+            on_exchange: None,
         }
     }
 
@@ -64,17 +70,50 @@ impl ApiClient {
         self
     }
 
+    /// Tells `observer` of every request and its answer (`state::request_log`).
+    pub fn on_exchange(mut self, observer: ExchangeObserver) -> Self {
+        self.on_exchange = Some(observer);
+        self
+    }
+
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
 
-    /// Sends one request and reads the whole answer. Not generic, so every endpoint shares one
-    /// copy of this code in the wasm bundle.
-    async fn send(&self, request: Request<'_>) -> Result<Exchange, ApiError> {
+    /// Sends one request and reads the whole answer, and tells the log. Not generic, so every
+    /// endpoint shares one copy of this code in the wasm bundle.
+    async fn send(&self, request: Request<'_>) -> Result<Exchanged, ApiError> {
+        let started = chrono::Utc::now();
+        let answered = self.exchange(&request).await;
+        if let Some(observer) = &self.on_exchange {
+            let (status, request_id, answer, network_error) = match &answered {
+                Ok(a) => (Some(a.status), a.request_id.clone(), a.body.clone(), None),
+                Err(error) => (None, None, String::new(), Some(error.message())),
+            };
+            observer(Exchange {
+                at: started,
+                duration_ms: (chrono::Utc::now() - started)
+                    .num_milliseconds()
+                    .clamp(0, i64::from(u32::MAX)) as u32,
+                method: request.method.to_string(),
+                base_url: self.base_url.clone(),
+                path: request.path.to_owned(),
+                idempotency_key: request.idempotency_key.map(str::to_owned),
+                request_body: request.json_body.map(str::to_owned),
+                status,
+                network_error,
+                request_id,
+                answer,
+            });
+        }
+        answered
+    }
+
+    async fn exchange(&self, request: &Request<'_>) -> Result<Exchanged, ApiError> {
         use gloo_net::http::RequestBuilder;
         let url = format!("{}{}", self.base_url, request.path);
         let mut builder = RequestBuilder::new(&url)
-            .method(request.method)
+            .method(request.method.clone())
             .header("Authorization", &format!("Bearer {}", self.bearer))
             .header("Accept", "application/json");
         if let Some(key) = request.idempotency_key {
@@ -103,7 +142,7 @@ impl ApiClient {
         {
             handler(&interpret_error(status, request_id.clone(), &body));
         }
-        Ok(Exchange {
+        Ok(Exchanged {
             status,
             request_id,
             body,
@@ -115,7 +154,7 @@ impl ApiClient {
         &self,
         request: Request<'_>,
     ) -> Result<(u16, WithRequestId<T>), ApiError> {
-        let Exchange {
+        let Exchanged {
             status,
             request_id,
             body,
@@ -210,7 +249,7 @@ impl ApiClient {
             json_body: None,
             idempotency_key: None,
         };
-        let Exchange {
+        let Exchanged {
             status,
             request_id,
             body,
@@ -255,7 +294,7 @@ impl<'a> Request<'a> {
 }
 
 /// What came back: status, request id header and the body as text.
-struct Exchange {
+struct Exchanged {
     status: u16,
     request_id: Option<String>,
     body: String,

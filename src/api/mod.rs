@@ -4,5 +4,5 @@
 mod client;
 mod error;
 
-pub use client::{ApiClient, Submitted, UnauthorizedHandler, WithRequestId};
+pub use client::{ApiClient, ExchangeObserver, Submitted, UnauthorizedHandler, WithRequestId};
 pub use error::{ApiError, interpret_error, interpret_response};

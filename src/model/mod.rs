@@ -9,5 +9,6 @@ pub mod form;
 pub mod format;
 pub mod keys;
 pub mod output;
+pub mod request_log;
 pub mod snippets;
 pub mod urls;

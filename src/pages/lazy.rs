@@ -4,7 +4,7 @@
 //! split point: `wasm_split` (Leptos's re-export of `wasm_split_helpers`) turns it into an
 //! `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
 //! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
-//! the shell, sign-in and the workspace; actions, runs, bulk, keys, storage and credits come after, in the
+//! the shell, sign-in and the workspace; actions, runs, bulk, keys, storage, credits and the request log come after, in the
 //! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
 //! is a plain `async fn`, so `trunk serve` needs no extra tool.
 //!
@@ -13,6 +13,8 @@
 //! fails to load (the network dropped) shows a message with a retry in place of the page,
 //! instead of aborting the app; nothing else on the page is lost.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use leptos::prelude::*;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
 use leptos_router::LazyRoute;
@@ -20,12 +22,13 @@ use leptos_router::location::{BrowserUrl, LocationProvider};
 
 use crate::archive::KeptCounts;
 use crate::components::RequireSession;
+use crate::model::request_log::{Exchange, Origin};
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
 use super::{
-    ActionFormPage, ActionsPage, BulkPage, CreditsPage, KeysPage, RunDetailPage, RunsPage,
-    StoragePage,
+    ActionFormPage, ActionsPage, BulkPage, CreditsPage, KeysPage, LogEntryPage, RequestLogPage,
+    RunDetailPage, RunsPage, StoragePage,
 };
 
 /// A page's code could not be fetched or instantiated.
@@ -51,6 +54,8 @@ pub enum PageKey {
     Keys,
     Storage,
     Credits,
+    Log,
+    LogEntry,
 }
 
 /// Builds a page, inside the chunk. One chunk holds all of them: measured against one chunk per
@@ -124,6 +129,46 @@ async fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
     Ok(Box::pin(super::storage::kept_data_notice()))
 }
 
+#[cfg(console_split)]
+#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn keep_log_in_chunk(
+    workspace: String,
+    exchanges: Vec<Exchange>,
+    origin: Origin,
+) -> Result<InChunk<()>, ChunkError> {
+    Ok(Box::pin(crate::request_log::keep(
+        workspace, exchanges, origin,
+    )))
+}
+
+#[cfg(not(console_split))]
+async fn keep_log_in_chunk(
+    workspace: String,
+    exchanges: Vec<Exchange>,
+    origin: Origin,
+) -> Result<InChunk<()>, ChunkError> {
+    Ok(Box::pin(crate::request_log::keep(
+        workspace, exchanges, origin,
+    )))
+}
+
+/// Whether the pages' chunk has arrived, for code without the app's context.
+static PAGES_ARRIVED: AtomicBool = AtomicBool::new(false);
+
+/// Keeps the page's exchanges in the request log (`request_log::keep`, from the chunk). The
+/// first screen's requests wait in memory until the chunk has arrived as it would anyway, so
+/// the log never fetches it sooner, over a slow link, than the first screen's own requests.
+pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> InChunk<()> {
+    Box::pin(async move {
+        while !PAGES_ARRIVED.load(Ordering::Relaxed) {
+            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        if let Ok(keeping) = keep_log_in_chunk(workspace, exchanges, origin).await {
+            keeping.await;
+        }
+    })
+}
+
 /// Forgets everything this browser keeps for `workspace` (`archive::forget_workspace`), for
 /// sign-out, which is part of the first screen; `Err` when nothing could be deleted (the code
 /// did not arrive, or the store refused).
@@ -156,6 +201,8 @@ fn page_view(key: PageKey) -> AnyView {
         PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
         PageKey::Storage => view! { <RequireSession><StoragePage /></RequireSession> }.into_any(),
         PageKey::Credits => view! { <RequireSession><CreditsPage /></RequireSession> }.into_any(),
+        PageKey::Log => view! { <RequireSession><RequestLogPage /></RequireSession> }.into_any(),
+        PageKey::LogEntry => view! { <RequireSession><LogEntryPage /></RequireSession> }.into_any(),
     }
 }
 
@@ -180,6 +227,7 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
     let preload = move || {
         spawn_local(async move {
             if preload_pages().await.is_ok() {
+                PAGES_ARRIVED.store(true, Ordering::Relaxed);
                 loaded.set(true);
                 let _ = start_history(session, workspace).await;
             }
@@ -201,7 +249,7 @@ fn in_chunk(path: &str) -> bool {
         .unwrap_or_default();
     matches!(
         first,
-        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits"
+        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits" | "log"
     )
 }
 
@@ -214,6 +262,7 @@ async fn route_view(key: PageKey) -> AnyView {
     }
     match build_page(key).await {
         Ok(view) => {
+            PAGES_ARRIVED.store(true, Ordering::Relaxed);
             // The chunk is here: the history's read starts, if the preload could not start it.
             let (session, workspace) = (use_session(), crate::state::workspace::use_workspace());
             spawn_local(async move {
@@ -307,6 +356,8 @@ lazy_route!(BulkRoute, PageKey::Bulk);
 lazy_route!(KeysRoute, PageKey::Keys);
 lazy_route!(StorageRoute, PageKey::Storage);
 lazy_route!(CreditsRoute, PageKey::Credits);
+lazy_route!(LogRoute, PageKey::Log);
+lazy_route!(LogEntryRoute, PageKey::LogEntry);
 
 #[cfg(test)]
 mod tests {
@@ -323,6 +374,8 @@ mod tests {
             "/keys",
             "/storage",
             "/credits?range=90d",
+            "/log?status=4xx",
+            "/log/0001763975702123-0a1b2c3d",
         ] {
             assert!(in_chunk(path), "{path}");
         }
@@ -334,6 +387,7 @@ mod tests {
             "/nowhere",
             "/actionsx",
             "/keysmith",
+            "/logs",
         ] {
             assert!(!in_chunk(path), "{path}");
         }

@@ -394,6 +394,11 @@ fn describe_kept(kept: &KeptCounts) -> String {
         (u64::from(kept.runs), "run of history", "runs of history"),
         (kept.batches as u64, "bulk batch", "bulk batches"),
         (kept.submissions as u64, "submission", "submissions"),
+        (
+            u64::from(kept.requests),
+            "logged request",
+            "logged requests",
+        ),
     ]
     .into_iter()
     .filter(|(count, ..)| *count > 0)

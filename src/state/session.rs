@@ -8,6 +8,8 @@ use leptos::prelude::*;
 
 use crate::api::ApiClient;
 use crate::model::credential::{CredentialKind, classify};
+use crate::model::request_log::Origin;
+use crate::request_log::RequestLogger;
 
 /// A signed-in person's API base URL and bearer credential.
 #[derive(Clone, PartialEq, Eq)]
@@ -16,6 +18,8 @@ pub struct SignedIn {
     pub base_url: String,
     bearer: String,
     pub kind: CredentialKind,
+    /// The request log of this credential's requests.
+    log: RequestLogger,
 }
 
 impl std::fmt::Debug for SignedIn {
@@ -35,12 +39,14 @@ impl SignedIn {
             base_url,
             bearer,
             kind,
+            log: RequestLogger::new(Origin::Page, crate::pages::lazy::keep_log),
         }
     }
 
-    /// A client that only reports its errors: for checking a credential before signing in.
+    /// A client whose requests go to the request log and that only reports its errors: for
+    /// checking a credential before signing in.
     pub fn client(&self) -> ApiClient {
-        ApiClient::new(self.base_url.clone(), self.bearer.clone())
+        ApiClient::new(self.base_url.clone(), self.bearer.clone()).on_exchange(self.log.observer())
     }
 }
 

@@ -37,6 +37,8 @@ const pages = [
   { name: "keys-api-key", path: "/keys", ready: (p) => p.getByText("Managing API keys needs an account session.").waitFor(), signedIn: true },
   { name: "credits", path: "/credits", ready: (p) => p.locator('[data-field="credits-scope"], [data-field="credits-empty"]').first().waitFor(), signedIn: true },
   { name: "storage", path: "/storage", ready: (p) => p.locator('[data-field="space-used"]').waitFor(), signedIn: true },
+  { name: "log", path: "/log", ready: (p) => p.locator(".log-table tbody tr").first().waitFor({ timeout: 15_000 }), signedIn: true },
+  { name: "log-entry", path: "/log", ready: async (p) => { await p.locator(".log-table tbody tr a").first().click(); await p.locator('[data-field="ticket-text"]').waitFor(); }, signedIn: true },
   { name: "sign-out-menu", path: "/workspace", ready: async (p) => { await p.locator('[data-field="credits_balance"]').waitFor(); await p.getByRole("button", { name: "Sign out…" }).click(); await p.getByRole("group", { name: "Sign out" }).waitFor(); }, signedIn: true },
   { name: "not-found", path: "/nowhere", ready: (p) => p.getByRole("heading", { name: "Page not found" }).waitFor(), signedIn: true },
 ];

@@ -1,0 +1,482 @@
+//! `/log` and `/log/{id}`: every request this console made for the workspace in this browser
+//! (the page's and the bulk worker's; `crate::request_log` keeps them), newest first, filtered
+//! by status class, method, path and text, all in the URL; and one request's page: its bodies,
+//! the text for a support ticket, the request as code. Also the switch that stops keeping the
+//! log, and clearing it.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local_scoped_with_cancellation;
+use leptos_router::components::A;
+use leptos_router::hooks::{use_navigate, use_query_map};
+
+use crate::app::{replace, use_id_param};
+use crate::browser::{copy_text, sleep, until_visible};
+use crate::components::CopyAsCode;
+use crate::model::format::{counted, group_thousands, local_time, size};
+use crate::model::request_log::{
+    Entry, KEPT_ENTRIES, KeptBody, LogFilter, METHODS, PAGE_SIZE, StatusClass, WHOLE_BODIES_KEPT,
+    entry_path,
+};
+use crate::request_log::{self, WholeBody};
+use crate::state::workspace::use_workspace;
+
+/// How often the list reads the log again while it is on screen.
+const REREAD: Duration = Duration::from_secs(4);
+
+#[component]
+pub fn RequestLogPage() -> impl IntoView {
+    let workspace = use_workspace();
+    let navigate = use_navigate();
+    let query = use_query_map();
+    let workspace_id = move || {
+        workspace
+            .resource
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id)
+    };
+    // Read again on a timer while shown, and after a clear or a switch.
+    let reread = RwSignal::new(0_u32);
+    spawn_local_scoped_with_cancellation(async move {
+        loop {
+            sleep(REREAD).await;
+            until_visible().await;
+            reread.update(|n| *n += 1);
+        }
+    });
+    let entries = LocalResource::new(move || {
+        reread.track();
+        let id = workspace_id();
+        async move {
+            match id {
+                Some(id) => request_log::entries(&id).await.map(Some),
+                None => Ok(None),
+            }
+        }
+    });
+    let keeping = LocalResource::new(move || {
+        reread.track();
+        let id = workspace_id();
+        async move {
+            match id {
+                Some(id) => Some(request_log::is_keeping(&id).await),
+                None => None,
+            }
+        }
+    });
+
+    let filter = Memo::new(move |_| {
+        query.with(|q| {
+            LogFilter::from_query(
+                q.get_str("status"),
+                q.get_str("method"),
+                q.get_str("path"),
+                q.get_str("q"),
+            )
+        })
+    });
+    let page = Memo::new(move |_| {
+        query.with(|q| {
+            q.get_str("page")
+                .and_then(|p| p.parse::<usize>().ok())
+                .filter(|p| *p >= 1)
+                .unwrap_or(1)
+        })
+    });
+    let show = move |change: &dyn Fn(&mut LogFilter)| {
+        let mut next = filter.get_untracked().unwrap_or_default();
+        change(&mut next);
+        navigate(&next.url(1), replace());
+    };
+    let current = move || filter.get().unwrap_or_default();
+
+    let set_keeping = move |keep: bool| {
+        let Some(id) = workspace.id_untracked() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let _ = request_log::set_keeping(&id, keep).await;
+            reread.update(|n| *n += 1);
+        });
+    };
+    let confirming_clear = RwSignal::new(false);
+    let clear_note = RwSignal::new(None::<String>);
+    let clear = move |_| {
+        let Some(id) = workspace.id_untracked() else {
+            return;
+        };
+        confirming_clear.set(false);
+        leptos::task::spawn_local(async move {
+            clear_note.set(Some(match request_log::clear(&id).await {
+                Ok(()) => "The request log was cleared.".to_owned(),
+                Err(()) => {
+                    "The log could not be cleared: this browser's storage refused.".to_owned()
+                }
+            }));
+            reread.update(|n| *n += 1);
+        });
+    };
+
+    let (show_status, show_method, show_path, show_text) =
+        (show.clone(), show.clone(), show.clone(), show);
+    view! {
+        <section class="page log-page">
+            <h1>"Request log"</h1>
+            <p class="lead">
+                "Every request this console made for this workspace in this browser, the bulk worker's included, newest first: "
+                "what was sent and what came back. The credential is never kept, nor a new key's secret. "
+                {format!("The newest {} are kept; long bodies are shortened to 64 KB, and the newest {WHOLE_BODIES_KEPT} of them are also kept whole.", group_thousands(KEPT_ENTRIES as u64))}
+            </p>
+            <div class="actions-row">
+                <label class="checkbox">
+                    <input type="checkbox" data-field="log-keeping"
+                        prop:checked=move || keeping.get().flatten().unwrap_or(true)
+                        on:change:target=move |ev| set_keeping(ev.target().checked()) />
+                    " Keep a log of this workspace's requests in this browser"
+                </label>
+                <button type="button" class="button danger" hidden=move || confirming_clear.get()
+                    on:click=move |_| confirming_clear.set(true)>"Clear the log…"</button>
+            </div>
+            {move || (keeping.get().flatten() == Some(false)).then(|| view! {
+                <p class="notice" role="status" data-field="log-paused">"Not keeping requests: new ones are not logged until you switch it back on."</p>
+            })}
+            {move || confirming_clear.get().then(|| view! {
+                <div class="confirm" role="alertdialog" aria-labelledby="confirm-clear-title" data-field="confirm-clear">
+                    <p id="confirm-clear-title"><strong>"Delete every entry of this workspace's request log in this browser?"</strong></p>
+                    <div class="actions-row">
+                        <button type="button" class="button danger" on:click=clear>"Clear the log"</button>
+                        <button type="button" class="button secondary" on:click=move |_| confirming_clear.set(false)>"Keep it"</button>
+                    </div>
+                </div>
+            })}
+            <p role="status" data-field="clear-note">{move || clear_note.get()}</p>
+
+            <form class="toolbar log-filters" role="search" aria-label="Filter the log" on:submit=|ev| ev.prevent_default()>
+                <label>
+                    "Status"
+                    <select data-field="filter-status" on:change:target=move |ev| {
+                        let picked = StatusClass::parse(&ev.target().value());
+                        show_status(&|f| f.status = picked);
+                    }>
+                        <option value="" selected=move || current().status.is_none()>"Any"</option>
+                        {StatusClass::ALL.into_iter().map(|class| view! {
+                            <option value=class.as_str() selected=move || current().status == Some(class)>{class.label()}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>
+                    "Method"
+                    <select data-field="filter-method" on:change:target=move |ev| {
+                        let picked = Some(ev.target().value()).filter(|m| !m.is_empty());
+                        show_method(&|f| f.method = picked.clone());
+                    }>
+                        <option value="" selected=move || current().method.is_none()>"Any"</option>
+                        {METHODS.into_iter().map(|method| view! {
+                            <option value=method selected=move || current().method.as_deref() == Some(method)>{method}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label>
+                    "Path"
+                    <input type="search" data-field="filter-path" placeholder="/v1/runs"
+                        prop:value=move || current().path
+                        on:input:target=move |ev| {
+                            let typed = ev.target().value();
+                            show_path(&|f| f.path = typed.clone());
+                        } />
+                </label>
+                <label class="grow">
+                    "Text"
+                    <input type="search" data-field="filter-text" placeholder="request id, key, error, input…"
+                        prop:value=move || current().text
+                        on:input:target=move |ev| {
+                            let typed = ev.target().value();
+                            show_text(&|f| f.text = typed.clone());
+                        } />
+                </label>
+            </form>
+            {move || filter.get().err().map(|problem| view! {
+                <p class="notice" role="status" data-field="filter-problem">{problem}</p>
+            })}
+            {move || match entries.get() {
+                None | Some(Ok(None)) => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
+                Some(Err(())) => view! {
+                    <p class="notice" role="status" data-field="no-storage">
+                        "This browser keeps nothing for the console (its storage is unavailable, as in some private windows), so there is no log."
+                    </p>
+                }.into_any(),
+                Some(Ok(Some(all))) => {
+                    let Ok(filter) = filter.get() else {
+                        return ().into_any();
+                    };
+                    log_table(&all, &filter, page.get()).into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+/// The entries that pass `filter`, newest first, one page of them, with the pager.
+fn log_table(all: &[Entry], filter: &LogFilter, page: usize) -> impl IntoView + use<> {
+    let matching: Vec<&Entry> = all.iter().rev().filter(|e| filter.matches(e)).collect();
+    let pages = matching.len().div_ceil(PAGE_SIZE).max(1);
+    let page = page.min(pages);
+    let first = (page - 1) * PAGE_SIZE;
+    let shown: Vec<Entry> = matching
+        .iter()
+        .skip(first)
+        .take(PAGE_SIZE)
+        .map(|e| (*e).clone())
+        .collect();
+    let summary = if all.is_empty() {
+        "No request is logged yet for this workspace in this browser.".to_owned()
+    } else if matching.is_empty() {
+        format!(
+            "None of the {} matches.",
+            counted(all.len() as u64, "logged request", "logged requests")
+        )
+    } else {
+        format!(
+            "{}–{} of {}{}.",
+            group_thousands(first as u64 + 1),
+            group_thousands((first + shown.len()) as u64),
+            counted(matching.len() as u64, "request", "requests"),
+            if filter.is_empty() {
+                String::new()
+            } else {
+                format!(" matching, of {} logged", group_thousands(all.len() as u64))
+            }
+        )
+    };
+    let newer = (page > 1).then(|| filter.url(page - 1));
+    let older = (page < pages).then(|| filter.url(page + 1));
+    view! {
+        <p data-field="log-summary">{summary}</p>
+        {(!shown.is_empty()).then(|| view! {
+            <div class="table-wrap">
+                <table class="log-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Sent"</th>
+                            <th scope="col">"Method"</th>
+                            <th scope="col">"Path"</th>
+                            <th scope="col">"Status"</th>
+                            <th scope="col" class="num">"Time"</th>
+                            <th scope="col">"Request id"</th>
+                            <th scope="col">"By"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {shown.into_iter().map(log_row).collect_view()}
+                    </tbody>
+                </table>
+            </div>
+        })}
+        <nav class="pager" aria-label="Pages of the log">
+            {newer.map(|url| view! { <A href=url>"Newer"</A> })}
+            {(pages > 1).then(|| format!(" Page {page} of {pages} "))}
+            {older.map(|url| view! { <A href=url>"Older"</A> })}
+        </nav>
+    }
+}
+
+fn log_row(entry: Entry) -> impl IntoView {
+    let class = match entry.status {
+        None => "status-none",
+        Some(s) if s >= 500 => "status-5xx",
+        Some(s) if s >= 400 => "status-4xx",
+        Some(_) => "status-2xx",
+    };
+    let error = entry.error.as_ref().map(|e| e.code.clone()).or_else(|| {
+        entry
+            .network_error
+            .is_some()
+            .then(|| "no answer".to_owned())
+    });
+    view! {
+        <tr data-entry=entry.id.clone()>
+            <td><A href=entry_path(&entry.id)>{local_time(entry.at)}</A></td>
+            <td>{entry.method.clone()}</td>
+            <td class="path">{entry.path.clone()}</td>
+            <td class=class data-field="status">
+                {entry.status_text()}
+                {error.map(|code| view! { " " <span class="error-code">{code}</span> })}
+            </td>
+            <td class="num">{format!("{} ms", group_thousands(u64::from(entry.duration_ms)))}</td>
+            <td class="mono">{entry.request_id.clone().unwrap_or_default()}</td>
+            <td>{entry.origin.label()}</td>
+        </tr>
+    }
+}
+
+#[component]
+pub fn LogEntryPage() -> impl IntoView {
+    let workspace = use_workspace();
+    let id = use_id_param();
+    let found = LocalResource::new(move || {
+        let workspace_id = workspace
+            .resource
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id);
+        let id = id.get();
+        async move {
+            match workspace_id {
+                Some(ws) => request_log::entry(&ws, &id)
+                    .await
+                    .map(|found| found.map(|(entry, answer)| (ws, entry, answer))),
+                None => Ok(None),
+            }
+        }
+    });
+    view! {
+        <section class="page log-entry-page">
+            <p class="breadcrumb"><A href="/log">"Request log"</A></p>
+            {move || match found.get() {
+                None => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
+                Some(Err(())) => view! {
+                    <p class="notice" role="status">"This browser keeps nothing for the console (its storage is unavailable), so there is no log."</p>
+                }.into_any(),
+                Some(Ok(None)) => view! {
+                    <h1>"Not in the log"</h1>
+                    <p class="notice" role="status" data-field="entry-missing">
+                        "This request is not in this browser's log of the workspace: it may have been cleared, or dropped as one of the oldest, or logged in another browser."
+                    </p>
+                }.into_any(),
+                Some(Ok(Some((workspace_id, entry, answer)))) => entry_view(workspace_id, entry, answer).into_any(),
+            }}
+        </section>
+    }
+}
+
+fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl IntoView {
+    let ticket = entry.ticket_text(&answer);
+    let ticket_for_copy = ticket.clone();
+    let copied = RwSignal::new(false);
+    let whole_request = RwSignal::new(None::<Option<String>>);
+    let whole_answer = RwSignal::new(None::<Option<String>>);
+    let load_whole = {
+        let (ws, id) = (workspace_id.clone(), entry.id.clone());
+        move |which: WholeBody| {
+            let (ws, id) = (ws.clone(), id.clone());
+            leptos::task::spawn_local(async move {
+                let text = request_log::whole_body(&ws, &id, which).await;
+                match which {
+                    WholeBody::Request => whole_request.set(Some(text)),
+                    WholeBody::Answer => whole_answer.set(Some(text)),
+                }
+            });
+        }
+    };
+    // The request as code: its body must be whole (a long one once it is loaded).
+    let request_as_code = {
+        let entry = entry.clone();
+        Signal::derive(move || {
+            whole_request.get().flatten().map_or_else(
+                || entry.request_spec(None),
+                |whole| entry.request_spec(Some(&whole)),
+            )
+        })
+    };
+    let title = format!("{} {}", entry.method, entry.path);
+    let status = match (&entry.status, &entry.network_error) {
+        (Some(status), _) => format!("HTTP {status}"),
+        (None, Some(reason)) => format!("No answer: {reason}"),
+        (None, None) => "No answer".to_owned(),
+    };
+    let answered_with_error = entry.status.is_some_and(|s| s >= 400);
+    let load_request = load_whole.clone();
+    view! {
+        <h1 class="mono-title">{title}</h1>
+        <p class=if answered_with_error || entry.status.is_none() { "lead error-code" } else { "lead" } data-field="entry-status">{status}</p>
+        {entry.error.clone().map(|error| view! {
+            <div class="error-panel" role="note" data-field="entry-error">
+                <p class="error-title"><code>{error.code}</code></p>
+                <p class="error-message">{error.message}</p>
+            </div>
+        })}
+        <dl class="facts">
+            <dt>"Sent"</dt><dd>{format!("{} (your time), {}", local_time(entry.at), api_contract::timestamp::to_wire(&entry.at))}</dd>
+            <dt>"Took"</dt><dd>{format!("{} ms", group_thousands(u64::from(entry.duration_ms)))}</dd>
+            <dt>"Request id"</dt><dd class="mono" data-field="entry-request-id">{entry.request_id.clone().unwrap_or_else(|| "none in the answer".to_owned())}</dd>
+            {entry.idempotency_key.clone().map(|key| view! {
+                <dt>"Idempotency-Key"</dt><dd class="mono" data-field="entry-key">{key}</dd>
+            })}
+            <dt>"API"</dt><dd class="mono">{entry.base_url.clone()}</dd>
+            <dt>"Sent by"</dt><dd>{format!("the console's {}", entry.origin.label())}</dd>
+        </dl>
+
+        {entry.request_body.clone().map(|body| view! {
+            <h2 class="section-title">"Request body"</h2>
+            {body_view(body, whole_request, move || load_request(WholeBody::Request), "request-body")}
+        })}
+        <h2 class="section-title">"Answer body"</h2>
+        {if answer.whole_bytes == 0 {
+            view! { <p class="help" data-field="answer-body">"Empty."</p> }.into_any()
+        } else {
+            body_view(answer, whole_answer, move || load_whole(WholeBody::Answer), "answer-body").into_any()
+        }}
+
+        <h2 class="section-title">"For a support ticket"</h2>
+        <p class="help">"Markdown with the request id, the times, the status and the bodies of an error. No credential."</p>
+        <pre class="code" tabindex="0" data-field="ticket-text">{ticket}</pre>
+        <div class="actions-row">
+            <button type="button" class="button secondary" data-field="copy-ticket"
+                on:click=move |_| { copy_text(&ticket_for_copy); copied.set(true); }>"Copy for a ticket"</button>
+            <span role="status" class="help">{move || copied.get().then_some("Copied.")}</span>
+        </div>
+
+        <h2 class="section-title">"The request as code"</h2>
+        {move || match request_as_code.get() {
+            Some(spec) => view! { <CopyAsCode request=Signal::stored(spec) /> }.into_any(),
+            None => view! {
+                <p class="help" data-field="code-unavailable">"The request's body was shortened here and is no longer kept whole, so it cannot be written out as code."</p>
+            }.into_any(),
+        }}
+    }
+}
+
+/// A body, pretty when it is JSON and whole; a shortened one says so and offers the whole.
+fn body_view(
+    body: KeptBody,
+    whole: RwSignal<Option<Option<String>>>,
+    load: impl Fn() + Clone + 'static,
+    field: &'static str,
+) -> impl IntoView {
+    let shortened = body.is_shortened();
+    let whole_bytes = body.whole_bytes;
+    let shown = move || match whole.get() {
+        Some(Some(text)) => pretty(&text),
+        _ if shortened => body.text.clone(),
+        _ => pretty(&body.text),
+    };
+    view! {
+        <pre class="code body" tabindex="0" data-field=field>{shown}</pre>
+        {shortened.then(|| view! {
+            <p class="help" data-field=format!("{field}-shortened")>
+                {move || match whole.get() {
+                    None => format!("Shortened: the first 64 KB of {}.", size(whole_bytes as f64)),
+                    Some(Some(_)) => format!("The whole body, {}.", size(whole_bytes as f64)),
+                    Some(None) => format!("Shortened: the first 64 KB of {}. The whole body is no longer kept: only the newest {WHOLE_BODIES_KEPT} long bodies are.", size(whole_bytes as f64)),
+                }}
+                " "
+                <button type="button" class="button secondary" hidden=move || whole.get().is_some()
+                    on:click=move |_| load()>"Show the whole body"</button>
+            </p>
+        })}
+    }
+}
+
+/// A one-line JSON text indented for reading (its fields then in alphabetical order); any other
+/// text as it is.
+fn pretty(text: &str) -> String {
+    if text.contains('\n') {
+        return text.to_owned();
+    }
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or_else(|| text.to_owned())
+}

@@ -1,0 +1,289 @@
+//! The request log in this browser (`model::request_log` is what an entry is).
+//!
+//! A [`RequestLogger`] hears every exchange of the clients it is attached to (the page's, per
+//! credential; the bulk worker's) and hands them, about once a second, to the function that
+//! keeps them under the workspace. The workspace is learned from the answer to
+//! `GET /v1/workspace` (the page) or told (the worker); exchanges made before it is known wait
+//! in memory, and go with the logger when the credential was refused. The functions below it
+//! keep, list, read and clear the log in the store, and honour the person's switch to stop
+//! keeping it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use api_contract::Workspace;
+
+use crate::api::ExchangeObserver;
+use crate::model::request_log::{
+    Entry, Exchange, KEPT_ENTRIES, KeptBody, Origin, WHOLE_BODIES_KEPT, entry_id,
+};
+use crate::store::{self, Change, LOG, LOG_ANSWERS, LOG_WHOLE, META};
+
+/// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
+/// in the page (`pages::lazy::keep_log`), so the store's code stays out of the first load.
+pub type Keeper = fn(String, Vec<Exchange>, Origin) -> Pin<Box<dyn Future<Output = ()>>>;
+
+/// How long exchanges gather before they are written together.
+const GATHER_MS: u64 = 1_000;
+
+#[derive(Default)]
+struct Gathered {
+    workspace: Option<String>,
+    pending: Vec<Exchange>,
+    writing_soon: bool,
+}
+
+/// Collects one credential's (or the worker's) exchanges for the log. Clones share the same
+/// collection.
+#[derive(Clone)]
+pub struct RequestLogger {
+    gathered: Arc<Mutex<Gathered>>,
+    origin: Origin,
+    keeper: Keeper,
+}
+
+impl PartialEq for RequestLogger {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.gathered, &other.gathered)
+    }
+}
+
+impl Eq for RequestLogger {}
+
+impl RequestLogger {
+    pub fn new(origin: Origin, keeper: Keeper) -> Self {
+        RequestLogger {
+            gathered: Arc::default(),
+            origin,
+            keeper,
+        }
+    }
+
+    /// From now on, exchanges are kept under `workspace` (with those waiting for it).
+    pub fn workspace_known(&self, workspace: String) {
+        let Ok(mut gathered) = self.gathered.lock() else {
+            return;
+        };
+        gathered.workspace = Some(workspace);
+        self.write_soon(&mut gathered);
+    }
+
+    /// What an `ApiClient` calls with each exchange.
+    pub fn observer(&self) -> ExchangeObserver {
+        let logger = self.clone();
+        Arc::new(move |exchange: Exchange| logger.heard(exchange))
+    }
+
+    fn heard(&self, exchange: Exchange) {
+        let Ok(mut gathered) = self.gathered.lock() else {
+            return;
+        };
+        if exchange.status == Some(200)
+            && exchange.method == "GET"
+            && exchange.path == "/v1/workspace"
+            && let Ok(workspace) = serde_json::from_str::<Workspace>(&exchange.answer)
+        {
+            gathered.workspace = Some(workspace.workspace_id);
+        }
+        gathered.pending.push(exchange);
+        self.write_soon(&mut gathered);
+    }
+
+    fn write_soon(&self, gathered: &mut Gathered) {
+        if gathered.writing_soon || gathered.workspace.is_none() || gathered.pending.is_empty() {
+            return;
+        }
+        gathered.writing_soon = true;
+        let logger = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            crate::browser::sleep(std::time::Duration::from_millis(GATHER_MS)).await;
+            let taken = logger.gathered.lock().ok().and_then(|mut gathered| {
+                gathered.writing_soon = false;
+                let workspace = gathered.workspace.clone()?;
+                Some((workspace, std::mem::take(&mut gathered.pending)))
+            });
+            if let Some((workspace, exchanges)) = taken {
+                (logger.keeper)(workspace, exchanges, logger.origin).await;
+            }
+        });
+    }
+}
+
+/// The meta key of a workspace's "stop keeping the request log" switch.
+fn paused_key(workspace: &str) -> String {
+    format!("{workspace}/log-paused")
+}
+
+fn whole_key(key: &str, which: WholeBody) -> String {
+    format!("{key}/{}", which.as_str())
+}
+
+/// Which of an entry's bodies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WholeBody {
+    Request,
+    Answer,
+}
+
+impl WholeBody {
+    fn as_str(self) -> &'static str {
+        match self {
+            WholeBody::Request => "request",
+            WholeBody::Answer => "answer",
+        }
+    }
+}
+
+/// Keeps the exchanges in the workspace's log (unless the person stopped it), then drops the
+/// oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past [`WHOLE_BODIES_KEPT`].
+/// A store that refuses loses the entries, never the page's work.
+pub async fn keep(workspace: String, exchanges: Vec<Exchange>, origin: Origin) {
+    if !is_keeping(&workspace).await {
+        return;
+    }
+    let mut changes = Vec::with_capacity(exchanges.len() * 2);
+    for exchange in exchanges {
+        let id = entry_id(exchange.at, uuid::Uuid::new_v4().as_u128() as u32);
+        let key = format!("{workspace}/{id}");
+        let recorded = exchange.recorded(id, origin);
+        for (which, whole) in [
+            (WholeBody::Request, recorded.whole_request),
+            (WholeBody::Answer, recorded.whole_answer),
+        ] {
+            if let Some(text) = whole {
+                changes.push(Change::Put {
+                    store: LOG_WHOLE,
+                    key: whole_key(&key, which),
+                    json: text,
+                });
+            }
+        }
+        let (Ok(entry), Ok(answer)) = (
+            serde_json::to_string(&recorded.entry),
+            serde_json::to_string(&recorded.answer),
+        ) else {
+            continue;
+        };
+        changes.push(Change::Put {
+            store: LOG_ANSWERS,
+            key: key.clone(),
+            json: answer,
+        });
+        changes.push(Change::Put {
+            store: LOG,
+            key,
+            json: entry,
+        });
+    }
+    if store::write(changes).await.is_err() {
+        return;
+    }
+    let _ = trim(&workspace).await;
+}
+
+async fn trim(workspace: &str) -> Result<(), wasm_bindgen::JsValue> {
+    let mut changes = Vec::new();
+    let kept = store::count_under(LOG, workspace).await? as usize;
+    if kept > KEPT_ENTRIES {
+        let oldest = store::first_keys_under(LOG, workspace, (kept - KEPT_ENTRIES) as u32).await?;
+        for key in oldest {
+            for which in [WholeBody::Request, WholeBody::Answer] {
+                changes.push(Change::Delete {
+                    store: LOG_WHOLE,
+                    key: whole_key(&key, which),
+                });
+            }
+            changes.push(Change::Delete {
+                store: LOG_ANSWERS,
+                key: key.clone(),
+            });
+            changes.push(Change::Delete { store: LOG, key });
+        }
+    }
+    let whole = store::count_under(LOG_WHOLE, workspace).await? as usize;
+    if whole > WHOLE_BODIES_KEPT {
+        let oldest =
+            store::first_keys_under(LOG_WHOLE, workspace, (whole - WHOLE_BODIES_KEPT) as u32)
+                .await?;
+        changes.extend(oldest.into_iter().map(|key| Change::Delete {
+            store: LOG_WHOLE,
+            key,
+        }));
+    }
+    store::write(changes).await
+}
+
+/// Whether the workspace's requests are being kept (they are, unless the person stopped it).
+pub async fn is_keeping(workspace: &str) -> bool {
+    !matches!(store::get(META, &paused_key(workspace)).await, Ok(Some(_)))
+}
+
+/// Starts or stops keeping the workspace's requests.
+pub async fn set_keeping(workspace: &str, keeping: bool) -> Result<(), ()> {
+    let key = paused_key(workspace);
+    let change = if keeping {
+        Change::Delete { store: META, key }
+    } else {
+        Change::Put {
+            store: META,
+            key,
+            json: "true".to_owned(),
+        }
+    };
+    store::write(vec![change]).await.map_err(|_| ())
+}
+
+/// The workspace's entries, oldest first; `Err` when the browser keeps nothing. An entry that
+/// does not read (damaged) is left out.
+pub async fn entries(workspace: &str) -> Result<Vec<Entry>, ()> {
+    let kept = store::all_under(LOG, workspace).await.map_err(|_| ())?;
+    Ok(kept
+        .iter()
+        .filter_map(|json| serde_json::from_str(json).ok())
+        .collect())
+}
+
+/// One entry and its answer's body, if kept.
+pub async fn entry(workspace: &str, id: &str) -> Result<Option<(Entry, KeptBody)>, ()> {
+    let key = format!("{workspace}/{id}");
+    let entry = store::get(LOG, &key).await.map_err(|_| ())?;
+    let Some(entry) = entry.and_then(|json| serde_json::from_str::<Entry>(&json).ok()) else {
+        return Ok(None);
+    };
+    let answer = store::get(LOG_ANSWERS, &key)
+        .await
+        .map_err(|_| ())?
+        .and_then(|json| serde_json::from_str::<KeptBody>(&json).ok())
+        .unwrap_or(KeptBody {
+            text: String::new(),
+            whole_bytes: 0,
+        });
+    Ok(Some((entry, answer)))
+}
+
+/// A long body kept whole, if it still is (only the newest are).
+pub async fn whole_body(workspace: &str, id: &str, which: WholeBody) -> Option<String> {
+    store::get(LOG_WHOLE, &whole_key(&format!("{workspace}/{id}"), which))
+        .await
+        .ok()
+        .flatten()
+}
+
+/// Deletes the workspace's log (the switch stays as it is).
+pub async fn clear(workspace: &str) -> Result<(), ()> {
+    store::write(forget_changes(workspace))
+        .await
+        .map_err(|_| ())
+}
+
+/// The changes that delete the workspace's log, for [`clear`] and for forgetting a workspace.
+pub fn forget_changes(workspace: &str) -> Vec<Change> {
+    [LOG, LOG_ANSWERS, LOG_WHOLE]
+        .into_iter()
+        .map(|store| Change::DeleteUnder {
+            store,
+            prefix: workspace.to_owned(),
+        })
+        .collect()
+}

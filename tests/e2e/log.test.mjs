@@ -1,0 +1,209 @@
+// The request log end to end: a failed submission's entry with its request id and error body,
+// the ticket text, the credential and a new key's secret nowhere (page, storage, snippets),
+// filters in the URL, an entry's own URL, the bulk worker's requests with a snippet that runs
+// (an input with a newline), the switch and clearing. Headless Chromium against the sandbox.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSandbox, launchBrowser, openSignedIn, screenshot, go, besides, signOut, seriousViolations } from "./harness.mjs";
+
+let sandbox, browser;
+before(async () => {
+  sandbox = await startSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+/** Every key and value of the console's IndexedDB stores `names`, as text. */
+async function storedText(page, names) {
+  return page.evaluate(async (names) => {
+    const db = await new Promise((resolve, reject) => {
+      const open = indexedDB.open("console");
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    const out = {};
+    for (const name of names) {
+      out[name] = await new Promise((resolve) => {
+        const tx = db.transaction(name);
+        const keys = tx.objectStore(name).getAllKeys();
+        const values = tx.objectStore(name).getAll();
+        tx.oncomplete = () => resolve({ keys: keys.result, values: values.result });
+      });
+    }
+    db.close();
+    return JSON.stringify(out);
+  }, names);
+}
+
+/** The log's rows on screen once one matches `text` (the log is written about once a second). */
+async function rowWith(page, text) {
+  const row = page.locator(".log-table tbody tr").filter({ hasText: text }).first();
+  await row.waitFor({ timeout: 15_000 });
+  return row;
+}
+
+test("a failed submission's log entry shows its request id and error body, and its ticket text holds both", async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/actions/network-search-groups?mode=async", sandbox.api_key);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  // A 500 on the first attempt: the form says so with the request id.
+  await page.getByLabel(/^Query/).fill("log me sandbox:500");
+  await page.getByRole("button", { name: "Queue run" }).click();
+  const panel = page.locator(".error-panel").first();
+  await panel.waitFor();
+  const requestId = (await panel.textContent()).match(/req_[0-9a-zA-Z_-]+/)?.[0];
+  assert.ok(requestId, `the form shows a request id: ${await panel.textContent()}`);
+
+  await go(page, "/log?status=5xx");
+  const row = await rowWith(page, "/run/async");
+  assert.match(await row.textContent(), /500/);
+  assert.match(await row.textContent(), new RegExp(requestId));
+  await screenshot(page, "log-list");
+  await row.getByRole("link").click();
+  await page.locator('[data-field="entry-request-id"]').waitFor();
+  assert.equal(await page.locator('[data-field="entry-request-id"]').textContent(), requestId);
+  const answer = JSON.parse(await page.locator('[data-field="answer-body"]').textContent());
+  assert.equal(answer.error.request_id, requestId);
+  assert.match(await page.locator('[data-field="request-body"]').textContent(), /log me sandbox:500/);
+  const ticket = await page.locator('[data-field="ticket-text"]').textContent();
+  assert.ok(ticket.includes(requestId), "the ticket has the request id");
+  assert.ok(ticket.includes(answer.error.code) && ticket.includes(answer.error.message), "and the error body");
+  assert.match(ticket, /HTTP 500/);
+  await page.locator('[data-field="copy-ticket"]').click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), ticket);
+  await screenshot(page, "log-entry-failed");
+  // The entry has its own URL: opened again from it, it is the same entry.
+  const entryUrl = new URL(page.url()).pathname;
+  await go(page, "/workspace");
+  await go(page, entryUrl);
+  assert.equal(await page.locator('[data-field="entry-request-id"]').textContent(), requestId);
+  assert.deepEqual(besides(problems, 500), []);
+  await context.close();
+});
+
+test("the credential and a new key's secret appear nowhere in the log, its storage or a copied snippet", async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/keys", sandbox.session_token);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.getByLabel("New key's name").fill(`log secret ${Date.now()}`);
+  await page.getByRole("button", { name: "Create key" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.waitFor();
+  const secret = (await dialog.locator('[data-field="new-secret"]').textContent()).trim();
+  await dialog.getByRole("button", { name: "I have stored it" }).click();
+  await go(page, "/log?method=POST&path=/v1/keys");
+  const row = await rowWith(page, "/v1/keys");
+  await row.getByRole("link").click();
+  await page.locator('[data-field="answer-body"]').waitFor();
+  const answer = await page.locator('[data-field="answer-body"]').textContent();
+  assert.match(answer, /secret was shown once and is not kept/);
+  const snippets = [];
+  for (const language of ["curl", "python", "javascript", "node", "rust"]) {
+    await page.locator(`button[data-language="${language}"]`).click();
+    await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
+    await page.locator('[data-field="copy-code"]').click();
+    snippets.push(await page.evaluate(() => navigator.clipboard.readText()));
+  }
+  const stored = await storedText(page, ["log", "log_answers", "log_whole", "meta"]);
+  assert.ok(stored.includes("/v1/keys"), "the key's creation is logged");
+  for (const text of [stored, await page.content(), ...snippets]) {
+    for (const credential of [secret, sandbox.session_token, sandbox.api_key]) {
+      assert.ok(!text.includes(credential), "no credential and no secret");
+    }
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("filters narrow the list by status class, method, path and text, and live in the URL", async () => {
+  const { page, context, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  await go(page, "/runs/no-such-run");
+  await page.getByText(/not found/i).first().waitFor();
+  await go(page, "/log");
+  await rowWith(page, "/v1/runs/no-such-run");
+  await page.locator('[data-field="filter-status"]').selectOption("4xx");
+  await page.waitForURL(/status=4xx/);
+  const statuses = await page.locator('.log-table td[data-field="status"]').allTextContents();
+  assert.ok(statuses.length > 0 && statuses.every((s) => /^4\d\d/.test(s)), statuses.join());
+  await page.locator('[data-field="filter-status"]').selectOption("");
+  await page.locator('[data-field="filter-method"]').selectOption("GET");
+  await page.locator('[data-field="filter-path"]').fill("/v1/workspace");
+  await page.waitForURL(/path=%2Fv1%2Fworkspace/);
+  const paths = await page.locator(".log-table td.path").allTextContents();
+  assert.ok(paths.length > 0 && paths.every((p) => p === "/v1/workspace"), paths.join());
+  await page.locator('[data-field="filter-path"]').fill("");
+  await page.locator('[data-field="filter-method"]').selectOption("");
+  await page.locator('[data-field="filter-text"]').fill("no-such-run");
+  await page.waitForURL(/q=no-such-run/);
+  const texts = await page.locator(".log-table td.path").allTextContents();
+  assert.ok(texts.length > 0 && texts.every((p) => p.includes("no-such-run")), texts.join());
+  // The same view from its URL; an unknown status is said, not ignored.
+  await go(page, "/log?status=3xx");
+  await page.locator('[data-field="filter-problem"]').waitFor();
+  assert.equal(await page.locator(".log-table").count(), 0);
+  assert.deepEqual(besides(problems, 404), []);
+  await context.close();
+});
+
+test("the bulk worker's requests are logged, and a logged submission with a newline runs again as code", async () => {
+  const { page, context, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
+  const query = `two\nlines, "quoted" ${Date.now()}`;
+  await page.getByLabel("Action").selectOption("network-search-groups");
+  await page.locator("#bulk-text").fill(`query\n"${query.replaceAll('"', '""')}"`);
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+  await go(page, "/log?method=POST&path=/run/async");
+  const row = await rowWith(page, "bulk worker");
+  await row.getByRole("link").click();
+  await page.locator('[data-field="request-body"]').waitFor();
+  const body = JSON.parse(await page.locator('[data-field="request-body"]').textContent());
+  assert.equal(body.input.query, query);
+  await page.locator('button[data-language="node"]').click();
+  const code = await page.locator('[data-field="code-snippet"]').textContent();
+  const dir = mkdtempSync(join(tmpdir(), "log-snippet-"));
+  writeFileSync(join(dir, "snippet.js"), code);
+  const output = execFileSync("node", [join(dir, "snippet.js")], { env: { ...process.env, API_KEY: sandbox.api_key }, encoding: "utf8" });
+  const [status, ...rest] = output.trim().split("\n");
+  // The same key and body as the worker sent: the API answers with the same run.
+  assert.ok(["200", "202"].includes(status), output);
+  const run = JSON.parse(rest.join("\n"));
+  const answer = JSON.parse(await page.locator('[data-field="answer-body"]').textContent());
+  assert.equal(run.id, answer.id);
+  await screenshot(page, "log-entry-bulk");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the switch stops keeping requests, clearing empties the log, and forgetting the workspace deletes it", async () => {
+  const { page, context, problems } = await openSignedIn(browser, sandbox, "/log", sandbox.api_key);
+  await rowWith(page, "/v1/workspace");
+  assert.deepEqual(await seriousViolations(page), []);
+  await page.locator('[data-field="log-keeping"]').uncheck();
+  await page.locator('[data-field="log-paused"]').waitFor();
+  await page.locator('[data-field="log-keeping"]').uncheck();
+  await page.getByRole("button", { name: "Clear the log…" }).click();
+  await page.getByRole("button", { name: "Clear the log", exact: true }).click();
+  await page.locator('[data-field="log-summary"]').getByText("No request is logged yet").waitFor();
+  // Requests made while the switch is off are not kept.
+  await go(page, "/runs");
+  await page.locator('[data-field="runs-table"], [data-field="no-runs"]').first().waitFor();
+  await page.waitForTimeout(2_500);
+  await go(page, "/log");
+  await page.locator('[data-field="log-summary"]').getByText("No request is logged yet").waitFor();
+  // Back on: the next requests are.
+  await page.locator('[data-field="log-keeping"]').check();
+  await go(page, "/runs");
+  await go(page, "/log");
+  await rowWith(page, "/v1/runs");
+  await screenshot(page, "log-keeping");
+  await signOut(page, { forget: true });
+  const stored = JSON.parse(await storedText(page, ["log", "log_answers", "log_whole"]));
+  assert.deepEqual([stored.log.keys.length, stored.log_answers.keys.length], [0, 0]);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
