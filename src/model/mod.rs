@@ -5,6 +5,7 @@ pub mod archive;
 pub mod bulk;
 pub mod credential;
 pub mod credits;
+pub mod explore;
 pub mod form;
 pub mod format;
 pub mod keys;

@@ -1,7 +1,7 @@
-//! A run's output as data for people: table columns, safe links, truncation, CSV export with
+//! A run's output as data for people: table columns, safe links, truncation, CSV fields with
 //! formula neutralising, and the chained actions a record leads to.
 //!
-//! Pure functions, tested natively; `pages/run_detail.rs` and `components/output_table.rs`
+//! Pure functions, tested natively; `model::explore` and `components/output_explorer.rs`
 //! render them. Nothing here produces
 //! HTML: the page inserts every value as text, and only [`safe_link`] URLs become links.
 
@@ -141,28 +141,6 @@ pub fn csv_field(text: &str) -> String {
     }
 }
 
-/// The records as CSV (RFC 4180, CRLF line ends): a header of the columns, one line per
-/// record; nested values as indented JSON text.
-pub fn to_csv(records: &[Value]) -> String {
-    let columns = columns(records);
-    let mut out = String::new();
-    let line = |out: &mut String, fields: Vec<String>| {
-        out.push_str(&fields.join(","));
-        out.push_str("\r\n");
-    };
-    line(&mut out, columns.iter().map(|c| csv_field(c)).collect());
-    for record in records {
-        line(
-            &mut out,
-            columns
-                .iter()
-                .map(|c| cell(record, c).map_or_else(String::new, |v| csv_field(&plain(v))))
-                .collect(),
-        );
-    }
-    out
-}
-
 /// The actions a record chains into, as the contract describes them: an enriched profile's
 /// `network_profile_identifier` into profile posts, a post's `social_id` into its comments and
 /// reactions. Each is a label and the prefilled form's URL; the ids are passed exactly as
@@ -272,24 +250,6 @@ mod tests {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("line\nbreak"), "\"line\nbreak\"");
         assert_eq!(csv_field(""), "");
-    }
-
-    #[test]
-    fn csv_has_a_header_and_one_line_per_record() {
-        let records = vec![
-            json!({"name": "=1+1", "n": 2}),
-            json!({"name": "Ann", "tags": ["x"]}),
-        ];
-        let csv = to_csv(&records);
-        let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert_eq!(lines[0], "n,name,tags");
-        assert_eq!(lines[1], "2,'=1+1,");
-        assert_eq!(lines[2], ",Ann,\"[\n  \"\"x\"\"\n]\"");
-        assert_eq!(lines[3], "");
-        // No field of any line starts with a formula trigger.
-        for field in csv.split([',', '\n']) {
-            assert!(!field.starts_with(['=', '+', '-', '@']), "{field:?}");
-        }
     }
 
     #[test]

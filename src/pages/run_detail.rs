@@ -3,15 +3,13 @@
 
 use api_contract::{ActionId, Run, RunStatus};
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::api::{ApiClient, ApiError};
 use crate::app::use_id_param;
-use crate::browser::{copy_text, download};
-use crate::components::{ApiErrorPanel, OutputTable, PollNotice, RunStatusBadge};
+use crate::browser::copy_text;
+use crate::components::{ApiErrorPanel, OutputExplorer, PollNotice, RunStatusBadge};
 use crate::model::form::SavedSubmission;
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
-use crate::model::output::{pretty, to_csv};
 use crate::model::urls::action_form_path;
 use crate::state::drafts::{Draft, use_drafts};
 use crate::state::polling::{Poll, use_poll};
@@ -279,7 +277,7 @@ fn RunView(
             };
             view! { <p class="muted" data-field="no-output">{why}</p> }.into_any()
         } else {
-            view! { <OutputViewer run_id=run.id action=run.action records=run.output state /> }.into_any()
+            view! { <OutputExplorer name=format!("run-{}", run.id) action=run.action records=run.output notice=state.notice /> }.into_any()
         }}
     }
 }
@@ -323,73 +321,5 @@ fn RunAgain(action: String, kept: LocalResource<Option<SavedSubmission>>) -> imp
             }
             .into_any(),
         })
-    }
-}
-
-/// The records as a table (columns from their keys) or as JSON, with copy and export.
-#[component]
-fn OutputViewer(
-    run_id: String,
-    action: String,
-    records: Vec<Value>,
-    state: PageState,
-) -> impl IntoView {
-    let records = StoredValue::new(records);
-    let count = records.with_value(Vec::len);
-    let show_json = RwSignal::new(false);
-    let export_json = {
-        let name = format!("run-{run_id}.json");
-        move |_| {
-            let text = records.with_value(|r| pretty(&Value::Array(r.clone())));
-            download(&name, "application/json", &text);
-            state.notice.set("Exported the records as JSON.");
-        }
-    };
-    let export_csv = {
-        let name = format!("run-{run_id}.csv");
-        move |_| {
-            // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
-            let text = records.with_value(|r| format!("\u{feff}{}", to_csv(r)));
-            download(&name, "text/csv", &text);
-            state.notice.set("Exported the records as CSV.");
-        }
-    };
-    let on_copy = Callback::new(move |index: usize| {
-        if let Some(text) = records.with_value(|r| r.get(index).map(pretty)) {
-            copy_text(&text);
-            state.notice.set("Copied the record as JSON.");
-        }
-    });
-    let pressed = move |json: bool| {
-        move || {
-            if show_json.get() == json {
-                "true"
-            } else {
-                "false"
-            }
-        }
-    };
-    view! {
-        <div class="output-toolbar">
-            <div class="segmented" role="group" aria-label="Output view">
-                <button type="button" aria-pressed=pressed(false) on:click=move |_| show_json.set(false)>"Table"</button>
-                <button type="button" aria-pressed=pressed(true) on:click=move |_| show_json.set(true)>"JSON"</button>
-            </div>
-            <span class="muted">{count} {if count == 1 { " record" } else { " records" }}</span>
-            <button type="button" class="button secondary" on:click=export_json>"Export JSON"</button>
-            <button type="button" class="button secondary" on:click=export_csv>"Export CSV"</button>
-        </div>
-        {move || if show_json.get() {
-            let text = records.with_value(|r| pretty(&Value::Array(r.clone())));
-            view! {
-                <details class="json-view" open>
-                    <summary>"All records as JSON"</summary>
-                    <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
-                </details>
-            }.into_any()
-        } else {
-            let action = action.clone();
-            view! { <div class="table-wrap"><OutputTable action records on_copy /></div> }.into_any()
-        }}
     }
 }

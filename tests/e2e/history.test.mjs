@@ -123,7 +123,7 @@ test("what a browser kept before the history existed (store version 1) is read a
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
 
-  // The console opens version 2: the submission is still there, and the run joins the history.
+  // The console opens the current version: the submission is still there, and the run joins the history.
   await go(page, `/runs/${made.json.id}`);
   await page.getByRole("button", { name: "Run again with changes" }).waitFor();
   const stores = await page.evaluate(() => new Promise((resolve) => {
@@ -135,8 +135,8 @@ test("what a browser kept before the history existed (store version 1) is read a
       all.onsuccess = () => { resolve({ version: db.version, names: [...db.objectStoreNames].sort(), runs: all.result }); db.close(); };
     };
   }));
-  assert.equal(stores.version, 4);
-  assert.deepEqual(stores.names, ["batches", "meta", "outputs", "rows", "runs", "submissions"]);
+  assert.equal(stores.version, 5);
+  assert.deepEqual(stores.names, ["batches", "log", "log_answers", "log_whole", "meta", "outputs", "rows", "runs", "submissions"]);
   assert.ok(stores.runs.includes(`${workspace}/${made.json.id}`), JSON.stringify(stores.runs));
   assert.deepEqual(problems, []);
   await context.close();

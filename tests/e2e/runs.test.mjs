@@ -196,7 +196,7 @@ test("hostile output stays inert: no script runs, no unsafe link, and the CSV is
   assert.ok(fields.includes("'=HYPERLINK(\"https://evil.example\",\"click\")"));
   assert.ok(fields.includes("'+cmd|' /C calc'!A0"));
   for (const field of fields) assert.ok(!/^[=+\-@\t\r]/.test(field), `unsafe CSV field ${JSON.stringify(field)}`);
-  const [jsonDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSON" }).click()]);
+  const [jsonDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSON", exact: true }).click()]);
   assert.equal(JSON.parse(readFileSync(await jsonDownload.path(), "utf8")).length, 12);
   assert.deepEqual(dialogs, []);
   assert.equal(await page.evaluate(() => window.__xss === undefined), true);

@@ -1,0 +1,439 @@
+//! A run's records to explore: identity columns first, columns chosen and reordered (kept in
+//! this browser per action), sorted by any column, filtered as one types, a page at a time, the
+//! current view exported as CSV, JSON or JSON Lines (`model::explore`), or all of them as JSON.
+//!
+//! The rules of [`crate::model::output`] hold for every cell: every value is inserted as text
+//! (never as HTML), only [`safe_link`] URLs become links, long text is shortened with the whole
+//! text a click away, nested values are summarised and expand to indented JSON.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::browser::{copy_text, download};
+use crate::model::explore::{ColumnChoice, ColumnState, Explorer, PAGE_SIZE, SortBy};
+use crate::model::format::{counted, group_thousands};
+use crate::model::output::{
+    cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
+};
+
+/// Where an action's column choice is kept in this browser (not a secret: column names).
+fn choice_key(action: &str) -> String {
+    format!("console.columns.{action}")
+}
+
+fn remembered_choice(action: &str) -> ColumnChoice {
+    window()
+        .local_storage()
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_item(&choice_key(action)).ok().flatten())
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default()
+}
+
+fn remember_choice(action: &str, choice: &ColumnChoice) {
+    if let (Some(storage), Ok(json)) = (
+        window().local_storage().ok().flatten(),
+        serde_json::to_string(choice),
+    ) {
+        let _ = storage.set_item(&choice_key(action), &json);
+    }
+}
+
+/// The records as a table to explore, or as JSON; `name` is the exports' file name without
+/// its extension; `notice` says what the last copy or export did.
+#[component]
+pub fn OutputExplorer(
+    /// The action that produced the records (it decides the chained actions and where the
+    /// column choice is kept).
+    action: String,
+    /// The records.
+    records: Vec<Value>,
+    /// The exports' file name, without the extension.
+    name: String,
+    /// Set to a sentence after a copy or an export.
+    notice: RwSignal<&'static str>,
+) -> impl IntoView {
+    let explorer = StoredValue::new(Explorer::new(records));
+    let count = explorer.with_value(|e| e.records.len());
+    let choice = RwSignal::new(remembered_choice(&action));
+    let arranged =
+        Memo::new(move |_| choice.with(|c| explorer.with_value(|e| c.arrange(&e.found))));
+    let columns = Memo::new(move |_| {
+        arranged.with(|a| {
+            a.iter()
+                .filter(|c| c.shown)
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>()
+        })
+    });
+    let filter = RwSignal::new(String::new());
+    let sort = RwSignal::new(None::<SortBy>);
+    let page = RwSignal::new(0_usize);
+    let shown = Memo::new(move |_| {
+        let typed = filter.get();
+        sort.with(|sort| explorer.with_value(|e| e.view(&typed, sort.as_ref())))
+    });
+    let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
+    let page_rows = Memo::new(move |_| {
+        let first = page.get().min(pages() - 1) * PAGE_SIZE;
+        shown.with(|s| {
+            s.iter()
+                .skip(first)
+                .take(PAGE_SIZE)
+                .copied()
+                .collect::<Vec<_>>()
+        })
+    });
+    let show_json = RwSignal::new(false);
+
+    let change_choice = {
+        let action = action.clone();
+        move |change: &dyn Fn(&mut ColumnChoice, &[ColumnState])| {
+            let arranged_now = arranged.get_untracked();
+            choice.update(|c| change(c, &arranged_now));
+            remember_choice(&action, &choice.get_untracked());
+        }
+    };
+    let name = StoredValue::new(name);
+    let export = move |format: ExportFormat| {
+        let (shown, columns) = (shown.get_untracked(), columns.get_untracked());
+        let text = explorer.with_value(|e| match format {
+            // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
+            ExportFormat::Csv => format!("\u{feff}{}", e.csv(&shown, &columns)),
+            ExportFormat::Json => e.json(&shown, &columns),
+            ExportFormat::JsonLines => e.json_lines(&shown, &columns),
+        });
+        let file = name.with_value(|name| format!("{name}.{}", format.extension()));
+        download(&file, format.mime(), &text);
+        notice.set(format.notice());
+    };
+    let on_copy = Callback::new(move |index: usize| {
+        if let Some(text) = explorer.with_value(|e| e.records.get(index).map(pretty)) {
+            copy_text(&text);
+            notice.set("Copied the record as JSON.");
+        }
+    });
+    let pressed = move |json: bool| move || (show_json.get() == json).to_string();
+    let (toggle_change, move_change, reset_change) =
+        (change_choice.clone(), change_choice.clone(), change_choice);
+    view! {
+        <div class="output-toolbar">
+            <div class="segmented" role="group" aria-label="Output view">
+                <button type="button" aria-pressed=pressed(false) on:click=move |_| show_json.set(false)>"Table"</button>
+                <button type="button" aria-pressed=pressed(true) on:click=move |_| show_json.set(true)>"JSON"</button>
+            </div>
+            <input type="search" class="output-filter" aria-label="Filter the records" placeholder="Filter the records"
+                data-field="output-filter" hidden=show_json
+                prop:value=filter on:input:target=move |ev| { filter.set(ev.target().value()); page.set(0); } />
+            <span class="muted" data-field="output-count">{move || {
+                let matching = shown.with(Vec::len);
+                if matching == count {
+                    counted(count as u64, "record", "records")
+                } else {
+                    format!("{} of {}", group_thousands(matching as u64), counted(count as u64, "record", "records"))
+                }
+            }}</span>
+            <span class="export-group" role="group" aria-label="Export the records shown">
+                <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::Csv)>"Export CSV"</button>
+                <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
+                <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
+            </span>
+        </div>
+        <details class="columns-panel" hidden=show_json data-field="columns-panel">
+            <summary>{move || format!("Columns: {} of {} shown", columns.with(Vec::len), arranged.with(Vec::len))}</summary>
+            <p class="help">"Exports hold the records shown, in this order, with these columns. Your choice is kept in this browser for this action."</p>
+            <ul class="column-list">
+                <For each=move || arranged.get() key=|c| (c.name.clone(), c.shown) let(column)>
+                    {
+                        let (name, up, down) = (column.name.clone(), column.name.clone(), column.name.clone());
+                        let (toggle_change, up_change, down_change) = (toggle_change.clone(), move_change.clone(), move_change.clone());
+                        view! {
+                            <li data-column=column.name.clone()>
+                                <label>
+                                    <input type="checkbox" prop:checked=column.shown
+                                        on:change=move |_| toggle_change(&|c, _| c.toggle(&name)) />
+                                    " " {column.name.clone()}
+                                </label>
+                                <button type="button" class="button link" aria-label=format!("Move {} earlier", column.name)
+                                    on:click=move |_| up_change(&|c, a| c.move_column(a, &up, -1))>"↑"</button>
+                                <button type="button" class="button link" aria-label=format!("Move {} later", column.name)
+                                    on:click=move |_| down_change(&|c, a| c.move_column(a, &down, 1))>"↓"</button>
+                            </li>
+                        }
+                    }
+                </For>
+            </ul>
+            <button type="button" class="button secondary" on:click=move |_| reset_change(&|c, _| *c = ColumnChoice::default())>"Reset the columns"</button>
+        </details>
+        {move || if show_json.get() {
+            let text = explorer.with_value(|e| pretty(&Value::Array(e.records.clone())));
+            view! {
+                <details class="json-view" open>
+                    <summary>"All records as JSON"</summary>
+                    <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
+                </details>
+            }.into_any()
+        } else {
+            let action = action.clone();
+            view! {
+                <div class="table-wrap explorer-wrap">
+                    <OutputTable action explorer columns page_rows sort on_copy />
+                </div>
+                {move || (pages() > 1).then(|| view! {
+                    <nav class="pager" aria-label="Pages of records">
+                        <button type="button" class="button secondary" disabled=move || page.get() == 0
+                            on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
+                        <span data-field="records-page">{move || format!("Page {} of {}", page.get().min(pages() - 1) + 1, pages())}</span>
+                        <button type="button" class="button secondary" disabled=move || page.get() + 1 >= pages()
+                            on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
+                    </nav>
+                })}
+            }.into_any()
+        }}
+    }
+}
+
+/// What the current view can be exported as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ExportFormat {
+    Csv,
+    Json,
+    JsonLines,
+}
+
+impl ExportFormat {
+    fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+            ExportFormat::JsonLines => "jsonl",
+        }
+    }
+
+    fn mime(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "text/csv",
+            ExportFormat::Json => "application/json",
+            ExportFormat::JsonLines => "application/jsonl",
+        }
+    }
+
+    fn notice(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "Exported the records shown as CSV.",
+            ExportFormat::Json => "Exported the records shown as JSON.",
+            ExportFormat::JsonLines => "Exported the records shown as JSON Lines.",
+        }
+    }
+}
+
+/// `<table class="output-table">`: `#` (the record's place in the run), the shown columns
+/// (each heading sorts), then per row a Copy button and the record's chained actions. A page's
+/// rows are built in two slices: the rows a tall window can show with the page, the rest one
+/// frame after it has been painted, so the first screenful is on screen in a fraction of the
+/// time the whole page takes.
+#[component]
+fn OutputTable(
+    action: String,
+    explorer: StoredValue<Explorer>,
+    columns: Memo<Vec<String>>,
+    page_rows: Memo<Vec<usize>>,
+    sort: RwSignal<Option<SortBy>>,
+    on_copy: Callback<usize>,
+) -> impl IntoView {
+    let head = move || {
+        columns
+            .get()
+            .into_iter()
+            .map(|name| {
+                let sorted = {
+                    let name = name.clone();
+                    Memo::new(move |_| {
+                        sort.with(|s| {
+                            s.as_ref()
+                                .filter(|s| s.column == name)
+                                .map(|s| s.descending)
+                        })
+                    })
+                };
+                let aria = move || match sorted.get() {
+                    None => "none",
+                    Some(false) => "ascending",
+                    Some(true) => "descending",
+                };
+                let label = name.clone();
+                let by = name.clone();
+                view! {
+                    <th scope="col" aria-sort=aria>
+                        <button type="button" class="sort"
+                            on:click=move |_| sort.update(|s| {
+                                *s = match s.take() {
+                                    Some(SortBy { column, descending: false }) if column == by => Some(SortBy { column, descending: true }),
+                                    Some(SortBy { column, descending: true }) if column == by => None,
+                                    _ => Some(SortBy { column: by.clone(), descending: false }),
+                                };
+                            })>
+                            {label}
+                            <span aria-hidden="true">{move || match sorted.get() { None => "", Some(false) => " ▲", Some(true) => " ▼" }}</span>
+                        </button>
+                    </th>
+                }
+            })
+            .collect_view()
+    };
+    let body = move || {
+        let (rows, columns) = (page_rows.get(), columns.get());
+        let count = rows.len();
+        let first = first_slice(window().inner_height().ok().and_then(|h| h.as_f64()), count);
+        let build = {
+            let (action, rows, columns) = (action.clone(), rows.clone(), columns.clone());
+            move |range: std::ops::Range<usize>| {
+                explorer.with_value(|e| {
+                    rows[range]
+                        .iter()
+                        .map(|&i| record_row(i, &e.records[i], &columns, &action, on_copy))
+                        .collect_view()
+                        .into_any()
+                })
+            }
+        };
+        let first_rows = build(0..first);
+        let rest_shown = RwSignal::new(false);
+        if first < count {
+            // A timeout set from an animation frame runs after that frame, with the first
+            // slice, has been painted. If the table is gone by then, nothing is set.
+            request_animation_frame(move || {
+                set_timeout(
+                    move || {
+                        rest_shown.try_set(true);
+                    },
+                    std::time::Duration::ZERO,
+                )
+            });
+        }
+        view! {
+            <tbody>
+                {first_rows}
+                {move || rest_shown.get().then(|| build(first..count))}
+            </tbody>
+        }
+    };
+    view! {
+        <table class="output-table" data-field="output-table">
+            <thead>
+                <tr>
+                    <th scope="col">"#"</th>
+                    {head}
+                    <th scope="col">"Actions"</th>
+                </tr>
+            </thead>
+            {body}
+        </table>
+    }
+}
+
+/// Height of the shortest row (one line of text), in CSS pixels.
+const SHORTEST_ROW_PX: f64 = 40.0;
+
+/// The least the run page puts above the table (title, summary, output toolbar), in CSS pixels;
+/// about 590 at 1280 px wide, more on narrower windows.
+const TABLE_TOP_MIN_PX: f64 = 400.0;
+
+/// Rows built with the page: enough to fill the rest of a window of `height` CSS pixels below the
+/// table's top with one-line rows (at least 8, at most 60; 25 when the height is unknown), never
+/// more than `count`.
+fn first_slice(height: Option<f64>, count: usize) -> usize {
+    let fill = height
+        .filter(|h| h.is_finite() && *h > 0.0)
+        .map_or(25, |h| {
+            ((h - TABLE_TOP_MIN_PX).max(0.0) / SHORTEST_ROW_PX).ceil() as usize
+        });
+    fill.clamp(8, 60).min(count)
+}
+
+/// One record's row: its number, a cell per column, then Copy and the chained actions.
+fn record_row(
+    i: usize,
+    record: &Value,
+    columns: &[String],
+    action: &str,
+    on_copy: Callback<usize>,
+) -> impl IntoView + use<> {
+    let cells = columns
+        .iter()
+        .map(|column| view! { <td>{cell(record, column).map(value_view)}</td> })
+        .collect_view();
+    let chained = chain_links(action, record)
+        .into_iter()
+        .map(|(label, href)| view! { <a class="button secondary small" href=href>{label}</a> })
+        .collect_view();
+    view! {
+        <tr>
+            <th scope="row" class="num">{i + 1}</th>
+            {cells}
+            <td class="row-actions">
+                <button type="button" class="button link" on:click=move |_| on_copy.run(i)>
+                    "Copy"
+                </button>
+                {chained}
+            </td>
+        </tr>
+    }
+}
+
+/// One value in a cell: a clean `https:` URL as a link, long text shortened with the whole text
+/// a click away, a nested value as a summary that expands to indented JSON, else text.
+fn value_view(value: &Value) -> AnyView {
+    match value {
+        Value::String(text) => match (safe_link(text), shorten(text)) {
+            (Some(url), (short, cut)) => {
+                let label = if cut {
+                    format!("{short}…")
+                } else {
+                    short.to_owned()
+                };
+                view! { <a href=url.to_owned() rel="noopener noreferrer" target="_blank">{label}</a> }
+                    .into_any()
+            }
+            (None, (_, false)) => visible(text).into_any(),
+            (None, (short, true)) => {
+                let label = format!("{}… ({} characters)", visible(short), text.chars().count());
+                view! {
+                    <details class="long">
+                        <summary>{label}</summary>
+                        <span class="full-text">{visible(text)}</span>
+                    </details>
+                }
+                .into_any()
+            }
+        },
+        Value::Object(_) | Value::Array(_) => view! {
+            <details class="nested">
+                <summary>{summary(value)}</summary>
+                <pre class="code" tabindex="0">{pretty(value)}</pre>
+            </details>
+        }
+        .into_any(),
+        scalar => plain(scalar).into_any(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_slice;
+
+    #[test]
+    fn the_first_slice_fills_the_window_with_one_line_rows() {
+        assert_eq!(first_slice(Some(860.0), 100), 12);
+        assert_eq!(first_slice(Some(2160.0), 100), 44);
+        // Bounds: a tiny or unknown window still gets a screenful, a huge one at most 60.
+        assert_eq!(first_slice(Some(100.0), 100), 8);
+        assert_eq!(first_slice(Some(9000.0), 100), 60);
+        assert_eq!(first_slice(None, 100), 25);
+        assert_eq!(first_slice(Some(f64::NAN), 100), 25);
+        // Never more rows than there are.
+        assert_eq!(first_slice(Some(860.0), 3), 3);
+        assert_eq!(first_slice(Some(860.0), 0), 0);
+    }
+}

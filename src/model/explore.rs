@@ -1,0 +1,424 @@
+//! Exploring an output: which columns show and in what order (identity first, then the rest;
+//! chosen and reordered by the person and remembered per action), sorting by any column,
+//! filtering as one types, a page at a time, and the current view as CSV, JSON or JSON Lines.
+//!
+//! Built for large record sets: each record's searchable text and sort keys are computed once
+//! ([`Explorer::new`]), so a sort or a filter over 10,000 records is a pass over plain strings.
+
+use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::output::{cell, columns, csv_field, plain};
+
+/// Who or what a record is, in the order people look for it: name, title, company, URL, ids.
+const IDENTITY: [&str; 20] = [
+    "name",
+    "full_name",
+    "first_name",
+    "last_name",
+    "title",
+    "headline",
+    "company",
+    "current_company",
+    "company_name",
+    "school",
+    "author",
+    "profile_url",
+    "url",
+    "post_url",
+    "company_url",
+    "school_url",
+    "group_url",
+    "public_identifier",
+    "social_id",
+    "id",
+];
+
+/// Records shown on one page of the table.
+pub const PAGE_SIZE: usize = 100;
+
+/// The records' columns, identity columns first (in [`IDENTITY`]'s order), the rest after in
+/// their own order.
+pub fn identity_first(found: Vec<String>) -> Vec<String> {
+    let mut ordered: Vec<String> = IDENTITY
+        .iter()
+        .filter(|name| found.iter().any(|f| f == *name))
+        .map(|name| (*name).to_owned())
+        .collect();
+    ordered.extend(
+        found
+            .into_iter()
+            .filter(|f| !IDENTITY.contains(&f.as_str())),
+    );
+    ordered
+}
+
+/// The columns a person chose for an action's outputs: their order and the hidden ones. Kept
+/// in this browser per action (`components::OutputExplorer`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnChoice {
+    /// Columns in the order chosen; columns not in it follow, identity first.
+    pub order: Vec<String>,
+    pub hidden: Vec<String>,
+}
+
+/// A column as the toolbar lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnState {
+    pub name: String,
+    pub shown: bool,
+}
+
+impl ColumnChoice {
+    /// Every column of the records, in the chosen order, each shown or not.
+    pub fn arrange(&self, found: &[String]) -> Vec<ColumnState> {
+        let mut names: Vec<String> = self
+            .order
+            .iter()
+            .filter(|name| found.contains(name))
+            .cloned()
+            .collect();
+        names.extend(identity_first(
+            found
+                .iter()
+                .filter(|f| !self.order.contains(f))
+                .cloned()
+                .collect(),
+        ));
+        names
+            .into_iter()
+            .map(|name| ColumnState {
+                shown: !self.hidden.contains(&name),
+                name,
+            })
+            .collect()
+    }
+
+    /// Shows or hides `column`.
+    pub fn toggle(&mut self, column: &str) {
+        if let Some(at) = self.hidden.iter().position(|h| h == column) {
+            self.hidden.remove(at);
+        } else {
+            self.hidden.push(column.to_owned());
+        }
+    }
+
+    /// Moves `column` one place earlier (`-1`) or later (`1`) among `arranged`.
+    pub fn move_column(&mut self, arranged: &[ColumnState], column: &str, by: isize) {
+        let mut names: Vec<String> = arranged.iter().map(|c| c.name.clone()).collect();
+        let Some(at) = names.iter().position(|n| n == column) else {
+            return;
+        };
+        let to = at as isize + by;
+        if to < 0 || to as usize >= names.len() {
+            return;
+        }
+        names.swap(at, to as usize);
+        self.order = names;
+    }
+}
+
+/// Which way a column is sorted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortBy {
+    pub column: String,
+    pub descending: bool,
+}
+
+/// A value's place in a sort: numbers before text, text without case, empty last.
+#[derive(Clone, Debug, PartialEq)]
+enum SortKey {
+    Number(f64),
+    Text(String),
+    Missing,
+}
+
+fn sort_key(value: Option<&Value>) -> SortKey {
+    match value {
+        None | Some(Value::Null) => SortKey::Missing,
+        Some(Value::Number(n)) => n.as_f64().map_or(SortKey::Missing, SortKey::Number),
+        Some(Value::Bool(b)) => SortKey::Number(if *b { 1.0 } else { 0.0 }),
+        Some(Value::String(s)) if s.is_empty() => SortKey::Missing,
+        Some(other) => SortKey::Text(plain(other).to_lowercase()),
+    }
+}
+
+fn compare(a: &SortKey, b: &SortKey) -> Ordering {
+    match (a, b) {
+        (SortKey::Number(x), SortKey::Number(y)) => x.total_cmp(y),
+        (SortKey::Number(_), SortKey::Text(_)) => Ordering::Less,
+        (SortKey::Text(_), SortKey::Number(_)) => Ordering::Greater,
+        (SortKey::Text(x), SortKey::Text(y)) => x.cmp(y),
+        (SortKey::Missing, SortKey::Missing) => Ordering::Equal,
+        (SortKey::Missing, _) => Ordering::Greater,
+        (_, SortKey::Missing) => Ordering::Less,
+    }
+}
+
+/// Records prepared for exploring: their columns and each record's search text.
+pub struct Explorer {
+    pub records: Vec<Value>,
+    /// Every column, in the records' own order.
+    pub found: Vec<String>,
+    /// Each record's values as lower-case text, for the filter.
+    search: Vec<String>,
+}
+
+impl Explorer {
+    pub fn new(records: Vec<Value>) -> Self {
+        let found = columns(&records);
+        let search = records
+            .iter()
+            .map(|record| {
+                found
+                    .iter()
+                    .filter_map(|c| cell(record, c))
+                    .map(plain)
+                    .collect::<Vec<_>>()
+                    .join("\u{1f}")
+                    .to_lowercase()
+            })
+            .collect();
+        Explorer {
+            records,
+            found,
+            search,
+        }
+    }
+
+    /// The indices of the records that hold every word of `filter`, in `sort`'s order (the
+    /// records' own order without one; equal values keep it).
+    pub fn view(&self, filter: &str, sort: Option<&SortBy>) -> Vec<usize> {
+        let words: Vec<String> = filter.split_whitespace().map(str::to_lowercase).collect();
+        let mut shown: Vec<usize> = (0..self.records.len())
+            .filter(|&i| words.iter().all(|w| self.search[i].contains(w.as_str())))
+            .collect();
+        if let Some(sort) = sort {
+            let keys: Vec<SortKey> = shown
+                .iter()
+                .map(|&i| sort_key(cell(&self.records[i], &sort.column)))
+                .collect();
+            let mut order: Vec<usize> = (0..shown.len()).collect();
+            order.sort_by(|&a, &b| {
+                let by = compare(&keys[a], &keys[b]);
+                // Empty values stay last either way.
+                let missing =
+                    matches!(keys[a], SortKey::Missing) || matches!(keys[b], SortKey::Missing);
+                if sort.descending && !missing {
+                    by.reverse()
+                } else {
+                    by
+                }
+            });
+            shown = order.into_iter().map(|k| shown[k]).collect();
+        }
+        shown
+    }
+
+    /// The shown records with only the shown columns, as CSV (RFC 4180, CRLF, formula
+    /// triggers neutralised), in the view's order.
+    pub fn csv(&self, shown: &[usize], columns: &[String]) -> String {
+        let mut out = String::new();
+        let mut line = |fields: Vec<String>| {
+            out.push_str(&fields.join(","));
+            out.push_str("\r\n");
+        };
+        line(columns.iter().map(|c| csv_field(c)).collect());
+        for &i in shown {
+            line(
+                columns
+                    .iter()
+                    .map(|c| match cell(&self.records[i], c) {
+                        None | Some(Value::Null) => String::new(),
+                        Some(value) => csv_field(&plain(value)),
+                    })
+                    .collect(),
+            );
+        }
+        out
+    }
+
+    /// The shown records with only the shown columns, each an object.
+    fn projected(&self, shown: &[usize], columns: &[String]) -> Vec<Value> {
+        shown
+            .iter()
+            .map(|&i| {
+                let record = &self.records[i];
+                let fields: Map<String, Value> = columns
+                    .iter()
+                    .filter_map(|c| cell(record, c).map(|v| (c.clone(), v.clone())))
+                    .collect();
+                Value::Object(fields)
+            })
+            .collect()
+    }
+
+    /// The view as one JSON array, indented.
+    pub fn json(&self, shown: &[usize], columns: &[String]) -> String {
+        serde_json::to_string_pretty(&Value::Array(self.projected(shown, columns)))
+            .unwrap_or_default()
+    }
+
+    /// The view as JSON Lines: a record per line.
+    pub fn json_lines(&self, shown: &[usize], columns: &[String]) -> String {
+        self.projected(shown, columns)
+            .iter()
+            .map(|record| format!("{record}\n"))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn people() -> Vec<Value> {
+        vec![
+            json!({"current_company": "Initech", "headline": "Engineer", "name": "Ada", "connections": 500, "profile_url": "https://x/ada"}),
+            json!({"current_company": "Globex", "headline": "Analyst", "name": "bob", "connections": 42}),
+            json!({"current_company": "Acme", "headline": "CEO", "name": "Cy", "connections": null, "profile_url": "https://x/cy"}),
+        ]
+    }
+
+    fn names(explorer: &Explorer, shown: &[usize]) -> Vec<String> {
+        shown
+            .iter()
+            .map(|&i| explorer.records[i]["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn identity_columns_come_first_then_the_rest() {
+        let explorer = Explorer::new(people());
+        assert_eq!(
+            identity_first(explorer.found.clone()),
+            [
+                "name",
+                "headline",
+                "current_company",
+                "profile_url",
+                "connections"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_choice_hides_and_reorders_and_new_columns_join_at_the_end() {
+        let found: Vec<String> = ["name", "headline", "extra"].map(String::from).to_vec();
+        let mut choice = ColumnChoice::default();
+        let arranged = choice.arrange(&found);
+        choice.move_column(&arranged, "extra", -1);
+        choice.toggle("headline");
+        let arranged = choice.arrange(&found);
+        assert_eq!(
+            arranged
+                .iter()
+                .map(|c| (c.name.as_str(), c.shown))
+                .collect::<Vec<_>>(),
+            [("name", true), ("extra", true), ("headline", false)]
+        );
+        let more: Vec<String> = ["name", "headline", "extra", "title"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(choice.arrange(&more).last().unwrap().name, "title");
+        choice.toggle("headline");
+        assert!(choice.arrange(&found).iter().all(|c| c.shown));
+        // Moving past either end does nothing.
+        let before = choice.clone();
+        choice.move_column(&choice.arrange(&found), "name", -1);
+        assert_eq!(choice, before);
+    }
+
+    #[test]
+    fn sorts_numbers_as_numbers_text_without_case_and_empty_last() {
+        let explorer = Explorer::new(people());
+        let by = |column: &str, descending| SortBy {
+            column: column.into(),
+            descending,
+        };
+        assert_eq!(
+            names(
+                &explorer,
+                &explorer.view("", Some(&by("connections", false)))
+            ),
+            ["bob", "Ada", "Cy"]
+        );
+        assert_eq!(
+            names(
+                &explorer,
+                &explorer.view("", Some(&by("connections", true)))
+            ),
+            ["Ada", "bob", "Cy"]
+        );
+        assert_eq!(
+            names(&explorer, &explorer.view("", Some(&by("name", false)))),
+            ["Ada", "bob", "Cy"]
+        );
+        assert_eq!(
+            names(
+                &explorer,
+                &explorer.view("", Some(&by("profile_url", true)))
+            ),
+            ["Cy", "Ada", "bob"]
+        );
+    }
+
+    #[test]
+    fn filters_by_every_word_in_any_column() {
+        let explorer = Explorer::new(people());
+        assert_eq!(names(&explorer, &explorer.view("ENGINEER", None)), ["Ada"]);
+        assert_eq!(names(&explorer, &explorer.view("x/ cy", None)), ["Cy"]);
+        assert_eq!(
+            names(&explorer, &explorer.view("", None)),
+            ["Ada", "bob", "Cy"]
+        );
+        assert!(explorer.view("nobody", None).is_empty());
+    }
+
+    #[test]
+    fn csv_neutralises_formulas_and_keeps_nested_values_as_json() {
+        let explorer = Explorer::new(vec![
+            json!({"name": "=1+1", "n": 2}),
+            json!({"name": "Ann", "tags": ["x"]}),
+        ]);
+        let columns = identity_first(explorer.found.clone());
+        let csv = explorer.csv(&explorer.view("", None), &columns);
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert_eq!(lines[0], "name,n,tags");
+        assert_eq!(lines[1], "'=1+1,2,");
+        assert_eq!(lines[2], "Ann,,\"[\n  \"\"x\"\"\n]\"");
+        assert_eq!(lines[3], "");
+        for field in csv.split([',', '\n']) {
+            assert!(!field.starts_with(['=', '+', '-', '@']), "{field:?}");
+        }
+    }
+
+    #[test]
+    fn exports_the_view_with_its_columns() {
+        let explorer = Explorer::new(people());
+        let shown = explorer.view(
+            "",
+            Some(&SortBy {
+                column: "connections".into(),
+                descending: false,
+            }),
+        );
+        let columns: Vec<String> = ["name", "connections"].map(String::from).to_vec();
+        assert_eq!(
+            explorer.csv(&shown, &columns),
+            "name,connections\r\nbob,42\r\nAda,500\r\nCy,\r\n"
+        );
+        let lines = explorer.json_lines(&shown, &columns);
+        assert_eq!(
+            lines.lines().next(),
+            Some(r#"{"connections":42,"name":"bob"}"#)
+        );
+        let array: Vec<Value> = serde_json::from_str(&explorer.json(&shown, &columns)).unwrap();
+        assert_eq!(array.len(), 3);
+        assert_eq!(array[2], json!({"name": "Cy", "connections": null}));
+    }
+}
