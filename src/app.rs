@@ -12,8 +12,8 @@ use leptos_router::{NavigateOptions, path};
 use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::{counted, group_thousands};
 use crate::pages::lazy::{
-    ActionFormRoute, ActionsRoute, BulkRoute, CreditsRoute, KeysRoute, LogEntryRoute, LogRoute,
-    RunDetailRoute, RunsRoute, StorageRoute, schedule_preload,
+    ActionFormRoute, ActionsRoute, BulkRoute, CompareRunsRoute, CreditsRoute, KeysRoute,
+    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, StorageRoute, schedule_preload,
 };
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/actions") view={Lazy::<ActionsRoute>::new()} />
                     <Route path=path!("/actions/:id") view={Lazy::<ActionFormRoute>::new()} />
                     <Route path=path!("/runs") view={Lazy::<RunsRoute>::new()} />
+                    <Route path=path!("/runs/compare") view={Lazy::<CompareRunsRoute>::new()} />
                     <Route path=path!("/runs/:id") view={Lazy::<RunDetailRoute>::new()} />
                     <Route path=path!("/bulk") view={Lazy::<BulkRoute>::new()} />
                     <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />

@@ -3,6 +3,7 @@
 
 pub mod archive;
 pub mod bulk;
+pub mod compare;
 pub mod credential;
 pub mod credits;
 pub mod explore;

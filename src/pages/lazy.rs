@@ -27,8 +27,8 @@ use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
 use super::{
-    ActionFormPage, ActionsPage, BulkPage, CreditsPage, KeysPage, LogEntryPage, RequestLogPage,
-    RunDetailPage, RunsPage, StoragePage,
+    ActionFormPage, ActionsPage, BulkPage, CompareRunsPage, CreditsPage, KeysPage, LogEntryPage,
+    RequestLogPage, RunDetailPage, RunsPage, StoragePage,
 };
 
 /// A page's code could not be fetched or instantiated.
@@ -56,6 +56,7 @@ pub enum PageKey {
     Credits,
     Log,
     LogEntry,
+    CompareRuns,
 }
 
 /// Builds a page, inside the chunk. One chunk holds all of them: measured against one chunk per
@@ -201,6 +202,9 @@ fn page_view(key: PageKey) -> AnyView {
         PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
         PageKey::Storage => view! { <RequireSession><StoragePage /></RequireSession> }.into_any(),
         PageKey::Credits => view! { <RequireSession><CreditsPage /></RequireSession> }.into_any(),
+        PageKey::CompareRuns => {
+            view! { <RequireSession><CompareRunsPage /></RequireSession> }.into_any()
+        }
         PageKey::Log => view! { <RequireSession><RequestLogPage /></RequireSession> }.into_any(),
         PageKey::LogEntry => view! { <RequireSession><LogEntryPage /></RequireSession> }.into_any(),
     }
@@ -357,6 +361,7 @@ lazy_route!(KeysRoute, PageKey::Keys);
 lazy_route!(StorageRoute, PageKey::Storage);
 lazy_route!(CreditsRoute, PageKey::Credits);
 lazy_route!(LogRoute, PageKey::Log);
+lazy_route!(CompareRunsRoute, PageKey::CompareRuns);
 lazy_route!(LogEntryRoute, PageKey::LogEntry);
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 mod action_form;
 mod actions;
 mod bulk;
+pub mod compare;
 mod credits;
 mod keys;
 pub mod lazy;
@@ -17,6 +18,7 @@ mod workspace;
 pub use action_form::ActionFormPage;
 pub use actions::ActionsPage;
 pub use bulk::BulkPage;
+pub use compare::CompareRunsPage;
 pub use credits::CreditsPage;
 pub use keys::KeysPage;
 pub use not_found::NotFoundPage;

@@ -7,10 +7,11 @@ use leptos::prelude::*;
 use crate::api::{ApiClient, ApiError};
 use crate::app::use_id_param;
 use crate::browser::copy_text;
-use crate::components::{ApiErrorPanel, OutputExplorer, PollNotice, RunStatusBadge};
-use crate::model::form::SavedSubmission;
+use crate::components::{ApiErrorPanel, CopyAsCode, OutputExplorer, PollNotice, RunStatusBadge};
+use crate::model::form::{SavedSubmission, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
 use crate::model::urls::action_form_path;
+use crate::pages::compare::CompareWith;
 use crate::state::drafts::{Draft, use_drafts};
 use crate::state::polling::{Poll, use_poll};
 use crate::state::session::use_session;
@@ -260,7 +261,8 @@ fn RunView(
             <button type="button" class="button secondary" hidden=move || !confirming.get()
                 on:click=move |_| confirming.set(false)>"Keep it"</button>
         </div>
-        <RunAgain action=run.action.clone() kept=state.kept />
+        <RunAgain run_id=run.id.clone() action=run.action.clone() kept=state.kept />
+        <CompareWith run_id=run.id.clone() />
         {move || cancel_error().map(|error| view! {
             <p class="notice" role="status" hidden={error.status() != Some(409)}>
                 "The run had already finished, so it could not be cancelled. It is shown as it is now."
@@ -286,17 +288,42 @@ fn RunView(
 /// (a new submission, with a new key). The API does not return a run's input, so for a run this
 /// browser did not submit it says so.
 #[component]
-fn RunAgain(action: String, kept: LocalResource<Option<SavedSubmission>>) -> impl IntoView {
+fn RunAgain(
+    run_id: String,
+    action: String,
+    kept: LocalResource<Option<SavedSubmission>>,
+) -> impl IntoView {
     let drafts = use_drafts();
+    let session = use_session();
     let workspace = use_workspace().resource;
+    // The key this console sent the run with, if it made it: the request as code sends it
+    // again, so running the code is the same run, not a second one.
+    let sent_key = LocalResource::new(move || {
+        let workspace_id = workspace.get().and_then(Result::ok).map(|w| w.workspace_id);
+        let run_id = run_id.clone();
+        async move {
+            crate::archive::kept_run(&workspace_id?, &run_id)
+                .await
+                .ok()
+                .flatten()?
+                .idempotency_key
+        }
+    });
     let navigate = leptos_router::hooks::use_navigate();
     let form = action_form_path(&action);
     move || {
         let saved = kept.get()?;
         let workspace_id = workspace.get().and_then(Result::ok).map(|w| w.workspace_id);
-        let known = saved
-            .filter(|s| Some(&s.workspace) == workspace_id.as_ref() && s.action == action)
-            .and_then(|s| Some((s.live, s.values()?)));
+        let saved =
+            saved.filter(|s| Some(&s.workspace) == workspace_id.as_ref() && s.action == action);
+        let how = saved.clone().map(|s| {
+            let base_url = untrack(|| session.base_url()).unwrap_or_default();
+            Signal::derive(move || {
+                let key = sent_key.get().flatten().unwrap_or_else(idempotency_key);
+                submission_request(&base_url, &s.action, s.live, &key, &s.body)
+            })
+        });
+        let known = saved.and_then(|s| Some((s.live, s.values()?)));
         Some(match known {
             Some((live, values)) => {
                 let (action, form, navigate) = (action.clone(), form.clone(), navigate.clone());
@@ -309,6 +336,16 @@ fn RunAgain(action: String, kept: LocalResource<Option<SavedSubmission>>) -> imp
                             }>"Run again with changes"</button>
                         <span class="help">"Opens the form with this run's input and limits; submitting makes a new run."</span>
                     </div>
+                    {how.map(|request| view! {
+                        <details class="preview" data-field="how-made">
+                            <summary>"How this run was made"</summary>
+                            <p class="help">{move || match sent_key.get().flatten() {
+                                Some(_) => "The request this console sent, as code. It carries the run's own Idempotency-Key: running it answers with this run again and charges nothing.",
+                                None => "The request this console sent, as code, with a new Idempotency-Key (this browser did not keep the run's): running it makes a new run.",
+                            }}</p>
+                            <CopyAsCode request />
+                        </details>
+                    })}
                 }
                 .into_any()
             }

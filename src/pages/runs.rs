@@ -18,6 +18,7 @@ use crate::components::{ApiErrorPanel, MissedRuns, PollNotice, RunStatusBadge};
 use crate::model::archive::{KeptRun, ListReads, RunSource, input_text};
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::urls::{encode, run_path};
+use crate::pages::compare::compare_path;
 use crate::state::polling::use_poll;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
@@ -482,6 +483,8 @@ pub fn RunsPage() -> impl IntoView {
         |list: &RunList| list.runs.iter().all(|r| r.status.is_terminal()),
     );
     // Kept runs read again from the API on this page (see below), shown over their kept copy.
+    // The runs picked to compare (two at most).
+    let selected = RwSignal::new(Vec::<String>::new());
     let read_here = RwSignal::new(HashMap::<String, Run>::new());
     let asked = StoredValue::new(HashSet::<String>::new());
     // A run of the API's list that left it while the page was open: it is in the history now,
@@ -761,7 +764,7 @@ pub fn RunsPage() -> impl IntoView {
                             _ => &nothing_kept,
                         };
                         read_here.with(|read_here| {
-                            view_of_url.with(|v| runs_table(&listed(&list.runs, history, read_here), v, reading))
+                            view_of_url.with(|v| runs_table(&listed(&list.runs, history, read_here), v, reading, selected))
                         })
                     })
                 }
@@ -772,7 +775,12 @@ pub fn RunsPage() -> impl IntoView {
 
 /// The runs table for `view`; `reading`: the history kept in this browser is still being read,
 /// so only the API's runs are listed yet.
-fn runs_table(runs: &[ListedRun<'_>], view: &View, reading: bool) -> AnyView {
+fn runs_table(
+    runs: &[ListedRun<'_>],
+    view: &View,
+    reading: bool,
+    selected: RwSignal<Vec<String>>,
+) -> AnyView {
     let matching = view.apply(runs);
     if runs.is_empty() {
         return view! {
@@ -822,8 +830,15 @@ fn runs_table(runs: &[ListedRun<'_>], view: &View, reading: bool) -> AnyView {
                 RunSource::Api => ("api", "API"),
                 RunSource::KeptHere => ("kept", "This browser"),
             };
+            let (id, checked_id) = (run.id.clone(), run.id.clone());
             view! {
                 <tr data-run=run.id.clone() data-source=source>
+                    <td class="select"><input type="checkbox" aria-label=format!("Select run {} to compare", run.id)
+                        prop:checked=move || selected.with(|s| s.contains(&checked_id))
+                        on:change:target=move |ev| {
+                            let on = ev.target().checked();
+                            selected.update(|s| select_for_comparison(s, &id, on));
+                        } /></td>
                     <td><a href=run_path(&run.id) title=run.id.clone()
                         aria-label=format!("Run {}", run.id)><code>{short_id}</code></a></td>
                     <td>{local_time(run.created_at)}<span class="age">{age(now, run.created_at)}</span></td>
@@ -850,9 +865,19 @@ fn runs_table(runs: &[ListedRun<'_>], view: &View, reading: bool) -> AnyView {
     let (previous, next) = (page_url(page.saturating_sub(1)), page_url(page + 1));
     view! {
         <p class="muted" data-field="runs-count">{count}</p>
+        <p class="compare-selected" data-field="compare-selected">{move || selected.with(|s| match s.as_slice() {
+            [a, b] => view! {
+                <a class="button secondary" href=compare_path(a, b)>"Compare the 2 selected runs"</a>
+                " "
+                <button type="button" class="button link" on:click=move |_| selected.set(Vec::new())>"Clear the selection"</button>
+            }.into_any(),
+            [_] => view! { <span class="help">"Select one more run to compare the two."</span> }.into_any(),
+            _ => view! { <span class="help">"Select two runs to compare them."</span> }.into_any(),
+        })}</p>
         <div class="table-wrap">
             <table class="runs-table" data-field="runs-table">
                 <thead><tr>
+                    <th scope="col"><span class="sr-only">"Compare"</span></th>
                     <th scope="col">"Run"</th>
                     {SortBy::ALL.into_iter().map(|column| sort_heading(view, column)).collect_view()}
                 </tr></thead>
@@ -868,6 +893,18 @@ fn runs_table(runs: &[ListedRun<'_>], view: &View, reading: bool) -> AnyView {
         })}
     }
     .into_any()
+}
+
+/// The runs picked for a comparison after `id` was checked (`on`) or unchecked: two at most,
+/// a third replacing the one picked first.
+fn select_for_comparison(selected: &mut Vec<String>, id: &str, on: bool) {
+    selected.retain(|s| s != id);
+    if on {
+        selected.push(id.to_owned());
+        if selected.len() > 2 {
+            selected.remove(0);
+        }
+    }
 }
 
 /// A column's heading: a link that sorts the list by it (again: the other way), with
@@ -891,6 +928,17 @@ fn sort_heading(view: &View, column: SortBy) -> impl IntoView + use<> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_runs_at_most_are_picked_for_a_comparison() {
+        let mut selected = Vec::new();
+        select_for_comparison(&mut selected, "a", true);
+        select_for_comparison(&mut selected, "b", true);
+        select_for_comparison(&mut selected, "c", true);
+        assert_eq!(selected, ["b", "c"]);
+        select_for_comparison(&mut selected, "b", false);
+        assert_eq!(selected, ["c"]);
+    }
 
     fn query(pairs: &[(&str, &'static str)]) -> View {
         let get = |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);

@@ -32,6 +32,7 @@ const pages = [
   { name: "runs", path: "/runs", ready: (p) => p.locator("tr[data-run]").nth(1).waitFor(), signedIn: true },
   { name: "run", path: () => `/runs/${runId}`, ready: (p) => p.locator('[data-field="output-table"]').waitFor(), signedIn: true },
   { name: "run-columns", path: () => `/runs/${runId}`, ready: async (p) => { await p.locator('[data-field="output-table"]').waitFor(); await p.locator('[data-field="columns-panel"] summary').click(); await p.locator("thead th button.sort").first().click(); }, signedIn: true },
+  { name: "compare", path: () => `/runs/compare?a=${runId}&b=${failedId}`, ready: async (p) => { await p.locator('[data-field="compare-counts"]').waitFor(); await p.locator('[data-field="show-same"]').check(); }, signedIn: true },
   { name: "run-json", path: () => `/runs/${runId}`, ready: async (p) => { await p.getByRole("button", { name: "JSON", exact: true }).click(); await p.locator('[data-field="output-json"]').waitFor(); }, signedIn: true },
   { name: "run-failed", path: () => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
   { name: "form", path: "/actions/premium-search-person", ready: async (p) => { await p.getByRole("button", { name: "Run live" }).click(); await p.getByText("Company is required").waitFor(); }, signedIn: true },

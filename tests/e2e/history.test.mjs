@@ -378,7 +378,7 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
   await go(page, "/runs");
   await page.getByRole("link", { name: "Credits used" }).click();
   await page.waitForURL(/sort=credits&order=desc/);
-  const credits = () => page.locator("[data-field=runs-table] tbody tr td:nth-child(6)").allTextContents();
+  const credits = () => page.locator("[data-field=runs-table] tbody tr td:nth-child(7)").allTextContents();
   const numbers = (texts) => texts.map((t) => Number(t.replaceAll(",", "")));
   const descending = numbers(await credits());
   assert.deepEqual(descending, [...descending].sort((a, b) => b - a));

@@ -83,6 +83,13 @@ test("the form's snippets run as they read: each is the same run as the form's s
   await page.getByRole("button", { name: "Queue run" }).click();
   await page.waitForURL(/\/runs\//);
   assert.equal(decodeURIComponent(new URL(page.url()).pathname.split("/").pop()), runs[0]);
+  // The run's page tells how it was made, as code with the run's own key: the same run again.
+  await page.locator('[data-field="how-made"] summary').click();
+  await page.locator('[data-field="how-made"] button[data-language="python"]').click();
+  const how = await page.locator('[data-field="how-made"] [data-field="code-snippet"]').textContent();
+  const again = runSnippet("python", how);
+  assert.equal(again.run.id, runs[0], "the same run, not a new one");
+  await screenshot(page, "snippets-run-page");
   const run = await api(sandbox, "GET", `/v1/runs/${runs[0]}`);
   assert.equal(run.json.credits_reserved + run.json.credits_used, 3, "reserved or charged once, for 3 results");
   assert.deepEqual(problems, []);
