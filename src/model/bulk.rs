@@ -355,6 +355,33 @@ pub struct BatchRow {
 }
 
 impl BatchRow {
+    /// The row's records to explore, each one object: the row's `line`, its input cells as
+    /// `input.{header}`, its `run_id`, then the record's own fields (a record that is not an
+    /// object under `value`), as the merged CSV export lays them out.
+    pub fn into_explored_records(self, headers: &[String]) -> Vec<Value> {
+        let mut leading = serde_json::Map::new();
+        leading.insert("line".to_owned(), Value::from(self.line));
+        for (header, cell) in headers.iter().zip(&self.cells) {
+            leading.insert(format!("input.{header}"), Value::from(cell.as_str()));
+        }
+        if let Some(run_id) = &self.run_id {
+            leading.insert("run_id".to_owned(), Value::from(run_id.as_str()));
+        }
+        self.output
+            .into_iter()
+            .map(|record| {
+                let mut merged = leading.clone();
+                match record {
+                    Value::Object(fields) => merged.extend(fields),
+                    other => {
+                        merged.insert("value".to_owned(), other);
+                    }
+                }
+                Value::Object(merged)
+            })
+            .collect()
+    }
+
     pub fn new(row: CheckedRow) -> BatchRow {
         let invalid = !row.errors.is_empty();
         BatchRow {
@@ -835,6 +862,27 @@ mod tests {
         assert_eq!(tally.count(RowState::Waiting), 1);
         assert_eq!(tally.count(RowState::Invalid), 1);
         assert_eq!(tally.count(RowState::Processing), 1);
+    }
+
+    #[test]
+    fn explored_records_carry_their_row_line_input_and_run() {
+        let f = form(ActionId::PremiumSearchPeople);
+        let t = read_table("keywords,team\nrust,a\n").unwrap();
+        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+            .into_iter()
+            .map(BatchRow::new)
+            .collect();
+        rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
+        let explored = rows[0].clone().into_explored_records(&t.headers);
+        assert_eq!(explored.len(), rows[0].output.len());
+        let first = explored[0].as_object().unwrap();
+        assert_eq!(first["line"], 2);
+        assert_eq!(first["input.keywords"], "rust");
+        assert_eq!(first["input.team"], "a");
+        assert_eq!(first["run_id"], rows[0].run_id.clone().unwrap().as_str());
+        for (name, value) in rows[0].output[0].as_object().unwrap() {
+            assert_eq!(&first[name], value);
+        }
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! chosen and reordered by the person and remembered per action), sorting by any column,
 //! filtering as one types, a page at a time, and the current view as CSV, JSON or JSON Lines.
 //!
-//! Built for large record sets: each record's searchable text and sort keys are computed once
-//! ([`Explorer::new`]), so a sort or a filter over 10,000 records is a pass over plain strings.
+//! Built for large record sets: each record's searchable text is computed once (on the first
+//! filter) and a sort computes each record's key once, so a sort or a filter over 10,000
+//! records is a pass over plain values.
 
 use std::cmp::Ordering;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -35,6 +37,10 @@ const IDENTITY: [&str; 20] = [
     "social_id",
     "id",
 ];
+
+/// The most records read to explore at once (a bulk batch's merged results can hold far more;
+/// its exports hold them all).
+pub const EXPLORED_AT_MOST: usize = 10_000;
 
 /// Records shown on one page of the table.
 pub const PAGE_SIZE: usize = 100;
@@ -162,39 +168,49 @@ pub struct Explorer {
     pub records: Vec<Value>,
     /// Every column, in the records' own order.
     pub found: Vec<String>,
-    /// Each record's values as lower-case text, for the filter.
-    search: Vec<String>,
+    /// Each record's values as lower-case text, for the filter: made on the first filter, so
+    /// the first screenful does not wait for it.
+    search: OnceLock<Vec<String>>,
 }
 
 impl Explorer {
     pub fn new(records: Vec<Value>) -> Self {
-        let found = columns(&records);
-        let search = records
-            .iter()
-            .map(|record| {
-                found
-                    .iter()
-                    .filter_map(|c| cell(record, c))
-                    .map(plain)
-                    .collect::<Vec<_>>()
-                    .join("\u{1f}")
-                    .to_lowercase()
-            })
-            .collect();
         Explorer {
+            found: columns(&records),
             records,
-            found,
-            search,
+            search: OnceLock::new(),
         }
+    }
+
+    fn search_text(&self) -> &[String] {
+        self.search.get_or_init(|| {
+            self.records
+                .iter()
+                .map(|record| {
+                    self.found
+                        .iter()
+                        .filter_map(|c| cell(record, c))
+                        .map(plain)
+                        .collect::<Vec<_>>()
+                        .join("\u{1f}")
+                        .to_lowercase()
+                })
+                .collect()
+        })
     }
 
     /// The indices of the records that hold every word of `filter`, in `sort`'s order (the
     /// records' own order without one; equal values keep it).
     pub fn view(&self, filter: &str, sort: Option<&SortBy>) -> Vec<usize> {
         let words: Vec<String> = filter.split_whitespace().map(str::to_lowercase).collect();
-        let mut shown: Vec<usize> = (0..self.records.len())
-            .filter(|&i| words.iter().all(|w| self.search[i].contains(w.as_str())))
-            .collect();
+        let mut shown: Vec<usize> = if words.is_empty() {
+            (0..self.records.len()).collect()
+        } else {
+            let search = self.search_text();
+            (0..self.records.len())
+                .filter(|&i| words.iter().all(|w| search[i].contains(w.as_str())))
+                .collect()
+        };
         if let Some(sort) = sort {
             let keys: Vec<SortKey> = shown
                 .iter()

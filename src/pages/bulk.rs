@@ -7,16 +7,17 @@ use api_contract::{ActionEntry, ActionId};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::components::ApiErrorPanel;
+use crate::components::{ApiErrorPanel, OutputExplorer};
 use crate::model::bulk::{
     CheckedRow, ExportFormat, RowError, RowState, SavedBatch, Source, auto_mapping, check_rows,
     describe, read_table,
 };
+use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
 use crate::model::urls::run_path;
 use crate::state::bulk::{
-    ExportProgress, Keeping, Phase, Role, saved_batches, saved_rows, use_bulk,
+    ExploredRecords, ExportProgress, Keeping, Phase, Role, saved_batches, saved_rows, use_bulk,
 };
 use crate::state::registry::use_registry;
 use crate::state::workspace::use_workspace;
@@ -552,6 +553,21 @@ fn BatchView() -> impl IntoView {
             }
         });
     };
+    // The batch's records read to explore them (a snapshot: read again on request).
+    let explored = RwSignal::new(None::<Result<ExploredRecords, String>>);
+    let exploring = RwSignal::new(false);
+    let explore_notice = RwSignal::new("");
+    let explore = move |_| {
+        if exploring.get_untracked() {
+            return;
+        }
+        exploring.set(true);
+        leptos::task::spawn_local(async move {
+            let read = bulk.explore_records(EXPLORED_AT_MOST).await;
+            explored.set(Some(read));
+            exploring.set(false);
+        });
+    };
     view! {
         <div class="batch" data-field="batch" data-phase=move || headline().to_lowercase()>
             <h2 class="batch-title">
@@ -622,6 +638,15 @@ fn BatchView() -> impl IntoView {
                     on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
                 <button type="button" class="button secondary" data-field="export-jsonl" disabled=move || exporting.get().is_some()
                     on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
+                <button type="button" class="button secondary" data-field="explore-results"
+                    disabled=move || exploring.get() || tally.with(|t| t.records == 0)
+                    on:click=explore>
+                    {move || match (exploring.get(), explored.with(Option::is_some)) {
+                        (true, _) => "Reading the results…",
+                        (false, false) => "Explore the results",
+                        (false, true) => "Read the results again",
+                    }}
+                </button>
                 {move || (here() && phase.get() == Some(Phase::Done)).then(|| view! {
                     <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
                         title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
@@ -634,6 +659,26 @@ fn BatchView() -> impl IntoView {
             })}
             {move || export_problem.get().map(|problem| view! {
                 <p class="notice" role="alert" data-field="export-problem">{problem}</p>
+            })}
+            {move || explored.get().map(|read| match read {
+                Err(problem) => view! { <p class="notice" role="alert" data-field="explore-problem">{problem}</p> }.into_any(),
+                Ok(ExploredRecords { records, total }) => {
+                    let shown = records.len();
+                    view! {
+                        <section class="explore-results" data-field="explored-results" aria-label="The batch's results">
+                            <h3 class="section-title">"Results"</h3>
+                            <p class="help">{if total > shown {
+                                format!("The first {} of the batch's {} records, as read just now; the exports hold them all.", group_thousands(shown as u64), group_thousands(total as u64))
+                            } else {
+                                "The batch's records as read just now, each with its row's line, input and run.".to_owned()
+                            }}</p>
+                            <OutputExplorer action=action.get_untracked().to_owned()
+                                name=format!("bulk-{}-results", action.get_untracked())
+                                records notice=explore_notice />
+                            <p class="help" role="status">{move || explore_notice.get()}</p>
+                        </section>
+                    }.into_any()
+                }
             })}
             {move || confirming_cancel.get().then(|| view! {
                 <div class="confirm" role="alertdialog" aria-labelledby="confirm-cancel-title" data-field="confirm-cancel">

@@ -656,6 +656,14 @@ pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, ()> {
     Ok(list)
 }
 
+/// A batch's records as read to explore them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExploredRecords {
+    pub records: Vec<serde_json::Value>,
+    /// How many records the batch holds in all (more than `records` past the limit).
+    pub total: usize,
+}
+
 impl Bulk {
     /// Writes the merged export of the batch shown into a file, a slice of rows at a time: the
     /// records of finished rows are read back from this browser's store (they left memory when
@@ -718,6 +726,40 @@ impl Bulk {
         .await;
         progress.set(None);
         result
+    }
+
+    /// The batch's records to explore (`BatchRow::into_explored_records`), the first `limit` of them
+    /// in line order, read a slice of rows at a time, with how many the batch holds in all.
+    pub async fn explore_records(&self, limit: usize) -> Result<ExploredRecords, String> {
+        let Some((id, headers, total_rows, total_records)) = self.batch.with_untracked(|b| {
+            b.as_ref().map(|e| {
+                let rows = e.rows();
+                (
+                    e.id.clone(),
+                    e.headers.clone(),
+                    rows.len(),
+                    rows.iter().map(|r| r.records.max(r.output.len())).sum(),
+                )
+            })
+        }) else {
+            return Ok(ExploredRecords::default());
+        };
+        let mut records = Vec::new();
+        for start in (0..total_rows).step_by(EXPORT_SLICE_ROWS) {
+            if records.len() >= limit {
+                break;
+            }
+            for row in self.export_slice(&id, start).await? {
+                records.extend(row.into_explored_records(&headers));
+            }
+            // Let the page draw and answer between slices.
+            sleep(Duration::ZERO).await;
+        }
+        records.truncate(limit);
+        Ok(ExploredRecords {
+            records,
+            total: total_records,
+        })
     }
 
     /// The rows from index `start` on (a slice), with their records: from memory where they

@@ -95,3 +95,24 @@ test("a 100-record run: identity first, sort, filter, chosen columns kept per ac
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a bulk batch's results are explored together: each record with its row's line, input and run", async () => {
+  const { context, page, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  const rows = ["keywords,max_results", "explore alpha,5", "explore bravo,5", "explore charlie,5"];
+  await page.locator("#bulk-text").fill(rows.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  await page.locator('[data-field="explore-results"]').click();
+  const results = page.locator('[data-field="explored-results"]');
+  await results.locator('[data-field="output-table"] tbody tr').nth(14).waitFor();
+  assert.equal(await results.locator('[data-field="output-table"] tbody tr').count(), 15);
+  const heads = (await results.locator('[data-field="output-table"] thead th').allTextContents()).map((h) => h.trim());
+  for (const name of ["line", "input.keywords", "run_id", "name"]) assert.ok(heads.includes(name), `${name} in ${heads.join(" | ")}`);
+  await results.locator('[data-field="output-filter"]').fill("bravo");
+  await page.waitForFunction(() => document.querySelectorAll('[data-field="explored-results"] [data-field="output-table"] tbody tr').length === 5);
+  assert.match(await results.locator('[data-field="output-count"]').textContent(), /^5 of 15 records/);
+  await screenshot(page, "explore-bulk");
+  assert.deepEqual(problems, []);
+  await context.close();
+});

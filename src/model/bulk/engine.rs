@@ -446,18 +446,27 @@ impl Engine {
     }
 
     /// Where the batch stands, with the rows changed since the last call: what the page that
-    /// shows a batch run by its worker needs after a change.
+    /// shows a batch run by its worker needs after a change. A row goes as it is here: with its
+    /// records until they are saved (the store does not have them yet, so an export could not
+    /// read them there), without them once saved (`saved` tells the page again then).
     pub fn take_news(&mut self) -> BatchNews {
         let rows = std::mem::take(&mut self.unshown)
             .into_iter()
             .map(|index| self.rows[index].clone())
             .collect();
-        self.news(rows)
+        BatchNews {
+            batch: self.id.clone(),
+            phase: self.phase.clone(),
+            keeping: self.keeping,
+            cancelled: self.cancelled,
+            counters: self.counters.clone(),
+            rows,
+        }
     }
 
-    /// A row as told to a page: once the batch is kept, records are read from the store (where
-    /// exports read them), so they are not sent around; until then they go with the row, as a
-    /// batch the browser does not keep lives in memory only.
+    /// A row as told to other tabs after a save: once the batch is kept, records are read from
+    /// the store (where exports read them), so they are not sent around; until then they go
+    /// with the row, as a batch the browser does not keep lives in memory only.
     fn without_kept_records(&self, row: BatchRow) -> BatchRow {
         match self.keeping {
             Keeping::Kept => BatchRow {
@@ -703,11 +712,14 @@ impl Engine {
                 self.keeping = Keeping::Kept;
                 self.changed = true;
             }
-            // A finished row written as it is now keeps its records in the store only.
+            // A finished row written as it is now keeps its records in the store only, and the
+            // page's copy lets them go too.
             for index in save.rows {
                 let row = &mut self.rows[index];
-                if row.state.is_final() && !self.dirty.contains(&index) {
+                if row.state.is_final() && !self.dirty.contains(&index) && !row.output.is_empty() {
                     row.output = Vec::new();
+                    self.unshown.insert(index);
+                    self.changed = true;
                 }
             }
             return;
@@ -1523,6 +1535,21 @@ mod tests {
             let commands = self.engine.handle(self.now, event);
             if self.engine.take_changed() {
                 self.page.absorb(self.engine.take_news());
+                // What an export reads: a row the page holds without its records has them in
+                // the store.
+                for row in self.page.rows() {
+                    if row.records > 0 && row.output.is_empty() {
+                        assert!(
+                            self.store
+                                .rows
+                                .get(&row.line)
+                                .is_some_and(|kept| kept.output.len() == row.records),
+                            "line {}: the page let its {} records go before the store had them",
+                            row.line,
+                            row.records
+                        );
+                    }
+                }
             }
             self.execute(commands);
         }
