@@ -207,3 +207,45 @@ test("the switch stops keeping requests, clearing empties the log, and forgettin
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("the log keeps the newest 5,000 entries of a workspace: the oldest go first", async () => {
+  const { page, context, problems } = await openSignedIn(browser, sandbox, "/log", sandbox.api_key);
+  const workspace = (await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json()).workspace_id;
+  await rowWith(page, "/v1/workspace");
+  // 5,000 old entries, as the console writes them, older than any real one.
+  await page.evaluate(async (ws) => {
+    const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction("log", "readwrite");
+      for (let i = 0; i < 5_000; i++) {
+        const id = `${String(1_000_000 + i).padStart(13, "0")}-00000000`;
+        tx.objectStore("log").put(JSON.stringify({
+          id, at: "2001-09-09T01:46:40.000Z", duration_ms: 1, origin: "page", method: "GET", base_url: "http://old", path: `/v1/runs/old-${i}`,
+          status: 200, answer_bytes: 2,
+        }), `${ws}/${id}`);
+      }
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+  }, workspace);
+  // New requests are logged; the oldest entries make room.
+  await go(page, "/runs");
+  await go(page, "/log?q=old-4999");
+  await rowWith(page, "/v1/runs/old-4999");
+  await page.waitForFunction(async (ws) => {
+    const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
+    const count = await new Promise((resolve) => {
+      const range = IDBKeyRange.bound(`${ws}/`, `${ws}0`);
+      const request = db.transaction("log").objectStore("log").count(range);
+      request.onsuccess = () => resolve(request.result);
+    });
+    db.close();
+    return count === 5_000;
+  }, workspace, { timeout: 15_000, polling: 500 });
+  await go(page, "/log?q=old-0");
+  // (a request made meanwhile is in the log for a second before the oldest makes room for it)
+  await page.locator('[data-field="log-summary"]').getByText(/None of the 5,0\d\d logged requests/).waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
