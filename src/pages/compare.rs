@@ -100,11 +100,7 @@ pub fn CompareRunsPage() -> impl IntoView {
     });
     let both = LocalResource::new(move || {
         let (a, b) = ids.get();
-        let ws = workspace
-            .resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id);
+        let ws = workspace.id();
         let client = session.client_untracked();
         async move {
             if a.is_empty() || b.is_empty() {

@@ -118,11 +118,7 @@ pub fn CreditsPage() -> impl IntoView {
     let view_of_url =
         Memo::new(move |_| query.with(|q| View::from_query(q.get_str("range"), q.get_str("per"))));
     let history = LocalResource::new(move || {
-        let workspace_id = workspace
-            .resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id);
+        let workspace_id = workspace.id();
         let client = session.client_untracked();
         async move {
             let Some(id) = workspace_id else {

@@ -30,13 +30,7 @@ pub fn RequestLogPage() -> impl IntoView {
     let workspace = use_workspace();
     let navigate = use_navigate();
     let query = use_query_map();
-    let workspace_id = move || {
-        workspace
-            .resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id)
-    };
+    let workspace_id = move || workspace.id();
     // Read again on a timer while shown, and after a clear or a switch.
     let reread = RwSignal::new(0_u32);
     spawn_local_scoped_with_cancellation(async move {
@@ -316,11 +310,7 @@ pub fn LogEntryPage() -> impl IntoView {
     let workspace = use_workspace();
     let id = use_id_param();
     let found = LocalResource::new(move || {
-        let workspace_id = workspace
-            .resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id);
+        let workspace_id = workspace.id();
         let id = id.get();
         async move {
             match workspace_id {

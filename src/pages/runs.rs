@@ -506,11 +506,7 @@ pub fn RunsPage() -> impl IntoView {
     // The workspace's history in this browser.
     let kept = LocalResource::new(move || {
         left_the_list.track();
-        let workspace_id = workspace
-            .resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id);
+        let workspace_id = workspace.id();
         async move {
             match workspace_id {
                 Some(id) => History::read(&id).await,

@@ -23,13 +23,7 @@ struct KeptHere {
 #[component]
 pub fn StoragePage() -> impl IntoView {
     let workspace = use_workspace();
-    let workspace_id = move || {
-        workspace
-            .resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id)
-    };
+    let workspace_id = move || workspace.id();
     // Counted again after each import or removal.
     let changed = RwSignal::new(0_u32);
     let counts = LocalResource::new(move || {

@@ -146,12 +146,7 @@ impl Bulk {
                 });
             });
             Effect::new(move |_| {
-                if let Some(id) = workspace
-                    .resource
-                    .get()
-                    .and_then(Result::ok)
-                    .map(|w| w.workspace_id)
-                {
+                if let Some(id) = workspace.id() {
                     BATCH_RUNNER.with_borrow_mut(|runner| {
                         if let Some(runner) = runner {
                             runner.send(ToRunner::WorkspaceKnown(id));

@@ -53,6 +53,15 @@ impl SharedWorkspace {
     }
 
     /// Asks again: after a submission, a cancel, a run that finished, or on the page's timer.
+    /// The signed-in workspace's id once loaded; tracked, so a resource that reads it loads again
+    /// when the workspace arrives.
+    pub fn id(&self) -> Option<String> {
+        self.resource
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.workspace_id)
+    }
+
     /// The signed-in workspace's id once loaded; untracked.
     pub fn id_untracked(&self) -> Option<String> {
         self.resource

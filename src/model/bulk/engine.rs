@@ -432,16 +432,22 @@ impl Engine {
 
     /// What to tell the tabs that show this batch, with `rows` (as just saved).
     pub fn news(&self, rows: Vec<BatchRow>) -> BatchNews {
+        let rows = rows
+            .into_iter()
+            .map(|row| self.without_kept_records(row))
+            .collect();
+        self.news_of(rows)
+    }
+
+    /// The batch's state with these rows, as they are.
+    fn news_of(&self, rows: Vec<BatchRow>) -> BatchNews {
         BatchNews {
             batch: self.id.clone(),
             phase: self.phase.clone(),
             keeping: self.keeping,
             cancelled: self.cancelled,
             counters: self.counters.clone(),
-            rows: rows
-                .into_iter()
-                .map(|row| self.without_kept_records(row))
-                .collect(),
+            rows,
         }
     }
 
@@ -454,14 +460,7 @@ impl Engine {
             .into_iter()
             .map(|index| self.rows[index].clone())
             .collect();
-        BatchNews {
-            batch: self.id.clone(),
-            phase: self.phase.clone(),
-            keeping: self.keeping,
-            cancelled: self.cancelled,
-            counters: self.counters.clone(),
-            rows,
-        }
+        self.news_of(rows)
     }
 
     /// A row as told to other tabs after a save: once the batch is kept, records are read from
