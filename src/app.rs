@@ -82,10 +82,20 @@ pub fn use_id_param() -> Memo<String> {
     })
 }
 
-/// Navigation that replaces the current history entry, so Back skips it (redirects, filters).
+/// Navigation that replaces the current history entry, so Back skips it (redirects).
 pub fn replace() -> NavigateOptions {
     NavigateOptions {
         replace: true,
+        ..NavigateOptions::default()
+    }
+}
+
+/// A new state of the same page (its filters in the URL): replaces the history entry, and the
+/// page stays where it is scrolled to while one types.
+pub fn in_place() -> NavigateOptions {
+    NavigateOptions {
+        replace: true,
+        scroll: false,
         ..NavigateOptions::default()
     }
 }
@@ -157,15 +167,24 @@ fn SignOut() -> impl IntoView {
         };
         forgetting.set(true);
         forget_failed.set(false);
+        // Nothing of this session is logged from now on: a write after the forget would leave
+        // the workspace in this browser again.
+        session.close_log();
         // The batch on screen, if any, stops; its copy in the store goes with the rest.
         bulk.let_go_of_shown();
         spawn_local(async move {
+            session.log_settled().await;
             match crate::pages::lazy::forget_workspace(id.clone()).await {
                 Ok(gone) => leave(Some(format!(
-                    "Signed out. This browser no longer keeps anything of workspace {id}: {} of its run history, {} and {} deleted.",
+                    "Signed out. This browser no longer keeps anything of workspace {id}: {} of its run history, {}, {} and {} deleted.",
                     counted(u64::from(gone.runs), "run", "runs"),
                     counted(gone.batches as u64, "bulk batch", "bulk batches"),
                     counted(gone.submissions as u64, "submission", "submissions"),
+                    counted(
+                        u64::from(gone.requests),
+                        "logged request",
+                        "logged requests"
+                    ),
                 ))),
                 Err(()) => forget_failed.set(true),
             }
@@ -179,7 +198,7 @@ fn SignOut() -> impl IntoView {
                 "Sign out…"
             </button>
             <div id="sign-out-menu" class="sign-out-menu" role="group" aria-label="Sign out" hidden=move || !open.get()>
-                <p>"This browser keeps the workspace's run history, its bulk batches and the inputs sent from here, for the next sign-in (never the credential). On a shared computer, forget them."</p>
+                <p>"This browser keeps the workspace's run history, its bulk batches, the inputs sent from here and a log of requests, for the next sign-in (never the credential). On a shared computer, forget them."</p>
                 <button type="button" class="button secondary" on:click=move |_| leave_now(None)>"Sign out"</button>
                 <button type="button" class="button danger" disabled=forgetting on:click=leave_and_forget>
                     {move || if forgetting.get() { "Forgetting…" } else { "Sign out and forget this workspace's data in this browser" }}

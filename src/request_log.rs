@@ -32,7 +32,16 @@ struct Gathered {
     workspace: Option<String>,
     pending: Vec<Exchange>,
     writing_soon: bool,
+    /// Signed out: nothing more is kept, not even what was waiting (a workspace forgotten at
+    /// sign-out stays forgotten).
+    closed: bool,
+    /// Writes taken from `pending` and not finished yet.
+    writing: u32,
 }
+
+/// Exchanges held while the workspace is not known yet (a credential being checked); past
+/// this, the oldest go.
+const WAITING_AT_MOST: usize = 100;
 
 /// Collects one credential's (or the worker's) exchanges for the log. Clones share the same
 /// collection.
@@ -69,6 +78,22 @@ impl RequestLogger {
         self.write_soon(&mut gathered);
     }
 
+    /// Stops logging for good, dropping what waits to be written: at sign-out.
+    pub fn close(&self) {
+        if let Ok(mut gathered) = self.gathered.lock() {
+            gathered.closed = true;
+            gathered.pending.clear();
+        }
+    }
+
+    /// Resolves once no write of this logger is under way (after [`RequestLogger::close`],
+    /// none starts again): forgetting the workspace waits for it.
+    pub async fn settled(&self) {
+        while self.gathered.lock().is_ok_and(|g| g.writing > 0) {
+            crate::browser::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
     /// What an `ApiClient` calls with each exchange.
     pub fn observer(&self) -> ExchangeObserver {
         let logger = self.clone();
@@ -79,6 +104,9 @@ impl RequestLogger {
         let Ok(mut gathered) = self.gathered.lock() else {
             return;
         };
+        if gathered.closed {
+            return;
+        }
         if exchange.status == Some(200)
             && exchange.method == "GET"
             && exchange.path == "/v1/workspace"
@@ -87,6 +115,9 @@ impl RequestLogger {
             gathered.workspace = Some(workspace.workspace_id);
         }
         gathered.pending.push(exchange);
+        if gathered.workspace.is_none() && gathered.pending.len() > WAITING_AT_MOST {
+            gathered.pending.remove(0);
+        }
         self.write_soon(&mut gathered);
     }
 
@@ -100,11 +131,18 @@ impl RequestLogger {
             crate::browser::sleep(std::time::Duration::from_millis(GATHER_MS)).await;
             let taken = logger.gathered.lock().ok().and_then(|mut gathered| {
                 gathered.writing_soon = false;
+                if gathered.closed {
+                    return None;
+                }
                 let workspace = gathered.workspace.clone()?;
+                gathered.writing += 1;
                 Some((workspace, std::mem::take(&mut gathered.pending)))
             });
             if let Some((workspace, exchanges)) = taken {
                 (logger.keeper)(workspace, exchanges, logger.origin).await;
+                if let Ok(mut gathered) = logger.gathered.lock() {
+                    gathered.writing -= 1;
+                }
             }
         });
     }

@@ -242,8 +242,9 @@ thread_local! {
     static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
     /// A client for the credential the page sent last, if any.
     static CLIENT: RefCell<Option<ApiClient>> = const { RefCell::new(None) };
-    /// The worker's requests, for the request log.
-    static LOG: RequestLogger = RequestLogger::new(Origin::BulkWorker, keep_in_log);
+    /// The worker's requests, for the request log: a new logger for each credential, so a
+    /// request made before the page says which workspace it is for waits for it.
+    static LOG: RefCell<RequestLogger> = RefCell::new(RequestLogger::new(Origin::BulkWorker, keep_in_log));
 }
 
 fn keep_in_log(
@@ -296,7 +297,12 @@ fn hear(message: ToRunner) {
                             message: error.message(),
                         });
                     })
-                    .on_exchange(LOG.with(RequestLogger::observer))
+                    .on_exchange(LOG.with_borrow_mut(|log| {
+                        // What the previous logger holds is for its own workspace: it writes
+                        // it there.
+                        *log = RequestLogger::new(Origin::BulkWorker, keep_in_log);
+                        log.observer()
+                    }))
             });
             let signed_in = client.is_some();
             CLIENT.set(client);
@@ -309,7 +315,7 @@ fn hear(message: ToRunner) {
             }
         }
         ToRunner::WorkspaceKnown(id) => {
-            LOG.with(|log| log.workspace_known(id.clone()));
+            LOG.with_borrow(|log| log.workspace_known(id.clone()));
             handle(Event::WorkspaceKnown(id));
         }
         ToRunner::Run(batch) => {

@@ -74,6 +74,11 @@ pub fn OutputExplorer(
         let typed = filter.get();
         sort.with(|sort| explorer.with_value(|e| e.view(&typed, sort.as_ref())))
     });
+    // A new order starts at its first page.
+    Effect::new(move |_| {
+        sort.track();
+        page.set(0);
+    });
     let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
     let page_rows = Memo::new(move |_| {
         let first = page.get().min(pages() - 1) * PAGE_SIZE;

@@ -53,15 +53,16 @@ pub struct Counts {
     pub same: usize,
 }
 
-/// A record's identity: the first identity field it has, with its value.
-fn identity(record: &Value) -> Option<(&'static str, String)> {
+/// A record's identities: each identity field it has, with its value, in the order trusted.
+fn identities(record: &Value) -> Vec<(&'static str, String)> {
     IDENTITY_FIELDS
         .into_iter()
-        .find_map(|field| match record.get(field) {
+        .filter_map(|field| match record.get(field) {
             Some(Value::String(s)) if !s.is_empty() => Some((field, s.clone())),
             Some(Value::Number(n)) => Some((field, n.to_string())),
             _ => None,
         })
+        .collect()
 }
 
 /// The fields whose values differ between two records (a field one lacks counts).
@@ -83,38 +84,55 @@ pub fn differing_fields(a: &Value, b: &Value) -> Vec<String> {
 
 /// Matches the records of two outputs and says what changed, A's order first, then what B adds.
 pub fn compare_records(a: &[Value], b: &[Value]) -> Vec<RecordPair> {
-    // B's records by identity, several of the same kept in order; those without one by place.
+    // B's records under each of their identities (several of the same in order); those
+    // without any by place.
     let mut by_identity: HashMap<(&'static str, String), VecDeque<usize>> = HashMap::new();
     let mut unidentified_b: VecDeque<usize> = VecDeque::new();
     for (index, record) in b.iter().enumerate() {
-        match identity(record) {
-            Some(key) => by_identity.entry(key).or_default().push_back(index),
-            None => unidentified_b.push_back(index),
+        let ids = identities(record);
+        if ids.is_empty() {
+            unidentified_b.push_back(index);
+        }
+        for key in ids {
+            by_identity.entry(key).or_default().push_back(index);
         }
     }
     let mut matched_b = vec![false; b.len()];
+    // The first B record under `key` not matched yet.
+    let mut take = |key: &(&'static str, String), matched_b: &mut Vec<bool>| {
+        let queue = by_identity.get_mut(key)?;
+        while let Some(index) = queue.pop_front() {
+            if !matched_b[index] {
+                matched_b[index] = true;
+                return Some(index);
+            }
+        }
+        None
+    };
     let mut pairs = Vec::with_capacity(a.len().max(b.len()));
     let mut place = 0;
     for (index, record) in a.iter().enumerate() {
-        let (found, label) = match identity(record) {
-            Some(key) => {
-                let label = format!("{}: {}", key.0, key.1);
-                (
-                    by_identity.get_mut(&key).and_then(VecDeque::pop_front),
-                    label,
-                )
+        let ids = identities(record);
+        let (found, label) = if ids.is_empty() {
+            place += 1;
+            let found = unidentified_b.pop_front();
+            if let Some(other) = found {
+                matched_b[other] = true;
             }
-            None => {
-                place += 1;
-                (
-                    unidentified_b.pop_front(),
-                    format!("record {place} without an id"),
-                )
-            }
+            (found, format!("record {place} without an id"))
+        } else {
+            // Matched by the first identity both records have, the most trusted first.
+            let matched = ids
+                .iter()
+                .find_map(|key| take(key, &mut matched_b).map(|other| (other, key)));
+            let key = matched.map_or(&ids[0], |(_, key)| key);
+            (
+                matched.map(|(other, _)| other),
+                format!("{}: {}", key.0, key.1),
+            )
         };
         match found {
             Some(other) => {
-                matched_b[other] = true;
                 let fields = differing_fields(record, &b[other]);
                 pairs.push(RecordPair {
                     change: if fields.is_empty() {
@@ -138,7 +156,7 @@ pub fn compare_records(a: &[Value], b: &[Value]) -> Vec<RecordPair> {
         }
     }
     for (index, record) in b.iter().enumerate().filter(|(i, _)| !matched_b[*i]) {
-        let label = identity(record).map_or_else(
+        let label = identities(record).first().map_or_else(
             || format!("record {} of B, without an id", index + 1),
             |(field, value)| format!("{field}: {value}"),
         );
@@ -270,6 +288,16 @@ mod tests {
         );
         assert_eq!(pairs[3].change, Change::Removed);
         assert_eq!(pairs.len(), 4);
+    }
+
+    #[test]
+    fn a_record_is_found_by_any_identity_both_have() {
+        let a = vec![json!({"profile_url": "https://x/ada", "public_identifier": "ada", "n": 1})];
+        let b = vec![json!({"public_identifier": "ada", "n": 2})];
+        let pairs = compare_records(&a, &b);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(pairs[0].change, Change::Changed);
+        assert_eq!(pairs[0].identity, "public_identifier: ada");
     }
 
     #[test]

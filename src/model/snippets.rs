@@ -178,11 +178,7 @@ impl RequestSpec {
             self.javascript_headers("  ", false)
         );
         if let Some(body) = &self.body {
-            let _ = writeln!(
-                code,
-                "  body: JSON.stringify({}),",
-                indented(&javascript_value(body), "  ")
-            );
+            let _ = writeln!(code, "  body: {},", indented(&javascript_body(body), "  "));
         }
         code.push_str("});\nconsole.log(response.status);\nconsole.log(await response.text());\n");
         code
@@ -199,11 +195,7 @@ impl RequestSpec {
             json_string(module)
         );
         if let Some(body) = &self.body {
-            let _ = writeln!(
-                code,
-                "const payload = JSON.stringify({});\n",
-                javascript_value(body)
-            );
+            let _ = writeln!(code, "const payload = {};\n", javascript_body(body));
         }
         let _ = write!(
             code,
@@ -260,7 +252,13 @@ impl RequestSpec {
         }
         if let Some(body) = &self.body {
             code.push_str("        .header(\"Content-Type\", \"application/json\")\n");
-            let _ = writeln!(code, "        .body({})", rust_raw_string(body));
+            // A raw string cannot hold a carriage return as it is.
+            let literal = if body.contains('\r') {
+                rust_string(body)
+            } else {
+                rust_raw_string(body)
+            };
+            let _ = writeln!(code, "        .body({literal})");
         }
         code.push_str(concat!(
             "        .send()?;\n",
@@ -304,14 +302,34 @@ fn indented(text: &str, indent: &str) -> String {
     text.replace('\n', &format!("\n{indent}"))
 }
 
-/// A JSON body as a JavaScript value: pretty JSON is a JavaScript expression (ES2019 made the
-/// two line separators legal in strings).
-fn javascript_value(body: &str) -> String {
+/// How a body is written in the JavaScript snippets: `JSON.stringify(<literal>)` when the
+/// literal is the same JSON again, else the body's exact text as a string.
+fn javascript_body(body: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(body) {
-        Ok(_) => body.trim().to_owned(),
-        // Not JSON: the text itself, which `JSON.stringify` would quote once more; send it as a
-        // string value instead.
-        Err(_) => json_string(body),
+        Ok(value) if javascript_keeps(&value) => format!("JSON.stringify({})", body.trim()),
+        _ => json_string(body),
+    }
+}
+
+/// Whether a JavaScript object literal of `value` serialises back to the same JSON: numbers
+/// JavaScript holds exactly (integers within ±2^53, no `-0`), no `__proto__` key (a literal
+/// sets the prototype with it). Pretty JSON is otherwise a JavaScript expression (ES2019 made
+/// the two line separators legal in strings).
+fn javascript_keeps(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    const SAFE: u64 = 1 << 53;
+    match value {
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.unsigned_abs() <= SAFE,
+            (None, Some(u)) => u <= SAFE,
+            // A fraction: JavaScript and serde write the shortest text that reads back the same.
+            (None, None) => n.as_f64().is_some_and(|f| f.is_finite() && f != 0.0),
+        },
+        Value::Array(items) => items.iter().all(javascript_keeps),
+        Value::Object(fields) => fields
+            .iter()
+            .all(|(key, field)| key != "__proto__" && javascript_keeps(field)),
+        Value::Null | Value::Bool(_) | Value::String(_) => true,
     }
 }
 
@@ -451,6 +469,41 @@ mod tests {
         let code = submission(HOSTILE).code(Language::Rust);
         assert!(code.contains(".post(\"https://api.example.com"));
         assert!(code.contains(".body(r#\"{"));
+    }
+
+    #[test]
+    fn javascript_sends_the_exact_text_when_a_literal_would_change_it() {
+        let plain = submission(r#"{"input": {"keywords": "x"}, "max_results": 5}"#);
+        assert!(
+            plain
+                .code(Language::JavaScript)
+                .contains("body: JSON.stringify({")
+        );
+        for body in [
+            r#"{"n": 12345678901234567890}"#,
+            r#"{"n": -0}"#,
+            r#"{"__proto__": {"x": 1}}"#,
+            "not json",
+        ] {
+            let spec = submission(body);
+            let expected = serde_json::Value::from(body).to_string();
+            assert!(
+                spec.code(Language::JavaScript)
+                    .contains(&format!("body: {expected},")),
+                "{body}"
+            );
+            assert!(
+                spec.code(Language::NodeJs)
+                    .contains(&format!("const payload = {expected};")),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn rust_writes_a_carriage_return_as_an_escape() {
+        let code = submission("{\"a\": \"x\"}\r\n").code(Language::Rust);
+        assert!(code.contains(r#".body("{\"a\": \"x\"}\r\n")"#), "{code}");
     }
 
     #[test]

@@ -98,9 +98,11 @@ pub fn CompareRunsPage() -> impl IntoView {
             )
         })
     });
+    // The workspace's id, not its every refresh: a refresh would read both runs again.
+    let workspace_id = Memo::new(move |_| workspace.id());
     let both = LocalResource::new(move || {
         let (a, b) = ids.get();
-        let ws = workspace.id();
+        let ws = workspace_id.get();
         let client = session.client_untracked();
         async move {
             if a.is_empty() || b.is_empty() {

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::ApiError;
-use crate::app::replace;
+use crate::app::in_place;
 use crate::archive;
 use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns};
 use crate::model::archive::{KeptRun, MissedSpan};
@@ -146,7 +146,7 @@ pub fn CreditsPage() -> impl IntoView {
     let show = move |change: &dyn Fn(&mut View)| {
         let mut view = view_of_url.get_untracked();
         change(&mut view);
-        navigate(&view.url(), replace());
+        navigate(&view.url(), in_place());
     };
     let show_range = show.clone();
     view! {

@@ -11,7 +11,7 @@ use leptos::task::spawn_local_scoped_with_cancellation;
 use leptos_router::components::A;
 use leptos_router::hooks::{use_navigate, use_query_map};
 
-use crate::app::{replace, use_id_param};
+use crate::app::{in_place, use_id_param};
 use crate::browser::{copy_text, sleep, until_visible};
 use crate::components::CopyAsCode;
 use crate::model::format::{counted, group_thousands, local_time, size};
@@ -82,7 +82,7 @@ pub fn RequestLogPage() -> impl IntoView {
     let show = move |change: &dyn Fn(&mut LogFilter)| {
         let mut next = filter.get_untracked().unwrap_or_default();
         change(&mut next);
-        navigate(&next.url(1), replace());
+        navigate(&next.url(1), in_place());
     };
     let current = move || filter.get().unwrap_or_default();
 
@@ -309,8 +309,11 @@ fn log_row(entry: Entry) -> impl IntoView {
 pub fn LogEntryPage() -> impl IntoView {
     let workspace = use_workspace();
     let id = use_id_param();
+    // The workspace's id, not its every refresh: a refresh would read the entry again and fold
+    // a whole body shown back up.
+    let workspace_id = Memo::new(move |_| workspace.id());
     let found = LocalResource::new(move || {
-        let workspace_id = workspace.id();
+        let workspace_id = workspace_id.get();
         let id = id.get();
         async move {
             match workspace_id {

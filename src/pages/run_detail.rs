@@ -298,8 +298,9 @@ fn RunAgain(
     let workspace = use_workspace().resource;
     // The key this console sent the run with, if it made it: the request as code sends it
     // again, so running the code is the same run, not a second one.
+    let shared = use_workspace();
     let sent_key = LocalResource::new(move || {
-        let workspace_id = workspace.get().and_then(Result::ok).map(|w| w.workspace_id);
+        let workspace_id = shared.id();
         let run_id = run_id.clone();
         async move {
             crate::archive::kept_run(&workspace_id?, &run_id)

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 use serde_json::Value;
 
-use crate::app::replace;
+use crate::app::in_place;
 use crate::components::{ApiErrorPanel, MissedRuns, PollNotice, RunStatusBadge};
 use crate::model::archive::{KeptRun, ListReads, RunSource, input_text};
 use crate::model::format::{age, group_thousands, local_time, run_duration};
@@ -533,7 +533,7 @@ pub fn RunsPage() -> impl IntoView {
         move |change: &dyn Fn(&mut View)| {
             let mut view = view_of_url.get_untracked();
             change(&mut view);
-            navigate(&view.url(), replace());
+            navigate(&view.url(), in_place());
         }
     };
     let (show_status, show_action, show_text, show_from, show_until) =

@@ -159,6 +159,7 @@ impl Session {
     /// Signs in; with `keep_in_tab` the credential survives a reload of this tab.
     pub fn sign_in(&self, signed_in: SignedIn, keep_in_tab: bool) {
         self.notice.set(None);
+        self.close_log();
         forget_kept();
         if keep_in_tab && let Some(storage) = tab_storage() {
             let _ = storage.set_item(
@@ -171,7 +172,26 @@ impl Session {
 
     pub fn sign_out(&self) {
         forget_kept();
+        self.close_log();
         self.current.set(None);
+    }
+
+    /// The request log keeps nothing more of this session (not even what waits to be written):
+    /// at sign-out, and before forgetting the workspace, so nothing is written after it.
+    pub fn close_log(&self) {
+        self.current
+            .with_untracked(|s| s.as_ref().map(|s| s.log.close()));
+    }
+
+    /// Resolves once the request log has finished the writes it had started (after
+    /// [`Session::close_log`], before forgetting the workspace).
+    pub async fn log_settled(&self) {
+        let log = self
+            .current
+            .with_untracked(|s| s.as_ref().map(|s| s.log.clone()));
+        if let Some(log) = log {
+            log.settled().await;
+        }
     }
 
     /// Signs out, with a sentence for sign-in to show (what was forgotten).
@@ -184,6 +204,7 @@ impl Session {
     pub fn expire(&self, reason: String) {
         if self.current.with_untracked(Option::is_some) {
             forget_kept();
+            self.close_log();
             self.notice.set(Some(reason));
             self.current.set(None);
         }

@@ -52,9 +52,9 @@ impl SharedWorkspace {
         });
     }
 
-    /// Asks again: after a submission, a cancel, a run that finished, or on the page's timer.
     /// The signed-in workspace's id once loaded; tracked, so a resource that reads it loads again
-    /// when the workspace arrives.
+    /// when the workspace arrives (and on each refresh: a page that must not, reads it through
+    /// a `Memo` of its own).
     pub fn id(&self) -> Option<String> {
         self.resource
             .get()
@@ -70,6 +70,7 @@ impl SharedWorkspace {
             .map(|w| w.workspace_id)
     }
 
+    /// Asks again: after a submission, a cancel, a run that finished, or on the page's timer.
     pub fn refresh(&self) {
         self.resource.refetch();
     }

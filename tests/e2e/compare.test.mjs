@@ -3,7 +3,7 @@
 // and from two rows of the runs list. Headless Chromium against the sandbox.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openSignedIn, screenshot, go, api, seriousViolations } from "./harness.mjs";
+import { startSandbox, launchBrowser, openSignedIn, screenshot, go, api, seriousViolations, signIn } from "./harness.mjs";
 
 let sandbox, browser;
 before(async () => {
@@ -80,6 +80,11 @@ test("more results of the same search: the new records are added, the rest the s
   await page.getByRole("button", { name: "Compare", exact: true }).click();
   await page.waitForFunction(() => /^0 added, 2 removed/.test(document.querySelector('[data-field="compare-counts"]')?.textContent ?? ""));
   await screenshot(page, "compare-removed");
+  // A comparison is a link: opened anew (a reload, signing in again), it is the same.
+  await page.reload();
+  await signIn(page, sandbox.api_key);
+  await page.waitForURL(/\/runs\/compare\?a=/);
+  await page.waitForFunction(() => /^0 added, 2 removed/.test(document.querySelector('[data-field="compare-counts"]')?.textContent ?? ""));
   // A run id that does not exist is an error for that run, not a blank page.
   await go(page, `/runs/compare?a=${made[0].id}&b=no-such-run`);
   await page.getByText("Loading run B").waitFor();

@@ -336,7 +336,7 @@ test("sign-out can forget the workspace's data in this browser; sign-in says wha
   await signOut(page, { forget: true });
   const notice = page.locator('[data-field="session-notice"]');
   await notice.waitFor();
-  assert.match(await notice.textContent(), new RegExp(`^Signed out\\. This browser no longer keeps anything of workspace ${workspace}: \\d+ runs of its run history, 0 bulk batches and 1 submission deleted\\.$`));
+  assert.match(await notice.textContent(), new RegExp(`^Signed out\\. This browser no longer keeps anything of workspace ${workspace}: \\d+ runs of its run history, 0 bulk batches, 1 submission and \\d+ logged requests deleted\\.$`));
   const left = await keptHistory(page);
   assert.deepEqual([left.runs, left.reads, left.submissions], [[], [], []]);
   assert.deepEqual(await keptOutputKeys(page), [], "the outputs went too");
