@@ -695,7 +695,7 @@ pub fn RunsPage() -> impl IntoView {
                                 v.page = 0;
                             });
                         } /></div>
-                <div class="control"><label for="filter-from">"Created from"</label>
+                <div class="control dates"><label for="filter-from">"Created from"</label>
                     <input id="filter-from" type="date"
                         prop:value=move || view_of_url.with(|v| v.from.map(|d| d.to_string()).unwrap_or_default())
                         on:change:target=move |ev| {
