@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end tests against a development build of the console (debug assertions on), which
 # also fail on Leptos's development warnings (a signal read outside a tracking context, a
-# disposed signal, …). Usage: bash scripts/test-e2e-dev.sh [test files...] (default: all).
+# disposed signal, …). Usage: bash scripts/test-e2e-dev.sh [test files...] (default: all but
+# chunks and serve, which test the release build's split and precompressed files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . target/toolchain.env
@@ -9,4 +10,7 @@ cd "$(dirname "$0")/.."
 # which a running `make dev` (trunk serve) is serving.
 trunk build --dist target/test-dev-dist
 cargo build -p sandbox --quiet
-CONSOLE_DIST=target/test-dev-dist node --test --test-concurrency=1 "${@:-tests/e2e/}"
+if [ "$#" -eq 0 ]; then
+  set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$')
+fi
+CONSOLE_DIST=target/test-dev-dist node --test --test-concurrency=1 "$@"
