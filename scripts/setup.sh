@@ -80,8 +80,10 @@ ENV
 ( . target/toolchain.env && cargo fetch --target wasm32-unknown-unknown --quiet )
 log "wasm toolchain: $route"
 
-# 2. Browser and driver for the end-to-end tests.
-apt_install chromium chromium-driver
+# 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets
+# (tests/e2e/snippets.test.mjs; its Python snippets use the venv of step 4, whose schemathesis
+# brings requests).
+apt_install chromium chromium-driver curl
 
 # 3. Node tools: wasm-opt (binaryen) and playwright-core, pinned by package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm
