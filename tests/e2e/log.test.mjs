@@ -249,3 +249,33 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("an answer over 64 KB is kept shortened, and shown whole on request", async () => {
+  for (let i = 0; i < 3; i++) {
+    await fetch(`${sandbox.url}/v1/actions/premium-search-people/run/live`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${sandbox.api_key}`, "content-type": "application/json", "idempotency-key": `log-long-${i}-${Date.now()}` },
+      body: JSON.stringify({ input: { keywords: `long answer ${i}` }, max_results: 100 }),
+    });
+  }
+  const { page, context, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  await page.locator("tr[data-run]").first().waitFor();
+  await go(page, "/log?method=GET&path=/v1/runs");
+  const row = page.locator(".log-table tbody tr").filter({ has: page.locator("td.path", { hasText: /^\/v1\/runs$/ }) }).first();
+  await row.waitFor({ timeout: 15_000 });
+  await row.getByRole("link").click();
+  const note = page.locator('[data-field="answer-body-shortened"]');
+  await note.waitFor();
+  assert.match(await note.textContent(), /^Shortened: the first 64 KB of /);
+  const shortened = await page.locator('[data-field="answer-body"]').textContent();
+  assert.ok(shortened.length <= 64 * 1024, `${shortened.length} characters shown`);
+  assert.throws(() => JSON.parse(shortened), "cut short, it is not whole JSON");
+  await note.getByRole("button", { name: "Show the whole body" }).click();
+  await note.getByText(/^The whole body, /).waitFor();
+  const wholeText = await page.locator('[data-field="answer-body"]').textContent();
+  const whole = JSON.parse(wholeText);
+  assert.ok(whole.runs.length >= 3 && JSON.stringify(whole).length > 64 * 1024, "the whole list, outputs included");
+  await screenshot(page, "log-entry-long");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
