@@ -5,11 +5,13 @@
 # chunks and serve, which test the release build's split and precompressed files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The sandbox is a native program: built before the wasm environment (its target dir, build-std)
+# applies, into target/debug where the tests start it.
+cargo build -p sandbox --quiet
 . target/toolchain.env
 # A folder of its own: the release build in dist/ stays as it is, and so does target/dev-dist,
 # which a running `make dev` (trunk serve) is serving.
 trunk build --dist target/test-dev-dist
-cargo build -p sandbox --quiet
 if [ "$#" -eq 0 ]; then
   set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$')
 fi

@@ -371,7 +371,7 @@ fn record_row(
         .collect_view();
     let chained = chain_links(action, record)
         .into_iter()
-        .map(|(label, href)| view! { <a class="button secondary small" href=href>{label}</a> })
+        .map(|link| view! { <a class="button secondary small" href=link.href>{link.label}</a> })
         .collect_view();
     view! {
         <tr>

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use self::pacer::LearnedPace;
 
-use crate::model::form::{FormModel, MAX_CREDITS, MAX_RESULTS, Values};
+use crate::model::form::{FormError, FormModel, MAX_CREDITS, MAX_RESULTS, Values};
 use crate::model::output::{csv_field, plain};
 
 /// The most rows one batch takes.
@@ -136,38 +136,79 @@ pub fn loose(name: &str) -> String {
         .collect()
 }
 
-/// Every field of the form (inputs, then `max_results` and `max_credits`) with the column whose
-/// header matches its name or label, else [`Source::Unset`].
-pub fn auto_mapping(form: &FormModel, headers: &[String]) -> Vec<(String, Source)> {
-    let find = |names: &[&str]| {
-        headers
-            .iter()
-            .position(|h| names.iter().any(|n| loose(h) == loose(n)))
-            .map_or(Source::Unset, Source::Column)
-    };
-    let mut mapping: Vec<(String, Source)> = form
-        .fields
-        .iter()
-        .map(|f| (f.name.clone(), find(&[&f.name, &f.label])))
-        .collect();
-    mapping.push((MAX_RESULTS.to_owned(), find(&[MAX_RESULTS])));
-    mapping.push((MAX_CREDITS.to_owned(), find(&[MAX_CREDITS])));
-    mapping
+/// Where each field of the form (inputs, then `max_results` and `max_credits`) takes its value
+/// from, in the form's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ColumnMapping(Vec<FieldSource>);
+
+/// One field of a [`ColumnMapping`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldSource {
+    pub field: String,
+    pub source: Source,
 }
 
-/// A row's values by field name, as the form would hold them.
-pub fn row_values(mapping: &[(String, Source)], cells: &[String]) -> Values {
-    mapping
-        .iter()
-        .map(|(field, source)| {
-            let value = match source {
-                Source::Unset => String::new(),
-                Source::Column(i) => cells.get(*i).cloned().unwrap_or_default(),
-                Source::Constant(text) => text.trim().to_owned(),
-            };
-            (field.clone(), value)
-        })
-        .collect()
+impl ColumnMapping {
+    /// Every field with the column whose header matches its name or label, else
+    /// [`Source::Unset`].
+    pub fn by_header(form: &FormModel, headers: &[String]) -> ColumnMapping {
+        let find = |names: &[&str]| {
+            headers
+                .iter()
+                .position(|h| names.iter().any(|n| loose(h) == loose(n)))
+                .map_or(Source::Unset, Source::Column)
+        };
+        let mut fields: Vec<FieldSource> = form
+            .fields
+            .iter()
+            .map(|f| FieldSource {
+                field: f.name.clone(),
+                source: find(&[&f.name, &f.label]),
+            })
+            .collect();
+        for limit in [MAX_RESULTS, MAX_CREDITS] {
+            fields.push(FieldSource {
+                field: limit.to_owned(),
+                source: find(&[limit]),
+            });
+        }
+        ColumnMapping(fields)
+    }
+
+    /// The fields' names, in the form's order.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|f| f.field.as_str())
+    }
+
+    /// Where a field takes its value from ([`Source::Unset`] for a name the form lacks).
+    pub fn source(&self, field: &str) -> Source {
+        self.0
+            .iter()
+            .find(|f| f.field == field)
+            .map_or(Source::Unset, |f| f.source.clone())
+    }
+
+    /// Changes where a field takes its value from; a name the form lacks is ignored.
+    pub fn set(&mut self, field: &str, source: Source) {
+        if let Some(kept) = self.0.iter_mut().find(|f| f.field == field) {
+            kept.source = source;
+        }
+    }
+
+    /// A row's values by field name, as the form would hold them.
+    pub fn row_values(&self, cells: &[String]) -> Values {
+        self.0
+            .iter()
+            .map(|f| {
+                let value = match &f.source {
+                    Source::Unset => String::new(),
+                    Source::Column(i) => cells.get(*i).cloned().unwrap_or_default(),
+                    Source::Constant(text) => text.trim().to_owned(),
+                };
+                (f.field.clone(), value)
+            })
+            .collect()
+    }
 }
 
 /// A row ready to send, or the rules it breaks.
@@ -179,31 +220,24 @@ pub struct CheckedRow {
     pub body: String,
     /// The most it may reserve: credits per record × records asked, capped by `max_credits`.
     pub estimate: u64,
-    /// `(field, reason)`; empty when the row may be sent.
-    pub errors: Vec<(String, String)>,
+    /// The broken rules; empty when the row may be sent.
+    pub errors: Vec<FormError>,
 }
 
 /// Checks every row with the form's rules, before anything is sent.
-pub fn check_rows(
-    form: &FormModel,
-    mapping: &[(String, Source)],
-    table: &Table,
-) -> Vec<CheckedRow> {
+pub fn check_rows(form: &FormModel, mapping: &ColumnMapping, table: &Table) -> Vec<CheckedRow> {
     table
         .rows
         .iter()
         .map(|row| {
-            let values = row_values(mapping, &row.cells);
+            let values = mapping.row_values(&row.cells);
             let mut errors = form.errors(&values);
             if row.cells.len() > table.headers.len() {
-                errors.push((
-                    String::new(),
-                    format!(
-                        "has {} cells but the header names {} columns",
-                        row.cells.len(),
-                        table.headers.len()
-                    ),
-                ));
+                errors.push(FormError::spanning(format!(
+                    "has {} cells but the header names {} columns",
+                    row.cells.len(),
+                    table.headers.len()
+                )));
             }
             CheckedRow {
                 line: row.line,
@@ -459,17 +493,11 @@ pub struct SavedBatch {
     pub pace: Option<LearnedPace>,
 }
 
-/// `field: reason; …` for people.
-pub fn describe(errors: &[(String, String)]) -> String {
+/// `field reason; …` for people.
+pub fn describe(errors: &[FormError]) -> String {
     errors
         .iter()
-        .map(|(field, reason)| {
-            if field.is_empty() {
-                reason.clone()
-            } else {
-                format!("{field} {reason}")
-            }
-        })
+        .map(FormError::to_string)
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -757,8 +785,8 @@ mod tests {
         let headers: Vec<String> = ["Company", "FIRST NAME", "last-name", "Max Results", "x"]
             .map(String::from)
             .into();
-        let m = auto_mapping(&f, &headers);
-        let source = |name: &str| m.iter().find(|(f, _)| f == name).unwrap().1.clone();
+        let m = ColumnMapping::by_header(&f, &headers);
+        let source = |name: &str| m.source(name);
         assert_eq!(source("first_name"), Source::Column(1));
         assert_eq!(source("last_name"), Source::Column(2));
         assert_eq!(source("company"), Source::Column(0));
@@ -771,16 +799,16 @@ mod tests {
     fn rows_are_checked_with_the_form_rules_and_constants_apply_to_every_row() {
         let f = form(ActionId::PremiumSearchPerson);
         let t = read_table("first_name,last_name,max_results\nAda,Lovelace,3\n,Hopper,3\nAlan,Turing,500\nA,B,1,extra\n").unwrap();
-        let mut m = auto_mapping(&f, &t.headers);
-        m.iter_mut().find(|(n, _)| n == "company").unwrap().1 = Source::Constant(" Acme ".into());
+        let mut m = ColumnMapping::by_header(&f, &t.headers);
+        m.set("company", Source::Constant(" Acme ".into()));
         let rows = check_rows(&f, &m, &t);
         assert!(rows[0].errors.is_empty(), "{:?}", rows[0].errors);
         let body: Value = serde_json::from_str(&rows[0].body).unwrap();
         assert_eq!(body["input"]["company"], "Acme");
         assert_eq!(body["max_results"], 3);
         assert_eq!(rows[0].estimate, 3);
-        assert_eq!(rows[1].errors[0].0, "first_name");
-        assert_eq!(rows[2].errors[0].0, MAX_RESULTS);
+        assert!(rows[1].errors[0].is_for("first_name"));
+        assert!(rows[2].errors[0].is_for(MAX_RESULTS));
         assert!(describe(&rows[3].errors).contains("4 cells"));
     }
 
@@ -811,7 +839,8 @@ mod tests {
         use api_contract::RunStatus as S;
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords\na\n").unwrap();
-        let mut row = BatchRow::new(check_rows(&f, &auto_mapping(&f, &t.headers), &t).remove(0));
+        let mut row =
+            BatchRow::new(check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t).remove(0));
         row.take_run(&run(S::Processing, 0, 0));
         row.take_run(&run(S::Queued, 0, 0));
         assert_eq!(
@@ -836,7 +865,7 @@ mod tests {
     fn tally_counts_states_credits_and_records() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords\na\nb\n\nc\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
             .into_iter()
             .map(BatchRow::new)
             .collect();
@@ -845,7 +874,7 @@ mod tests {
             cells: vec![],
             body: String::new(),
             estimate: 0,
-            errors: vec![("keywords".into(), "is required".into())],
+            errors: vec![FormError::of_field("keywords", "is required")],
         }));
         rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
         rows[1].take_run(&run(api_contract::RunStatus::Processing, 0, 0));
@@ -868,7 +897,7 @@ mod tests {
     fn explored_records_carry_their_row_line_input_and_run() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords,team\nrust,a\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
             .into_iter()
             .map(BatchRow::new)
             .collect();
@@ -889,7 +918,7 @@ mod tests {
     fn the_merged_csv_has_every_record_with_its_input_and_neutralised_cells() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords,team\n=cmd,a\nb,b\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
             .into_iter()
             .map(BatchRow::new)
             .collect();
@@ -916,7 +945,7 @@ mod tests {
     fn an_export_written_a_slice_at_a_time_is_the_whole_export() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords\na\nb\nc\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
             .into_iter()
             .map(BatchRow::new)
             .collect();
@@ -958,7 +987,7 @@ mod tests {
     fn a_row_read_back_after_a_reload_is_the_row_kept() {
         let f = form(ActionId::PremiumSearchPeople);
         let t = read_table("keywords\n=a\nb\nc\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &auto_mapping(&f, &t.headers), &t)
+        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
             .into_iter()
             .map(BatchRow::new)
             .collect();
@@ -1030,7 +1059,7 @@ mod tests {
     fn a_max_results_column_above_the_actions_ceiling_is_capped_not_invalid() {
         let f = form(ActionId::NetworkExtractPeople);
         let t = read_table("identifier,max_results\nada,50\nbob,101\n").unwrap();
-        let rows = check_rows(&f, &auto_mapping(&f, &t.headers), &t);
+        let rows = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t);
         assert!(rows[0].errors.is_empty(), "{:?}", rows[0].errors);
         assert_eq!(
             rows[0].estimate,

@@ -141,39 +141,53 @@ pub fn csv_field(text: &str) -> String {
     }
 }
 
+/// A link from a record to the form of an action it chains into, prefilled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainLink {
+    pub label: &'static str,
+    /// The prefilled form's URL.
+    pub href: String,
+}
+
 /// The actions a record chains into, as the contract describes them: an enriched profile's
 /// `network_profile_identifier` into profile posts, a post's `social_id` into its comments and
-/// reactions. Each is a label and the prefilled form's URL; the ids are passed exactly as
-/// returned.
-pub fn chain_links(action: &str, record: &Value) -> Vec<(&'static str, String)> {
+/// reactions. The ids are passed exactly as returned.
+pub fn chain_links(action: &str, record: &Value) -> Vec<ChainLink> {
     let text = |key: &str| {
         record
             .get(key)
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
     };
-    let form = |target: ActionId, key: &str, value: &str| {
-        action_form_prefilled(target.as_str(), &[(key, value)])
+    let link = |label: &'static str, target: ActionId, key: &str, value: &str| ChainLink {
+        label,
+        href: action_form_prefilled(target.as_str(), &[(key, value)]),
     };
     let mut links = Vec::new();
     match ActionId::parse(action) {
         Some(ActionId::NetworkExtractPeople) => {
             if let Some(id) = text("network_profile_identifier") {
-                links.push((
+                links.push(link(
                     "Get profile posts",
-                    form(ActionId::NetworkExtractPeoplePostActivity, "identifier", id),
+                    ActionId::NetworkExtractPeoplePostActivity,
+                    "identifier",
+                    id,
                 ));
             }
         }
         Some(ActionId::NetworkExtractPeoplePostActivity | ActionId::NetworkSearchContent) => {
             if let Some(id) = text("social_id") {
-                links.push((
+                links.push(link(
                     "Get comments",
-                    form(ActionId::NetworkExtractPostCommenters, "social_id", id),
+                    ActionId::NetworkExtractPostCommenters,
+                    "social_id",
+                    id,
                 ));
-                links.push((
+                links.push(link(
                     "Get reactions",
-                    form(ActionId::NetworkExtractPostLikers, "social_id", id),
+                    ActionId::NetworkExtractPostLikers,
+                    "social_id",
+                    id,
                 ));
             }
         }
@@ -267,10 +281,11 @@ mod tests {
         let profile = json!({"network_profile_identifier": "ACoAA x/y", "name": "A"});
         assert_eq!(
             chain_links("network-extract-people", &profile),
-            [(
-                "Get profile posts",
-                "/actions/network-extract-people-post-activity?identifier=ACoAA%20x%2Fy".to_owned()
-            )]
+            [ChainLink {
+                label: "Get profile posts",
+                href: "/actions/network-extract-people-post-activity?identifier=ACoAA%20x%2Fy"
+                    .to_owned()
+            }]
         );
         let post = json!({"social_id": "urn:network:activity:123"});
         for action in [
@@ -280,11 +295,11 @@ mod tests {
             let links = chain_links(action, &post);
             assert_eq!(links.len(), 2);
             assert_eq!(
-                links[0].1,
+                links[0].href,
                 "/actions/network-extract-post-commenters?social_id=urn%3Anetwork%3Aactivity%3A123"
             );
             assert_eq!(
-                links[1].1,
+                links[1].href,
                 "/actions/network-extract-post-likers?social_id=urn%3Anetwork%3Aactivity%3A123"
             );
         }

@@ -209,13 +209,12 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             }
             show_all_errors.set(true);
             field_states.with_value(|fs| fs.iter().for_each(|f| f.server_error.set(None)));
-            if let Some((first, _)) = errors.get_untracked().first() {
-                let first = if first.is_empty() {
+            if let Some(first) = errors.get_untracked().first() {
+                // A rule spanning fields focuses the first field.
+                let first = first.field.clone().unwrap_or_else(|| {
                     field_states
                         .with_value(|fs| fs.first().map(|f| f.name.clone()).unwrap_or_default())
-                } else {
-                    first.clone()
-                };
+                });
                 focus_id(&format!("field-{first}"));
                 return;
             }
@@ -304,17 +303,17 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                         .collect::<Vec<_>>()
                 });
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                let (by_field, general) = split_server_errors(&message, &names);
+                let split = split_server_errors(&message, &names);
                 field_states.with_value(|fs| {
                     for f in fs {
-                        let said = by_field.iter().find(|(n, _)| *n == f.name);
-                        f.server_error.set(said.map(|(_, m)| m.clone()));
+                        let said = split.by_field.iter().find(|e| e.is_for(&f.name));
+                        f.server_error.set(said.map(|e| e.message.clone()));
                     }
                 });
-                if !general.is_empty() || by_field.is_empty() {
+                if !split.general.is_empty() || split.by_field.is_empty() {
                     failure.set(Some(Failure::Refused(error)));
                 }
-                if let Some((first, _)) = by_field.first() {
+                if let Some(first) = split.by_field.first().and_then(|e| e.field.as_ref()) {
                     focus_id(&format!("field-{first}"));
                 }
             }
@@ -379,8 +378,8 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             }
             errors.with(|e| {
                 e.iter()
-                    .find(|(f, _)| *f == field.name)
-                    .map(|(_, m)| m.clone())
+                    .find(|e| e.is_for(&field.name))
+                    .map(|e| e.message.clone())
             })
         })
     };
@@ -427,7 +426,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             {model.note.map(|n| view! { <p class="help">{n}</p> })}
             <p class="field-error" role="alert">{move || {
                 show_all_errors.get().then(|| {
-                    errors.with(|e| e.iter().find(|(f, _)| f.is_empty()).map(|(_, m)| format!("Input {m}")))
+                    errors.with(|e| e.iter().find(|e| e.field.is_none()).map(|e| format!("Input {}", e.message)))
                 }).flatten()
             }}</p>
             {input_fields}

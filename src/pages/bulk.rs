@@ -9,7 +9,7 @@ use leptos_router::hooks::use_query_map;
 
 use crate::components::{ApiErrorPanel, OutputExplorer};
 use crate::model::bulk::{
-    CheckedRow, ExportFormat, RowError, RowState, SavedBatch, Source, auto_mapping, check_rows,
+    CheckedRow, ColumnMapping, ExportFormat, RowError, RowState, SavedBatch, Source, check_rows,
     describe, read_table,
 };
 use crate::model::explore::EXPLORED_AT_MOST;
@@ -217,12 +217,12 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
             _ => Vec::new(),
         })
     });
-    let mapping = RwSignal::new(Vec::<(String, Source)>::new());
+    let mapping = RwSignal::new(ColumnMapping::default());
     // A new action or a new header maps the columns again by name.
     Effect::new(move |_| {
         let headers = headers.get();
         if let Some(model) = model.get() {
-            mapping.set(auto_mapping(&model, &headers));
+            mapping.set(ColumnMapping::by_header(&model, &headers));
         }
     });
     let checked = Memo::new(move |_| {
@@ -347,7 +347,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
 #[component]
 fn Mapping(
     model: Memo<Option<FormModel>>,
-    mapping: RwSignal<Vec<(String, Source)>>,
+    mapping: RwSignal<ColumnMapping>,
     headers: Memo<Vec<String>>,
 ) -> impl IntoView {
     let label_of = move |name: &str| {
@@ -366,7 +366,7 @@ fn Mapping(
                 )
         })
     };
-    let names = move || mapping.with(|m| m.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>());
+    let names = move || mapping.with(|m| m.fields().map(str::to_owned).collect::<Vec<_>>());
     view! {
         <fieldset class="bulk-mapping">
             <legend>"Columns for each field"</legend>
@@ -379,13 +379,9 @@ fn Mapping(
                     let n2 = name.clone();
                     let n3 = name.clone();
                     let n4 = name.clone();
-                    let source = move || mapping.with(|m| m.iter().find(|(f, _)| *f == n1).map(|(_, s)| s.clone()).unwrap_or(Source::Unset));
+                    let source = move || mapping.with(|m| m.source(&n1));
                     let choice = Memo::new(move |_| source_choice(&source()));
-                    let set = move |s: Source| mapping.update(|m| {
-                        if let Some((_, kept)) = m.iter_mut().find(|(f, _)| *f == n2) {
-                            *kept = s;
-                        }
-                    });
+                    let set = move |s: Source| mapping.update(|m| m.set(&n2, s));
                     let on_choice = move |ev: leptos::ev::Event| {
                         let v = event_target_value(&ev);
                         set(match v.as_str() {
@@ -393,17 +389,13 @@ fn Mapping(
                             c => c.strip_prefix('c').and_then(|i| i.parse().ok()).map_or(Source::Unset, Source::Column),
                         });
                     };
-                    let constant = move || mapping.with(|m| match m.iter().find(|(f, _)| *f == n3) {
-                        Some((_, Source::Constant(t))) => Some(t.clone()),
+                    let constant = move || mapping.with(|m| match m.source(&n3) {
+                        Source::Constant(text) => Some(text),
                         _ => None,
                     });
                     let on_constant = move |ev: leptos::ev::Event| {
                         let v = event_target_value(&ev);
-                        mapping.update(|m| {
-                            if let Some((_, kept)) = m.iter_mut().find(|(f, _)| *f == n4) {
-                                *kept = Source::Constant(v);
-                            }
-                        });
+                        mapping.update(|m| m.set(&n4, Source::Constant(v)));
                     };
                     let label = label_of(&name);
                     view! {

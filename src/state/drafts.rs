@@ -1,6 +1,8 @@
 //! What people typed into action forms, kept across navigation: a detour through sign-in (an
 //! expired session) loses no input; signing out forgets it all.
 
+use std::collections::HashMap;
+
 use leptos::prelude::*;
 
 use crate::model::form::Values;
@@ -15,28 +17,25 @@ pub struct Draft {
 
 /// Drafts by action id, provided as context at the root.
 #[derive(Clone, Copy)]
-pub struct Drafts(StoredValue<Vec<(String, Draft)>>);
+pub struct Drafts(StoredValue<HashMap<String, Draft>>);
 
 impl Drafts {
     pub fn provide() {
-        provide_context(Drafts(StoredValue::new(Vec::new())));
+        provide_context(Drafts(StoredValue::new(HashMap::new())));
     }
 
     pub fn get(&self, action: &str) -> Option<Draft> {
-        self.0
-            .with_value(|d| d.iter().find(|(a, _)| a == action).map(|(_, v)| v.clone()))
+        self.0.with_value(|drafts| drafts.get(action).cloned())
     }
 
     pub fn save(&self, action: &str, draft: Draft) {
-        self.0
-            .update_value(|d| match d.iter_mut().find(|(a, _)| a == action) {
-                Some((_, kept)) => *kept = draft,
-                None => d.push((action.to_owned(), draft)),
-            });
+        self.0.update_value(|drafts| {
+            drafts.insert(action.to_owned(), draft);
+        });
     }
 
     pub fn forget_all(&self) {
-        self.0.update_value(Vec::clear);
+        self.0.update_value(HashMap::clear);
     }
 }
 

@@ -72,10 +72,11 @@ fn encode_kept(base_url: &str, bearer: &str) -> String {
     format!("{base_url}\n{bearer}")
 }
 
-fn decode_kept(kept: &str) -> Option<(String, String)> {
+/// The opted-in sign-in kept by [`encode_kept`], unless it is damaged.
+fn decode_kept(kept: &str) -> Option<SignedIn> {
     let (base_url, bearer) = kept.split_once('\n')?;
     (!base_url.is_empty() && !bearer.is_empty() && !bearer.contains('\n'))
-        .then(|| (base_url.to_owned(), bearer.to_owned()))
+        .then(|| SignedIn::new(base_url.to_owned(), bearer.to_owned()))
 }
 
 fn forget_kept() {
@@ -90,8 +91,7 @@ impl Session {
     pub fn provide() -> Session {
         let kept = tab_storage()
             .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
-            .and_then(|kept| decode_kept(&kept))
-            .map(|(base_url, bearer)| SignedIn::new(base_url, bearer));
+            .and_then(|kept| decode_kept(&kept));
         let current = RwSignal::new(kept);
         let session = Session {
             current,
@@ -227,14 +227,12 @@ mod tests {
     #[test]
     fn kept_credentials_round_trip_and_reject_damage() {
         let kept = encode_kept("http://127.0.0.1:8787", "sk_sandbox_x");
-        assert_eq!(
-            decode_kept(&kept),
-            Some(("http://127.0.0.1:8787".into(), "sk_sandbox_x".into()))
-        );
-        assert_eq!(decode_kept("no newline"), None);
-        assert_eq!(decode_kept("\nsk"), None);
-        assert_eq!(decode_kept("http://x\n"), None);
-        assert_eq!(decode_kept("http://x\na\nb"), None);
+        let restored = decode_kept(&kept).expect("kept");
+        assert_eq!(restored.base_url, "http://127.0.0.1:8787");
+        assert_eq!(restored.bearer, "sk_sandbox_x");
+        for damaged in ["no newline", "\nsk", "http://x\n", "http://x\na\nb"] {
+            assert!(decode_kept(damaged).is_none(), "{damaged:?}");
+        }
     }
 
     #[test]
