@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use self::pacer::LearnedPace;
 
 use crate::model::form::{FormError, FormModel, MAX_CREDITS, MAX_RESULTS, Values};
-use crate::model::output::{csv_field, plain};
+use crate::model::output::{CsvText, cell, plain};
 
 /// The most rows one batch takes.
 pub const MAX_ROWS: usize = 10_000;
@@ -629,7 +629,9 @@ impl MergedExport {
                 header.extend(self.headers.iter().map(|h| format!("input.{h}")));
                 header.extend(fixed[1..].iter().map(|s| (*s).to_owned()));
                 header.extend(self.output_columns.iter().cloned());
-                csv_line(header.iter().map(|h| csv_field(h)).collect())
+                let mut csv = CsvText::new();
+                csv.line(header);
+                csv.into_text()
             }
             ExportFormat::Json => "[".to_owned(),
             ExportFormat::JsonLines => String::new(),
@@ -637,10 +639,18 @@ impl MergedExport {
     }
 
     pub fn rows(&mut self, rows: &[BatchRow]) -> String {
+        if self.format == ExportFormat::Csv {
+            let mut csv = CsvText::new();
+            for row in rows {
+                self.csv_row(row, &mut csv);
+            }
+            self.rows_written += rows.len();
+            return csv.into_text();
+        }
         let mut out = String::new();
         for row in rows {
             match self.format {
-                ExportFormat::Csv => self.csv_row(row, &mut out),
+                ExportFormat::Csv => unreachable!("written above"),
                 ExportFormat::Json => {
                     out.push_str(if self.rows_written == 0 { "\n" } else { ",\n" });
                     out.push_str(
@@ -670,26 +680,25 @@ impl MergedExport {
             .filter(|_| matches!(row.state, RowState::Failed | RowState::Invalid))
     }
 
-    fn csv_row(&self, row: &BatchRow, out: &mut String) {
-        let mut lead: Vec<String> = vec![row.line.to_string()];
-        lead.extend((0..self.headers.len()).map(|i| csv_field(row.cells.get(i).map_or("", |c| c))));
-        lead.push(csv_field(row.run_id.as_deref().unwrap_or("")));
-        lead.push(row.state.label().to_owned());
+    /// A row's CSV lines: one per record, or one for a row without records.
+    fn csv_row(&self, row: &BatchRow, csv: &mut CsvText) {
         let failure = Self::failure(row);
-        lead.push(csv_field(failure.map_or("", |e| e.code.as_str())));
-        lead.push(csv_field(failure.map_or("", |e| e.message.as_str())));
+        let mut lead: Vec<String> = vec![row.line.to_string()];
+        lead.extend((0..self.headers.len()).map(|i| row.cells.get(i).cloned().unwrap_or_default()));
+        lead.push(row.run_id.clone().unwrap_or_default());
+        lead.push(row.state.label().to_owned());
+        lead.push(failure.map(|e| e.code.clone()).unwrap_or_default());
+        lead.push(failure.map(|e| e.message.clone()).unwrap_or_default());
         if row.output.is_empty() {
-            let mut fields = lead.clone();
-            fields.extend(self.output_columns.iter().map(|_| String::new()));
-            out.push_str(&csv_line(fields));
+            let empty = self.output_columns.iter().map(|_| String::new());
+            csv.line(lead.iter().cloned().chain(empty));
         }
         for record in &row.output {
-            let mut fields = lead.clone();
-            fields.extend(self.output_columns.iter().map(|c| {
-                crate::model::output::cell(record, c)
-                    .map_or_else(String::new, |v| csv_field(&plain(v)))
-            }));
-            out.push_str(&csv_line(fields));
+            let cells = self
+                .output_columns
+                .iter()
+                .map(|c| cell(record, c).map_or_else(String::new, plain));
+            csv.line(lead.iter().cloned().chain(cells));
         }
     }
 
@@ -714,12 +723,6 @@ impl MergedExport {
             "records": row.output,
         })
     }
-}
-
-fn csv_line(fields: Vec<String>) -> String {
-    let mut line = fields.join(",");
-    line.push_str("\r\n");
-    line
 }
 
 /// The whole merged export of rows held in memory, as one text (tests and small batches).

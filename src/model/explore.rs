@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::output::{cell, columns, csv_field, plain};
+use super::output::{CsvText, cell, columns, plain};
 
 /// Who or what a record is, in the order people look for it: name, title, company, URL, ids.
 const IDENTITY: [&str; 20] = [
@@ -236,24 +236,15 @@ impl Explorer {
     /// The shown records with only the shown columns, as CSV (RFC 4180, CRLF, formula
     /// triggers neutralised), in the view's order.
     pub fn csv(&self, shown: &[usize], columns: &[String]) -> String {
-        let mut out = String::new();
-        let mut line = |fields: Vec<String>| {
-            out.push_str(&fields.join(","));
-            out.push_str("\r\n");
-        };
-        line(columns.iter().map(|c| csv_field(c)).collect());
+        let mut csv = CsvText::new();
+        csv.line(columns);
         for &i in shown {
-            line(
-                columns
-                    .iter()
-                    .map(|c| match cell(&self.records[i], c) {
-                        None | Some(Value::Null) => String::new(),
-                        Some(value) => csv_field(&plain(value)),
-                    })
-                    .collect(),
-            );
+            csv.line(columns.iter().map(|c| match cell(&self.records[i], c) {
+                None | Some(Value::Null) => String::new(),
+                Some(value) => plain(value),
+            }));
         }
-        out
+        csv.into_text()
     }
 
     /// The shown records with only the shown columns, each an object.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use api_contract::ActionId;
+use api_contract::input::MAX_RESULTS_LIMIT;
 use chrono::{TimeDelta, Utc};
 use leptos::prelude::*;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
@@ -435,10 +436,10 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 <Field state=state_of(MAX_RESULTS) error=error_of(MAX_RESULTS.to_owned())
                     label="Max results".to_owned() required=false numeric=true
                     placeholder=format!("{ceiling} (this action's most)")
-                    help=if ceiling < 100 {
-                        format!("1 to 100; this action returns at most {ceiling} per run, so more is capped at {ceiling}. Optional; defaults to {ceiling}.")
+                    help=if ceiling < MAX_RESULTS_LIMIT {
+                        format!("1 to {MAX_RESULTS_LIMIT}; this action returns at most {ceiling} per run, so more is capped at {ceiling}. Optional; defaults to {ceiling}.")
                     } else {
-                        "1 to 100. Optional; defaults to 100.".to_owned()
+                        format!("1 to {MAX_RESULTS_LIMIT}. Optional; defaults to {MAX_RESULTS_LIMIT}.")
                     } />
                 <Field state=state_of(MAX_CREDITS) error=error_of(MAX_CREDITS.to_owned())
                     label="Max credits".to_owned() required=false numeric=true

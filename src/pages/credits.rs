@@ -3,6 +3,7 @@
 //! per-action breakdown, saying what the numbers cover. The range and the bucket are in the URL
 //! (`?range=90d&per=week`).
 
+use api_contract::RUN_LIST_LIMIT;
 use chrono::{Duration, Local, NaiveDateTime, NaiveTime};
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
@@ -152,7 +153,7 @@ pub fn CreditsPage() -> impl IntoView {
     view! {
         <section class="page">
             <h1>"Credits over time"</h1>
-            <p class="lead">"Where the workspace's credits went, from the runs this browser has seen: the API lists only the latest 100, so older runs come from the history kept here ("
+            <p class="lead">"Where the workspace's credits went, from the runs this browser has seen: the API lists only the latest " {RUN_LIST_LIMIT} ", so older runs come from the history kept here ("
                 <a href="/storage">"what this browser keeps"</a>")."</p>
             <div class="toolbar">
                 <div class="control"><label for="credits-range">"Range"</label>
@@ -188,7 +189,7 @@ pub fn CreditsPage() -> impl IntoView {
                 Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
                 Some(Ok(None)) => view! {
                     <p class="notice" role="status" data-field="no-history">
-                        "This browser keeps no history of runs (its storage is unavailable, as in some private windows). The workspace page shows the API's latest 100."
+                        "This browser keeps no history of runs (its storage is unavailable, as in some private windows). The workspace page shows the API's latest " {RUN_LIST_LIMIT} "."
                     </p>
                 }.into_any(),
                 Some(Ok(Some(history))) => chart(&history, view_of_url.get()).into_any(),
@@ -235,7 +236,7 @@ fn chart(history: &History, view: View) -> impl IntoView + use<> {
         .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
         .map(local_time);
     let scope = format!(
-        "{}: {} from the runs this browser has seen{}, the API's latest 100 included. Runs made elsewhere are here when a console tab in this browser read the runs list while the API still listed them.",
+        "{}: {} from the runs this browser has seen{}, the API's latest {RUN_LIST_LIMIT} included. Runs made elsewhere are here when a console tab in this browser read the runs list while the API still listed them.",
         view.range.label,
         counted(data.runs as u64, "run", "runs"),
         since.map(|at| format!(" since {at}")).unwrap_or_default(),

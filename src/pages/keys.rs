@@ -1,6 +1,7 @@
 //! `/keys`: the workspace's API keys (list, create with a secret shown once, revoke), for account
 //! sessions; signed in with an API key, the page explains how to get there instead.
 
+use api_contract::input::KEY_NAME_MAX;
 use api_contract::{ApiKey, CreatedApiKey, KeyList};
 use chrono::Utc;
 use leptos::prelude::*;
@@ -161,7 +162,7 @@ fn KeyManager() -> impl IntoView {
                         aria-describedby="key-name-help key-name-error"
                         aria-invalid=move || if name_problem().is_some() { "true" } else { "false" }
                         bind:value=name on:input=move |_| server_error.set(None) />
-                    <p class="help" id="key-name-help">"1 to 100 characters, e.g. where the key will be used."</p>
+                    <p class="help" id="key-name-help">"1 to " {KEY_NAME_MAX} " characters, e.g. where the key will be used."</p>
                     <p class="field-error" id="key-name-error" role="alert">{name_problem}</p>
                 </div>
                 {move || create_error.get().map(|error| view! { <ApiErrorPanel error context="Creating the key" /> })}

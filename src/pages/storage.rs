@@ -2,6 +2,7 @@
 //! submissions the console made), how much space the console's data takes and whether the
 //! browser may clear it, and the history's export, import and removal.
 
+use api_contract::RUN_LIST_LIMIT;
 use leptos::prelude::*;
 
 use crate::archive::{self, Imported, KeptCounts};
@@ -165,7 +166,7 @@ pub fn StoragePage() -> impl IntoView {
         <section class="page storage-page">
             <h1>"Kept in this browser"</h1>
             <p class="lead">
-                "The API lists only a workspace's latest 100 runs and does not return what was sent. "
+                "The API lists only a workspace's latest " {RUN_LIST_LIMIT} " runs and does not return what was sent. "
                 "This console keeps what it sees in this browser (IndexedDB): the workspace's runs, "
                 "the submissions it made, so a run can be run again, and bulk batches, so they survive a reload. "
                 "Never a credential. Nothing here leaves this browser unless you export it."
@@ -231,7 +232,7 @@ pub fn StoragePage() -> impl IntoView {
             <h2 class="section-title">"Forget"</h2>
             <p class="help">
                 "Removes the runs this browser kept for this workspace. The API's runs are not touched; "
-                "the latest 100 are listed again on the next read. Bulk batches and submissions stay: "
+                "the latest " {RUN_LIST_LIMIT} " are listed again on the next read. Bulk batches and submissions stay: "
                 "to remove everything of this workspace, sign out and choose to forget its data."
             </p>
             <div class="actions-row" hidden=move || confirming_forget.get()>
