@@ -82,12 +82,14 @@ log "wasm toolchain: $route"
 
 # 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets
 # (tests/e2e/snippets.test.mjs; its Python snippets use the venv of step 4, whose schemathesis
-# brings requests).
-apt_install chromium chromium-driver curl
+# brings requests); firefox-esr is the second engine of tests/e2e/firefox.test.mjs (WebDriver
+# BiDi through puppeteer-core, which downloads no browser of its own).
+apt_install chromium chromium-driver curl firefox-esr
 
-# 3. Node tools: wasm-opt (binaryen) and playwright-core, pinned by package-lock.json.
+# 3. Node tools: wasm-opt (binaryen), playwright-core and puppeteer-core, pinned by package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/swagger-ui-dist ] || [ ! -d node_modules/axe-core ] \
+  || [ ! -d node_modules/puppeteer-core ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null

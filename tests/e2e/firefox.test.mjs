@@ -1,0 +1,133 @@
+// A smoke run in a second engine: Debian's firefox-esr, driven over WebDriver BiDi by
+// puppeteer-core (Playwright's Firefox is a build of its own, which cannot be downloaded here).
+// Sign in, an async run watched to its end, a bulk batch of 3 rows, no page or console error,
+// and the header on one line at 1280 px. FIREFOX picks another binary; CONSOLE_DIST and
+// SANDBOX_BIN work as in the other files (harness.mjs).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import puppeteer from "puppeteer-core";
+import { startSandbox, screenshotDir } from "./harness.mjs";
+
+let sandbox, browser, page;
+const problems = [];
+
+before(async () => {
+  // Quick runs, yet slow enough that the run page shows the run before its end even on a
+  // loaded machine (the page opens within a second of the submission).
+  sandbox = await startSandbox({ args: ["--queue-ms", "400", "--process-ms", "4000"] });
+  // puppeteer-core makes a fresh profile in a temporary folder and removes it on close.
+  browser = await puppeteer.launch({
+    browser: "firefox",
+    executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
+    headless: true,
+  });
+  page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  page.setDefaultTimeout(15_000);
+  page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+    // Warnings the console's own code logs (Leptos's, through its JS glue), as in harness.mjs.
+    if (msg.type() === "warn" && msg.location()?.url?.endsWith(".js")) problems.push(`console warning: ${msg.text()}`);
+  });
+  // Content-Security-Policy violations are errors too (Firefox also reports them as page errors).
+  await page.evaluateOnNewDocument(() => {
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI}`));
+  });
+});
+after(async () => {
+  await browser?.close();
+  sandbox?.stop();
+});
+
+const shot = (name) => page.screenshot({ path: join(screenshotDir, `firefox-${name}.png`), fullPage: true });
+
+/** Waits until the path is `path` and no page is waiting for its code (harness.mjs `settled`). */
+async function at(path) {
+  await page.waitForFunction((p) => location.pathname === p && document.querySelector("main")?.getAttribute("aria-busy") !== "true", {}, path);
+}
+
+/** Follows a link of the page, as a person would. */
+async function follow(selector, path) {
+  await page.locator(selector).click();
+  await at(path);
+}
+
+/**
+ * The header's flex rows that are taller than their tallest item: a wrapped row is. The header
+ * itself, the main navigation and the header's end (credential, sign-out, theme) each count.
+ */
+const wrappedHeaderRows = () => page.evaluate(() => {
+  const rows = [".app-header", ".app-header .app-nav", ".app-header .header-end"];
+  return rows.flatMap((selector) => {
+    const row = document.querySelector(selector);
+    if (!row) return [];
+    const style = getComputedStyle(row);
+    const content = row.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    const items = [...row.children].filter((c) => c.getClientRects().length > 0);
+    const tallest = Math.max(...items.map((c) => c.getBoundingClientRect().height));
+    return content > tallest + 1 ? [`${selector}: ${content.toFixed(1)} px high, its tallest item ${tallest.toFixed(1)} px`] : [];
+  });
+});
+
+test("signs in with the API key; the header is one line at 1280 px", async () => {
+  await page.goto(`${sandbox.url}/`);
+  await at("/sign-in");
+  await shot("sign-in");
+  await page.locator("#credential").fill(sandbox.api_key);
+  await page.locator(".sign-in button[type=submit]").click();
+  await at("/workspace");
+  const name = await page.waitForSelector('[data-field="name"]');
+  assert.equal(await name.evaluate((e) => e.textContent.trim()), "Acme Research");
+  await page.waitForSelector('.app-header [data-field="header-available"]');
+  await shot("workspace");
+  assert.deepEqual(await wrappedHeaderRows(), []);
+  assert.deepEqual(problems, []);
+});
+
+test("an async run from an action form is watched to its end", async () => {
+  await follow('.app-nav a[href="/actions"]', "/actions");
+  await follow('[data-action="premium-search-people"] a[href="/actions/premium-search-people"]', "/actions/premium-search-people");
+  await page.locator("#field-keywords").fill("firefox smoke");
+  await page.locator("#field-max_results").fill("3");
+  await page.locator('input[name="mode"][value="async"]').click();
+  await shot("action-form");
+  await page.locator("::-p-text(Queue run)").click();
+  await page.waitForFunction(() => /^\/runs\/[^/]+$/.test(location.pathname));
+  const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+  // Seen before its end, then at its end, in the status the page shows.
+  const running = await page.waitForSelector(".run-head [data-status]");
+  assert.match(await running.evaluate((e) => e.textContent.trim()), /^(queued|processing)$/);
+  const done = await page.waitForSelector('.run-head [data-status="completed"]');
+  assert.equal(await done.evaluate((e) => e.textContent.trim()), "completed");
+  const run = await (await fetch(`${sandbox.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json();
+  assert.equal(run.status, "completed");
+  await page.waitForFunction((n) => document.querySelectorAll('[data-field="output-table"] tbody tr').length === n, {}, run.output.length);
+  assert.equal(await page.$eval('[data-field="records"]', (e) => e.textContent.trim()), String(run.output.length));
+  await shot("run-completed");
+  assert.deepEqual(await wrappedHeaderRows(), []);
+  assert.deepEqual(problems, []);
+});
+
+test("a bulk batch of 3 rows runs to completion", async () => {
+  await follow('.app-nav a[href="/bulk"]', "/bulk");
+  await page.select("#bulk-action", "premium-search-people");
+  const rows = ["keywords,max_results", "firefox row 1,2", "firefox row 2,2", "firefox row 3,2"];
+  await page.locator("#bulk-text").fill(rows.join("\n"));
+  await page.waitForFunction(() => /\b3 rows\b/.test(document.querySelector('[data-field="table-summary"]')?.textContent ?? ""));
+  assert.equal(await page.$eval('[data-field="rows-to-send"]', (e) => e.textContent.trim()), "3");
+  await shot("bulk-prepare");
+  await page.locator('[data-field="start-batch"]').click();
+  await page.waitForSelector('[data-field="batch"][data-phase="done"]', { timeout: 30_000 });
+  const counts = await page.$$eval("[data-count]", (els) =>
+    Object.fromEntries(els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));
+  assert.equal(counts.completed, 3, JSON.stringify(counts));
+  const others = ["waiting", "submitting", "queued", "processing", "failed", "cancelled", "invalid"];
+  assert.deepEqual(others.map((state) => counts[state]), others.map(() => 0), JSON.stringify(counts));
+  assert.equal(await page.$$eval('[data-field="batch-rows"] tbody tr[data-state="completed"]', (els) => els.length), 3);
+  await shot("bulk-done");
+  assert.deepEqual(await wrappedHeaderRows(), []);
+  assert.deepEqual(problems, []);
+});
