@@ -1,5 +1,5 @@
 // Prints the built console's transfer sizes (raw, gzip level 9, brotli quality 11: what a server
-// sends from the precompressed siblings scripts/finish-dist.mjs writes) and fails when a size is
+// sends from the precompressed siblings `cargo xtask finish-dist` writes) and fails when a size is
 // over the budget in size-budget.json: the first load in brotli (what a slow link carries before
 // the first data: everything but the pages' chunk, src/pages/lazy.rs, and the bulk worker) and the total in gzip
 // (everything the browser downloads, as any server can send it).

@@ -50,7 +50,7 @@ pub fn security_headers(index_html: &str, connect_src: &[String]) -> [(HeaderNam
 }
 
 /// The console in `dist` as a service: each file as `name.br` or `name.gz` when the client
-/// accepts it and the build wrote one (scripts/finish-dist.mjs), any other path answers
+/// accepts it and the build wrote one (crates/xtask, `finish-dist`), any other path answers
 /// `index.html` so deep links like `/runs/abc` load the app; security and cache headers on all.
 pub fn files(dist: &Path, connect_src: &[String]) -> Router {
     let index = dist.join("index.html");

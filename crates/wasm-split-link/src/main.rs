@@ -5,7 +5,7 @@
 //!
 //! - the main module replaces the linked file, so trunk hands it to wasm-bindgen as usual;
 //! - the chunks and their loader, `__wasm_split.js`, go to `CONSOLE_SPLIT_DIR`, with a copy of
-//!   the main module (`main.wasm`) by which scripts/finish-dist.mjs checks that the chunks
+//!   the main module (`main.wasm`) by which `cargo xtask finish-dist` (crates/xtask) checks that the chunks
 //!   belong to the module trunk bound, before it puts them into dist/.
 //!
 //! The split has to happen here, between the link and wasm-bindgen: it needs the relocations
@@ -22,7 +22,7 @@
 //! the loader takes from the main module's exports, but wasm-bindgen removes the exports LLD
 //! makes (`__indirect_function_table` among them) unless told `--keep-lld-exports`, which trunk
 //! cannot pass. The table is exported under [`TABLE_EXPORT`] instead, a name wasm-bindgen
-//! keeps, and the loader reads it from there (finish-dist rewrites that line).
+//! keeps, and the loader reads it from there (`xtask finish-dist` rewrites that line).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ const SPLIT_BINARY: &str = "console";
 /// The prefixes of the symbols the split points export (wasm_split's macro and marker).
 const SPLIT_EXPORTS: [&str; 2] = ["__wasm_split_00", "_WASM_SPLIT_MARKER"];
 
-/// The module name the loader imports the glue's `initSync` from; finish-dist rewrites it.
+/// The module name the loader imports the glue's `initSync` from; `xtask finish-dist` rewrites it.
 const GLUE: &str = "./console.js";
 
 fn main() -> ExitCode {
