@@ -1,12 +1,9 @@
-//! Account-session tokens: compact HS256 JWTs signed with the sandbox's own secret.
+//! Account-session tokens: compact HS256 JWTs signed with the sandbox's own secret, made and
+//! checked by `jsonwebtoken`.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// What a session token says about its holder.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,51 +26,35 @@ pub enum JwtError {
 }
 
 pub fn sign(claims: &SessionClaims, secret: &[u8]) -> String {
-    let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
-    let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialize"));
-    let signing_input = format!("{header}.{payload}");
-    let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes any key length");
-    mac.update(signing_input.as_bytes());
-    let signature = URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
-    format!("{signing_input}.{signature}")
+    jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        claims,
+        &EncodingKey::from_secret(secret),
+    )
+    .expect("HS256 signs any claims that serialize")
 }
 
-/// Verifies the signature (in constant time) and the expiry against `now` (Unix seconds).
+/// Verifies the signature (HS256 only: `alg: none` or another algorithm is refused) and the
+/// expiry against `now` (Unix seconds), with no leeway.
 pub fn verify(token: &str, secret: &[u8], now: i64) -> Result<SessionClaims, JwtError> {
-    let mut parts = token.split('.');
-    let (Some(header), Some(payload), Some(signature), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(JwtError::Malformed);
-    };
-    let header: serde_json::Value = URL_SAFE_NO_PAD
-        .decode(header)
-        .ok()
-        .and_then(|h| serde_json::from_slice(&h).ok())
-        .ok_or(JwtError::Malformed)?;
-    if header.get("alg").and_then(|a| a.as_str()) != Some("HS256") {
-        return Err(JwtError::Malformed);
-    }
-    let signature = URL_SAFE_NO_PAD
-        .decode(signature)
-        .map_err(|_| JwtError::Malformed)?;
-    let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes any key length");
-    mac.update(header_payload(token).as_bytes());
-    mac.verify_slice(&signature)
-        .map_err(|_| JwtError::BadSignature)?;
-    let claims: SessionClaims = URL_SAFE_NO_PAD
-        .decode(payload)
-        .ok()
-        .and_then(|p| serde_json::from_slice(&p).ok())
-        .ok_or(JwtError::Malformed)?;
+    let mut validation = Validation::new(Algorithm::HS256);
+    // The expiry is checked against the sandbox's clock below, not the library's.
+    validation.validate_exp = false;
+    validation.required_spec_claims.clear();
+    let claims = jsonwebtoken::decode::<SessionClaims>(
+        token,
+        &DecodingKey::from_secret(secret),
+        &validation,
+    )
+    .map_err(|e| match e.kind() {
+        ErrorKind::InvalidSignature => JwtError::BadSignature,
+        _ => JwtError::Malformed,
+    })?
+    .claims;
     if claims.exp <= now {
         return Err(JwtError::Expired);
     }
     Ok(claims)
-}
-
-fn header_payload(token: &str) -> &str {
-    &token[..token.rfind('.').unwrap_or(0)]
 }
 
 /// True when the value has the form of a JWT (three base64url parts), whatever its validity.
@@ -84,6 +65,8 @@ pub fn looks_like_jwt(token: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
     fn claims(exp: i64) -> SessionClaims {
         SessionClaims {
@@ -125,5 +108,16 @@ mod tests {
             verify(&format!("{header}.{payload}."), b"secret", 150),
             Err(JwtError::Malformed)
         );
+    }
+
+    #[test]
+    fn another_algorithm_is_refused_even_with_the_right_secret() {
+        let token = jsonwebtoken::encode(
+            &Header::new(Algorithm::HS512),
+            &claims(9_999),
+            &EncodingKey::from_secret(b"secret"),
+        )
+        .unwrap();
+        assert_eq!(verify(&token, b"secret", 150), Err(JwtError::Malformed));
     }
 }
