@@ -5,7 +5,13 @@
 //! whose last digit is a checksum, so the sandbox can tell its own ids from made-up ones.
 
 use api_contract::{ActionId, RunInput, input::validate_network_profile_url};
+use serde::Serialize;
 use serde_json::{Value, json};
+
+use crate::records::{
+    Alumnus, Comment, Company, Degree, EnrichedCompany, EnrichedProfile, Graduation, Group, Person,
+    Position, Post, Reaction, School, SearchMetrics,
+};
 
 /// What a run will produce once it finishes.
 #[derive(Clone, Debug, PartialEq)]
@@ -260,7 +266,7 @@ fn known_handle(identifier: &str) -> Option<String> {
     ok.then_some(handle)
 }
 
-fn person(seq: &mut Seq, company: Option<&str>, headline_hint: Option<&str>) -> Value {
+fn person(seq: &mut Seq, company: Option<&str>, headline_hint: Option<&str>) -> Person {
     let first = seq.pick(FIRST);
     let last = seq.pick(LAST);
     let company = company.map_or_else(|| seq.pick(COMPANIES).to_owned(), str::to_owned);
@@ -270,19 +276,19 @@ fn person(seq: &mut Seq, company: Option<&str>, headline_hint: Option<&str>) -> 
         Some(hint) => format!("{title} at {company} · {hint}"),
         None => format!("{title} at {company}"),
     };
-    json!({
-        "name": format!("{first} {last}"),
-        "first_name": first,
-        "last_name": last,
-        "headline": headline,
-        "location": seq.pick(CITIES),
-        "current_company": company,
-        "profile_url": profile_url(&handle),
-        "public_identifier": handle,
-    })
+    Person {
+        name: format!("{first} {last}"),
+        first_name: first.to_owned(),
+        last_name: last.to_owned(),
+        headline,
+        location: seq.pick(CITIES).to_owned(),
+        current_company: company,
+        profile_url: profile_url(&handle),
+        public_identifier: handle,
+    }
 }
 
-fn company(seq: &mut Seq, hint: &str) -> Value {
+fn company(seq: &mut Seq, hint: &str) -> Company {
     let base = seq.pick(COMPANIES);
     let name = if hint.is_empty() {
         base.to_owned()
@@ -290,30 +296,124 @@ fn company(seq: &mut Seq, hint: &str) -> Value {
         format!("{base} ({hint})")
     };
     let id = 10_000 + seq.below(9_000_000);
-    json!({
-        "name": name,
-        "company_id": id.to_string(),
-        "industry": seq.pick(INDUSTRIES),
-        "employee_count": 10 + seq.below(50_000),
-        "headquarters": seq.pick(CITIES),
-        "website": format!("https://{}.example", slug(base)),
-        "company_url": format!("https://www.network.com/company/{}", slug(base)),
-    })
+    Company {
+        name,
+        company_id: id.to_string(),
+        industry: seq.pick(INDUSTRIES).to_owned(),
+        employee_count: 10 + seq.below(50_000),
+        headquarters: seq.pick(CITIES).to_owned(),
+        website: format!("https://{}.example", slug(base)),
+        company_url: format!("https://www.network.com/company/{}", slug(base)),
+    }
 }
 
-fn post(seq: &mut Seq, author: &str, topic: &str) -> Value {
+fn post(seq: &mut Seq, author: &str, topic: &str) -> Post {
     let kind = seq.pick(SOCIAL_KINDS);
     let id = social_id(seq.next(), kind);
     let day = 1 + seq.below(28);
-    json!({
-        "social_id": id,
-        "author": author,
-        "text": format!("Thoughts on {topic}: {} lessons from this quarter.", 2 + seq.below(8)),
-        "posted_at": format!("2026-10-{day:02}T{:02}:{:02}:00Z", seq.below(24), seq.below(60)),
-        "reaction_count": seq.below(2_000),
-        "comment_count": seq.below(300),
-        "post_url": format!("https://www.network.com/feed/update/{id}"),
-    })
+    Post {
+        author: author.to_owned(),
+        text: format!(
+            "Thoughts on {topic}: {} lessons from this quarter.",
+            2 + seq.below(8)
+        ),
+        posted_at: format!(
+            "2026-10-{day:02}T{:02}:{:02}:00Z",
+            seq.below(24),
+            seq.below(60)
+        ),
+        reaction_count: seq.below(2_000),
+        comment_count: seq.below(300),
+        post_url: format!("https://www.network.com/feed/update/{id}"),
+        social_id: id,
+    }
+}
+
+fn school(seq: &mut Seq, query: &str) -> School {
+    let name = seq.pick(SCHOOLS);
+    School {
+        name: name.to_owned(),
+        school_id: (1000 + seq.below(90_000)).to_string(),
+        location: seq.pick(CITIES).to_owned(),
+        matched_query: query.to_owned(),
+        school_url: format!("https://www.network.com/school/{}", slug(name)),
+    }
+}
+
+fn group(seq: &mut Seq, query: &str) -> Group {
+    let topic = seq.pick(TOPICS);
+    let id = (100_000 + seq.below(9_000_000)).to_string();
+    Group {
+        name: format!("{topic} professionals ({query})"),
+        member_count: 50 + seq.below(200_000),
+        group_url: format!("https://www.network.com/groups/{id}"),
+        group_id: id,
+    }
+}
+
+fn comment(seq: &mut Seq) -> Comment {
+    let author = person(seq, None, None);
+    let text = format!("Great point about {}!", seq.pick(TOPICS));
+    Comment {
+        comment_id: (seq.next() % 1_000_000_000).to_string(),
+        text,
+        commented_at: format!("2026-11-{:02}T10:00:00Z", 1 + seq.below(19)),
+        author: author.into(),
+    }
+}
+
+fn reaction(seq: &mut Seq) -> Reaction {
+    let reactor = person(seq, None, None);
+    Reaction {
+        reaction_type: seq.pick(REACTIONS).to_owned(),
+        reactor: reactor.into(),
+    }
+}
+
+/// The enrichment of a known profile: always the same person for the same handle, whichever
+/// way (handle, URL, identifier) it was asked for.
+fn enriched_profile(handle: String, asked_by_identifier: Option<&str>) -> EnrichedProfile {
+    let mut seq = Seq(stable_hash(&["profile", &handle]));
+    let mut person = person(&mut seq, None, None);
+    person.profile_url = profile_url(&handle);
+    let network_profile_identifier =
+        asked_by_identifier.map_or_else(|| profile_identifier(&handle), str::to_owned);
+    person.public_identifier = handle;
+    let about = format!("Working on {} and {}.", seq.pick(TOPICS), seq.pick(TOPICS));
+    let mut position = |start: &str, end: Option<&str>| Position {
+        title: seq.pick(TITLES).to_owned(),
+        company: seq.pick(COMPANIES).to_owned(),
+        start: start.to_owned(),
+        end: end.map(str::to_owned),
+    };
+    let experience = vec![
+        position("2021-03", None),
+        position("2016-09", Some("2021-02")),
+    ];
+    let education = vec![Degree {
+        school: seq.pick(SCHOOLS).to_owned(),
+        degree: "MSc".to_owned(),
+        end: 2016,
+    }];
+    let skills = vec![
+        seq.pick(TOPICS).to_owned(),
+        seq.pick(TOPICS).to_owned(),
+        "Leadership".to_owned(),
+    ];
+    EnrichedProfile {
+        person,
+        network_profile_identifier,
+        about,
+        experience,
+        education,
+        skills,
+        connections: seq.below(5_000),
+    }
+}
+
+/// A record as a run's output holds it.
+fn record(record: impl Serialize) -> Value {
+    serde_json::to_value(record).expect("records serialise")
 }
 
 /// Records with markup, script URLs, spreadsheet formulas, a 10,000-character string,
@@ -422,16 +522,16 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
             (
                 matches,
                 Box::new(move |s: &mut Seq| {
-                    let mut p = person(s, Some(&company), None);
+                    let mut match_ = person(s, Some(&company), None);
                     let handle = url.as_deref().and_then(known_handle).unwrap_or_else(|| {
                         format!("{}-{}-{:04x}", slug(&first), slug(&last), s.below(0xffff))
                     });
-                    p["name"] = json!(format!("{first} {last}"));
-                    p["first_name"] = json!(first);
-                    p["last_name"] = json!(last);
-                    p["profile_url"] = json!(profile_url(&handle));
-                    p["public_identifier"] = json!(handle);
-                    p
+                    match_.name = format!("{first} {last}");
+                    match_.first_name = first.clone();
+                    match_.last_name = last.clone();
+                    match_.profile_url = profile_url(&handle);
+                    match_.public_identifier = handle;
+                    record(match_)
                 }),
             )
         }
@@ -439,7 +539,7 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
             let hint = keywords.clone();
             (
                 total(5, 400),
-                Box::new(move |s: &mut Seq| person(s, None, Some(&hint))),
+                Box::new(move |s: &mut Seq| record(person(s, None, Some(&hint)))),
             )
         }
         (
@@ -449,7 +549,7 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
             let (c, k) = (company.clone(), keywords.clone());
             (
                 total(3, 300),
-                Box::new(move |s: &mut Seq| person(s, Some(&c), k.as_deref())),
+                Box::new(move |s: &mut Seq| record(person(s, Some(&c), k.as_deref()))),
             )
         }
         (ActionId::PremiumSearchCompanyMetrics, input) => {
@@ -460,11 +560,13 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
                 RunInput::Keywords { keywords } => (None, Some(keywords.clone())),
                 _ => (None, None),
             };
-            let count = seq.below(250_000);
+            let metrics = SearchMetrics {
+                company,
+                keywords,
+                total_results: seq.below(250_000),
+            };
             return Outcome::Records {
-                records: vec![
-                    json!({ "company": company, "keywords": keywords, "total_results": count }),
-                ],
+                records: vec![record(metrics)],
                 has_more: false,
             };
         }
@@ -475,32 +577,21 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
             let hint = keywords.clone();
             (
                 total(2, 120),
-                Box::new(move |s: &mut Seq| company(s, &hint)),
+                Box::new(move |s: &mut Seq| record(company(s, &hint))),
             )
         }
         (ActionId::NetworkSearchSchools, RunInput::Query { query }) => {
             let q = query.clone();
             (
                 total(1, 40),
-                Box::new(move |s: &mut Seq| {
-                    let name = s.pick(SCHOOLS);
-                    json!({ "name": name, "school_id": (1000 + s.below(90_000)).to_string(),
-                        "location": s.pick(CITIES), "matched_query": q,
-                        "school_url": format!("https://www.network.com/school/{}", slug(name)) })
-                }),
+                Box::new(move |s: &mut Seq| record(school(s, &q))),
             )
         }
         (ActionId::NetworkSearchGroups, RunInput::Query { query }) => {
             let q = query.clone();
             (
                 total(1, 80),
-                Box::new(move |s: &mut Seq| {
-                    let topic = s.pick(TOPICS);
-                    let id = (100_000 + s.below(9_000_000)).to_string();
-                    json!({ "name": format!("{topic} professionals ({q})"), "group_id": id,
-                        "member_count": 50 + s.below(200_000),
-                        "group_url": format!("https://www.network.com/groups/{id}") })
-                }),
+                Box::new(move |s: &mut Seq| record(group(s, &q))),
             )
         }
         (ActionId::NetworkExtractSchoolAlumnis, RunInput::SchoolAlumni { school, keywords }) => {
@@ -508,9 +599,14 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
             (
                 total(10, 500),
                 Box::new(move |s: &mut Seq| {
-                    let mut p = person(s, None, k.as_deref());
-                    p["education"] = json!({ "school": sc, "graduation_year": 1990 + s.below(35) });
-                    p
+                    let person = person(s, None, k.as_deref());
+                    record(Alumnus {
+                        person,
+                        education: Graduation {
+                            school: sc.clone(),
+                            graduation_year: 1990 + s.below(35),
+                        },
+                    })
                 }),
             )
         }
@@ -523,41 +619,23 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
             }
             (
                 total(5, 800),
-                Box::new(move |s: &mut Seq| person(s, None, None)),
+                Box::new(move |s: &mut Seq| record(person(s, None, None))),
             )
         }
         (ActionId::NetworkExtractPeople, RunInput::Identifier { identifier }) => {
+            let asked_by_identifier = is_profile_identifier(identifier);
             let Some(handle) = known_handle(identifier)
-                .or_else(|| is_profile_identifier(identifier).then(|| identifier.to_lowercase()))
+                .or_else(|| asked_by_identifier.then(|| identifier.to_lowercase()))
             else {
                 return failed(
                     "profile_not_found",
                     format!("No public profile matches the identifier “{identifier}”."),
                 );
             };
-            let mut s = Seq(stable_hash(&["profile", &handle]));
-            let mut p = person(&mut s, None, None);
-            p["public_identifier"] = json!(handle);
-            p["profile_url"] = json!(profile_url(&handle));
-            p["network_profile_identifier"] = json!(if is_profile_identifier(identifier) {
-                identifier.clone()
-            } else {
-                profile_identifier(&handle)
-            });
-            p["about"] = json!(format!(
-                "Working on {} and {}.",
-                s.pick(TOPICS),
-                s.pick(TOPICS)
-            ));
-            p["experience"] = json!([
-                { "title": s.pick(TITLES), "company": s.pick(COMPANIES), "start": "2021-03", "end": null },
-                { "title": s.pick(TITLES), "company": s.pick(COMPANIES), "start": "2016-09", "end": "2021-02" },
-            ]);
-            p["education"] = json!([{ "school": s.pick(SCHOOLS), "degree": "MSc", "end": 2016 }]);
-            p["skills"] = json!([s.pick(TOPICS), s.pick(TOPICS), "Leadership"]);
-            p["connections"] = json!(s.below(5_000));
+            let profile =
+                enriched_profile(handle, asked_by_identifier.then_some(identifier.as_str()));
             return Outcome::Records {
-                records: vec![p],
+                records: vec![record(profile)],
                 has_more: false,
             };
         }
@@ -572,12 +650,14 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
                     format!("No company matches the identifier “{identifier}”."),
                 );
             }
-            let mut c = company(&mut seq, "");
-            c["identifier"] = json!(identifier);
-            c["description"] = json!("A company the sandbox made up for this identifier.");
-            c["specialties"] = json!([seq.pick(TOPICS), seq.pick(TOPICS)]);
+            let enriched = EnrichedCompany {
+                company: company(&mut seq, ""),
+                identifier: identifier.clone(),
+                description: "A company the sandbox made up for this identifier.".to_owned(),
+                specialties: vec![seq.pick(TOPICS).to_owned(), seq.pick(TOPICS).to_owned()],
+            };
             return Outcome::Records {
-                records: vec![c],
+                records: vec![record(enriched)],
                 has_more: false,
             };
         }
@@ -594,7 +674,7 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
                 total(0, 60),
                 Box::new(move |s: &mut Seq| {
                     let topic = s.pick(TOPICS);
-                    post(s, &author, topic)
+                    record(post(s, &author, topic))
                 }),
             )
         }
@@ -604,7 +684,7 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
                 total(3, 200),
                 Box::new(move |s: &mut Seq| {
                     let author = format!("{} {}", s.pick(FIRST), s.pick(LAST));
-                    post(s, &author, &k)
+                    record(post(s, &author, &k))
                 }),
             )
         }
@@ -630,25 +710,9 @@ pub fn generate(action: ActionId, input: &RunInput, limit: usize) -> Outcome {
                 }
             }
             if action == ActionId::NetworkExtractPostCommenters {
-                (
-                    total(0, 150),
-                    Box::new(move |s: &mut Seq| {
-                        let mut p = person(s, None, None);
-                        let text = format!("Great point about {}!", s.pick(TOPICS));
-                        json!({ "comment_id": (s.next() % 1_000_000_000).to_string(), "text": text,
-                            "commented_at": format!("2026-11-{:02}T10:00:00Z", 1 + s.below(19)),
-                            "author": { "name": p["name"].take(), "headline": p["headline"].take(), "profile_url": p["profile_url"].take() } })
-                    }),
-                )
+                (total(0, 150), Box::new(|s: &mut Seq| record(comment(s))))
             } else {
-                (
-                    total(0, 400),
-                    Box::new(move |s: &mut Seq| {
-                        let mut p = person(s, None, None);
-                        json!({ "reaction_type": s.pick(REACTIONS),
-                            "reactor": { "name": p["name"].take(), "headline": p["headline"].take(), "profile_url": p["profile_url"].take() } })
-                    }),
-                )
+                (total(0, 400), Box::new(|s: &mut Seq| record(reaction(s))))
             }
         }
         (action, _) => {

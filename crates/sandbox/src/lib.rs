@@ -13,6 +13,7 @@ pub mod error;
 pub mod faults;
 pub mod jwt;
 pub mod openapi;
+pub mod records;
 pub mod request_id;
 pub mod routes;
 pub mod state;
