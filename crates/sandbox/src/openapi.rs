@@ -7,7 +7,7 @@ use api_contract::input::{
 use api_contract::{ActionId, FieldKind, InputShape, RunStatus};
 use serde_json::{Map, Value, json};
 
-use crate::routes::ROUTES;
+use crate::routes::{Operation, ROUTES, RouteDoc, Success};
 
 fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
@@ -87,155 +87,95 @@ fn errors(statuses: &[u16]) -> Map<String, Value> {
         .collect()
 }
 
-/// A non-submission operation: id, summary, error statuses, parameters, and the 200 response
-/// (description and schema) or none for a 204.
-type Plain = (
-    &'static str,
-    &'static str,
-    &'static [u16],
-    Vec<Value>,
-    Option<(&'static str, Value)>,
-);
-
-fn operation(method: &str, path: &str) -> Value {
+/// A submission route's operation for one action.
+fn submission_operation(action: ActionId, live: bool) -> Value {
     let run = schema_ref("Run");
-    let headers = json!({ "x-request-id": { "$ref": "#/components/headers/RequestId" } });
-    if method == "POST"
-        && let Some(action) = path
-            .strip_prefix("/v1/actions/")
-            .and_then(|rest| rest.split('/').next())
-            .and_then(ActionId::parse)
-    {
-        let live = path.ends_with("/live");
-        let mut r = Map::new();
-        r.insert("200".into(), ok_response(
-            if live { "The run is terminal (its status can still be failed), or an idempotent replay of a terminal run." }
-            else { "Idempotent replay of a run that already finished." }, run.clone()));
-        r.insert(
-            "202".into(),
-            ok_response(
-                if live {
-                    "The lease ended first: the run is still queued or processing."
-                } else {
-                    "The run is queued."
-                },
-                run,
-            ),
-        );
-        r.extend(errors(&[400, 401, 403, 404, 409, 429, 500]));
-        return json!({
-            "operationId": format!("{}_{}", if live { "submitLive" } else { "submitAsync" }, action.as_str().replace('-', "_")),
-            "summary": format!("{}: {} ({})", action.purpose(), action.cost_rule(),
-                if live { "live: waits for the run" } else { "async: queues the run" }),
-            "tags": [action.group().label()],
-            "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
-            "requestBody": { "required": true, "content": { "application/json": { "schema": schema_ref(&submission_schema_name(action)) } } },
-            "responses": r,
-        });
-    }
-    let run_id = || vec![json!({ "$ref": "#/components/parameters/RunId" })];
-    let (id, summary, statuses, params, success): Plain = match (method, path) {
-        ("GET", "/v1/actions") => (
-            "listActions",
-            "The action registry (public)",
-            &[],
-            vec![],
-            Some(("The registry.", schema_ref("ActionList"))),
+    let mut r = Map::new();
+    r.insert("200".into(), ok_response(
+        if live { "The run is terminal (its status can still be failed), or an idempotent replay of a terminal run." }
+        else { "Idempotent replay of a run that already finished." }, run.clone()));
+    r.insert(
+        "202".into(),
+        ok_response(
+            if live {
+                "The lease ended first: the run is still queued or processing."
+            } else {
+                "The run is queued."
+            },
+            run,
         ),
-        ("GET", "/v1/runs") => (
-            "listRuns",
-            "The latest 100 runs of the workspace, newest first",
-            &[401, 403],
-            vec![],
-            Some(("The runs.", schema_ref("RunList"))),
-        ),
-        ("GET", "/v1/runs/{id}") => (
-            "getRun",
-            "A run's state, output and accounting",
-            &[401, 403, 404],
-            run_id(),
-            Some(("The run.", run.clone())),
-        ),
-        ("GET", "/v1/runs/{id}/outputs") => (
-            "getRunOutputs",
-            "A run's output, state and completeness",
-            &[401, 403, 404],
-            run_id(),
-            Some(("The outputs.", schema_ref("RunOutputs"))),
-        ),
-        ("POST", "/v1/runs/{id}/cancel") => (
-            "cancelRun",
-            "Cancel a queued or processing run",
-            &[401, 403, 404, 409],
-            run_id(),
-            Some(("The cancelled run.", run.clone())),
-        ),
-        ("GET", "/v1/workspace") => (
-            "getWorkspace",
-            "The workspace and its credits",
-            &[401, 403],
-            vec![],
-            Some(("The workspace.", schema_ref("Workspace"))),
-        ),
-        ("GET", "/v1/keys") => (
-            "listKeys",
-            "Up to 100 recent API keys, no secrets (account session only)",
-            &[401, 403],
-            vec![],
-            Some(("The keys.", schema_ref("KeyList"))),
-        ),
-        ("POST", "/v1/keys") => (
-            "createKey",
-            "Create an API key; the secret is returned once (account session only)",
-            &[400, 401, 403],
-            vec![],
-            Some(("The new key, with its secret.", schema_ref("CreatedApiKey"))),
-        ),
-        ("DELETE", "/v1/keys/{id}") => (
-            "revokeKey",
-            "Revoke an API key (account session only)",
-            &[401, 403, 404],
-            vec![json!({ "$ref": "#/components/parameters/KeyId" })],
-            None,
-        ),
-        _ => unreachable!("no OpenAPI operation for {method} {path}"),
-    };
-    let mut responses = errors(statuses);
-    match success {
-        Some((description, schema)) => {
-            responses.insert("200".into(), ok_response(description, schema));
+    );
+    r.extend(errors(&[400, 401, 403, 404, 409, 429, 500]));
+    json!({
+        "operationId": format!("{}_{}", if live { "submitLive" } else { "submitAsync" }, action.as_str().replace('-', "_")),
+        "summary": format!("{}: {} ({})", action.purpose(), action.cost_rule(),
+            if live { "live: waits for the run" } else { "async: queues the run" }),
+        "tags": [action.group().label()],
+        "parameters": [{ "$ref": "#/components/parameters/IdempotencyKey" }],
+        "requestBody": { "required": true, "content": { "application/json": { "schema": schema_ref(&submission_schema_name(action)) } } },
+        "responses": r,
+    })
+}
+
+/// Any other route's operation, as its declaration in [`ROUTES`] describes it.
+fn plain_operation(operation: &Operation) -> Value {
+    let mut responses = errors(operation.errors);
+    match operation.success {
+        Success::Json {
+            description,
+            schema,
+        } => {
+            responses.insert("200".into(), ok_response(description, schema_ref(schema)));
         }
-        None => {
+        Success::NoContent => {
             responses.insert(
                 "204".into(),
-                json!({ "description": "Done; no body.", "headers": headers }),
+                json!({ "description": "Done; no body.",
+                    "headers": { "x-request-id": { "$ref": "#/components/headers/RequestId" } } }),
             );
         }
     }
-    let mut op = json!({ "operationId": id, "summary": summary, "parameters": params, "responses": responses });
-    if id == "listActions" {
+    let parameters: Vec<Value> = operation
+        .path_parameter
+        .map(|name| json!({ "$ref": format!("#/components/parameters/{name}") }))
+        .into_iter()
+        .collect();
+    let mut op = json!({ "operationId": operation.id, "summary": operation.summary,
+        "parameters": parameters, "responses": responses });
+    if operation.public {
         op["security"] = json!([]);
     }
-    if id == "createKey" {
-        op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": schema_ref("CreateKeyRequest") } } });
+    if let Some(schema) = operation.request {
+        op["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": schema_ref(schema) } } });
     }
     op
 }
 
-/// The routes as documented: the submission routes once per action, because each action takes
-/// its own input shape and result ceiling, which an `{action}` template could not express.
-pub fn documented_routes() -> Vec<(&'static str, String)> {
+/// A route as documented: a submission route once per action.
+pub struct DocumentedRoute {
+    pub method: &'static str,
+    pub path: String,
+    pub operation: Value,
+}
+
+/// The routes as documented, in [`ROUTES`]'s order.
+pub fn documented_routes() -> Vec<DocumentedRoute> {
     ROUTES
         .iter()
-        .flat_map(|(method, path)| {
-            if path.contains("{action}") {
-                ActionId::ALL
-                    .iter()
-                    .map(|a| (*method, path.replace("{action}", a.as_str())))
-                    .collect::<Vec<_>>()
-            } else {
-                vec![(*method, path.to_string())]
-            }
+        .flat_map(|route| match &route.doc {
+            RouteDoc::Submission { live } => ActionId::ALL
+                .iter()
+                .map(|action| DocumentedRoute {
+                    method: route.method.as_str(),
+                    path: route.path.replace("{action}", action.as_str()),
+                    operation: submission_operation(*action, *live),
+                })
+                .collect::<Vec<_>>(),
+            RouteDoc::Operation(operation) => vec![DocumentedRoute {
+                method: route.method.as_str(),
+                path: route.path.to_owned(),
+                operation: plain_operation(operation),
+            }],
         })
         .collect()
 }
@@ -284,9 +224,9 @@ fn submission_schema(action: ActionId) -> Value {
 /// The whole document.
 pub fn document() -> Value {
     let mut paths = Map::new();
-    for (method, path) in documented_routes() {
-        let entry = paths.entry(path.clone()).or_insert_with(|| json!({}));
-        entry[method.to_lowercase()] = operation(method, &path);
+    for route in documented_routes() {
+        let entry = paths.entry(route.path).or_insert_with(|| json!({}));
+        entry[route.method.to_lowercase()] = route.operation;
     }
     let statuses: Vec<&str> = RunStatus::ALL.iter().map(|s| s.as_str()).collect();
     let mut schemas = Map::new();

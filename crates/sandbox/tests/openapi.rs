@@ -28,7 +28,8 @@ async fn the_document_lists_every_route_and_nothing_else() {
     // The submission routes are documented once per action: each takes its own input shape.
     let mut served: Vec<(String, String)> = sandbox::ROUTES
         .iter()
-        .flat_map(|(method, path)| {
+        .flat_map(|route| {
+            let (method, path) = (route.method.as_str(), route.path);
             let ids: Vec<&str> = if path.contains("{action}") {
                 api_contract::ActionId::ALL
                     .iter()
@@ -49,7 +50,8 @@ async fn the_document_lists_every_route_and_nothing_else() {
 
     // Every route of the table is really routed: none falls through to the unknown-route 404
     // or the 405 fallback.
-    for (method, path) in sandbox::ROUTES {
+    for route in &sandbox::ROUTES {
+        let (method, path) = (route.method.as_str(), route.path);
         let concrete = path
             .replace("{action}", "premium-search-people")
             .replace("{id}", "x");
