@@ -39,8 +39,9 @@ pub fn counted(count: u64, one: &str, many: &str) -> String {
 
 /// `2026-11-20 14:03:09` in `zone`: unambiguous, sortable, and quotable in a support ticket.
 ///
-/// From chrono's field getters rather than `format("%Y-%m-%d %H:%M:%S")`: the strftime
-/// interpreter measured 8.4 KB of wasm for this one pattern.
+/// From chrono's field getters rather than `format("%Y-%m-%d %H:%M:%S")`, whose strftime
+/// interpreter would be shipped for this one fixed pattern (above the project's 5 KB line;
+/// docs/performance.md, "Size").
 pub fn time_in<Tz: TimeZone>(time: DateTime<Utc>, zone: &Tz) -> String {
     let t = time.with_timezone(zone);
     format!(

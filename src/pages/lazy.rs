@@ -59,10 +59,9 @@ pub enum PageKey {
     CompareRuns,
 }
 
-/// Builds a page, inside the chunk. One chunk holds all of them: measured against one chunk per
-/// page group (actions, runs, bulk, keys), it is 45 KB smaller in brotli over all, since code the
-/// groups share would otherwise sit in eleven more small chunks, and every chunk is fetched in
-/// the background soon after the first screen anyway.
+/// Builds a page, inside the chunk. One chunk holds all of them rather than one per page group:
+/// code the groups share would otherwise sit in many more small chunks, and every chunk is
+/// fetched in the background soon after the first screen anyway (docs/decisions/pages-chunk.md).
 #[cfg(console_split)]
 #[leptos::wasm_split::wasm_split(
     pages,
