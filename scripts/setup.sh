@@ -86,10 +86,11 @@ log "wasm toolchain: $route"
 # BiDi through puppeteer-core, which downloads no browser of its own).
 apt_install chromium chromium-driver curl firefox-esr
 
-# 3. Node tools: wasm-opt (binaryen), playwright-core and puppeteer-core, pinned by package-lock.json.
+# 3. Node tools: wasm-opt (binaryen), esbuild, @playwright/test (the end-to-end runner) with
+# playwright-core, and puppeteer-core, pinned by package-lock.json.
 command -v npm >/dev/null || apt_install nodejs npm
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/swagger-ui-dist ] || [ ! -d node_modules/axe-core ] \
-  || [ ! -d node_modules/puppeteer-core ] \
+  || [ ! -d node_modules/puppeteer-core ] || [ ! -d node_modules/@playwright/test ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "npm ci"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null

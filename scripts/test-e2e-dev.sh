@@ -15,4 +15,4 @@ trunk build --dist target/test-dev-dist
 if [ "$#" -eq 0 ]; then
   set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$')
 fi
-CONSOLE_DIST=target/test-dev-dist node --test --test-concurrency=1 "$@"
+CONSOLE_DIST=target/test-dev-dist node_modules/.bin/playwright test "$@"

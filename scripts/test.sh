@@ -28,8 +28,8 @@ bash scripts/build-console.sh
 step "size report (budget: size-budget.json)"
 node scripts/size-report.mjs dist
 
-step "end-to-end tests in headless Chromium"
-node --test --test-concurrency=1 tests/e2e/
+step "end-to-end tests in headless Chromium (and a Firefox smoke run): @playwright/test, playwright.config.mjs"
+node_modules/.bin/playwright test
 
 step "end-to-end tests against a dev build (Leptos's development warnings fail them): shell, form, bulk"
 bash scripts/test-e2e-dev.sh tests/e2e/shell.test.mjs tests/e2e/form.test.mjs tests/e2e/bulk.test.mjs

@@ -1,14 +1,14 @@
 // Every page passes an automated accessibility check (axe-core, injected by the test driver)
 // with no serious or critical violations, in light and dark themes and at 375 px wide, and
 // none is wider than its window.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, seriousViolations } from "./harness.mjs";
+import { startSandbox, openPage, screenshot, signIn, seriousViolations } from "./harness.mjs";
 
 let sandbox, browser, runId, failedId;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox();
-  browser = await launchBrowser();
+  browser = launched;
   // A completed run with nested output, and a failed one, for the run pages.
   const submit = async (keywords) => {
     const res = await fetch(`${sandbox.url}/v1/actions/network-search-content/run/live`, {
@@ -21,8 +21,7 @@ before(async () => {
   runId = await submit("hostile");
   failedId = await submit("sandbox:fail=upstream_timeout");
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

@@ -3,18 +3,17 @@
 // every record with its row's input; cancel stops a batch and cancels its running runs; a lack
 // of credits pauses it with the API's message. Headless Chromium against the sandbox, with
 // quick runs and a raised rate limit.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { startSandbox, launchBrowser, screenshot, api, besides, openPage, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
+import { startSandbox, screenshot, api, besides, openPage, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

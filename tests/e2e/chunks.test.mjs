@@ -1,25 +1,24 @@
 // The release build's pages chunk (src/pages/lazy.rs): the first screen does not need it, a page
 // in it shows a progress bar while it loads (the old page stays up), and when it cannot be
 // fetched, the page says so and loads it again on request, with nothing else lost.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
+import { startSandbox, openPage, screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
 
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
 const chunk = readdirSync(dist).find((name) => /^console-pages-[0-9a-f]+\.wasm$/.test(name));
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   // These tests are the release build's (scripts/build-console.sh, which `make test` runs
   // first): without its pages chunk they fail rather than pass by skipping.
   assert.ok(chunk, `no pages chunk (console-pages-*.wasm) in ${dist}: not a split release build`);
   sandbox = await startSandbox();
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

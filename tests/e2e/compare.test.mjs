@@ -1,17 +1,16 @@
 // Comparing two runs: inputs side by side when known, records matched by identity with added,
 // removed and changed records and fields marked; reached from a run's page ("Compare with…")
 // and from two rows of the runs list. Headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openSignedIn, screenshot, go, api, seriousViolations, signIn } from "./harness.mjs";
+import { startSandbox, openSignedIn, screenshot, go, api, seriousViolations, signIn } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox();
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

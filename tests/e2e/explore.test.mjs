@@ -1,18 +1,17 @@
 // Exploring a run's output: identity columns first, sort by any column, filter as one types,
 // columns chosen and reordered (remembered per action), and the view exported as CSV, JSON and
 // JSON Lines. Headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startSandbox, launchBrowser, openSignedIn, screenshot, go, api } from "./harness.mjs";
+import { startSandbox, openSignedIn, screenshot, go, api } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox();
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

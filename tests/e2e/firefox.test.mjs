@@ -3,7 +3,7 @@
 // Sign in, an async run watched to its end, a bulk batch of 3 rows, no page or console error,
 // and the header on one line at 1280 px. FIREFOX picks another binary; CONSOLE_DIST and
 // SANDBOX_BIN work as in the other files (harness.mjs).
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import puppeteer from "puppeteer-core";
@@ -12,7 +12,7 @@ import { startSandbox, screenshotDir } from "./harness.mjs";
 let sandbox, browser, page;
 const problems = [];
 
-before(async () => {
+test.beforeAll(async () => {
   // Quick runs, yet slow enough that the run page shows the run before its end even on a
   // loaded machine (the page opens within a second of the submission).
   sandbox = await startSandbox({ args: ["--queue-ms", "400", "--process-ms", "4000"] });
@@ -37,7 +37,7 @@ before(async () => {
       console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI}`));
   });
 });
-after(async () => {
+test.afterAll(async () => {
   await browser?.close();
   sandbox?.stop();
 });

@@ -1,17 +1,16 @@
 // Submit forms end to end: every input shape in both modes, validation that sends nothing,
 // never charged twice across a 500 and Retry or a 429 countdown, and a request preview without
 // the credential (copy as code: snippets.test.mjs runs them). Headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
+import { startSandbox, openPage, screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox({ args: ["--queue-ms", "150", "--process-ms", "350"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

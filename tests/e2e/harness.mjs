@@ -1,6 +1,7 @@
 // Shared end-to-end harness: starts the sandbox serving the built console on a free loopback
-// port, launches Debian's headless Chromium through playwright-core, and records every console
-// error, console warning and page error so a test can fail on them.
+// port, opens pages in the browser that @playwright/test launched (Debian's headless Chromium,
+// playwright.config.mjs), and records every console error, console warning and page error so a
+// test can fail on them.
 //
 // CONSOLE_DIST picks the build to serve (default: dist/, the release build). Pointed at a dev
 // build (scripts/test-e2e-dev.sh), the same tests also fail on Leptos's development warnings,
@@ -10,7 +11,6 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
 
 const root = new URL("../..", import.meta.url).pathname;
 export const screenshotDir = join(root, "target", "screenshots");
@@ -32,24 +32,6 @@ export async function startSandbox({ dist = process.env.CONSOLE_DIST ?? join(roo
   });
   const info = JSON.parse(line);
   return { ...info, stop: () => child.kill() };
-}
-
-const CHROMIUM_FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-export async function launchBrowser() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: CHROMIUM_FLAGS,
-  });
 }
 
 /** A fresh context and page whose console errors and uncaught exceptions are collected. */
@@ -207,4 +189,14 @@ export async function seriousViolations(page) {
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * The environment a copied snippet runs in, as in a person's terminal: `API_KEY` set, and none of
+ * what the test runner sets for itself (it forces colours, which would colour the status line a
+ * Node.js snippet prints, and may add its own Node options).
+ */
+export function snippetEnvironment(apiKey) {
+  const { FORCE_COLOR, NODE_OPTIONS, ...environment } = process.env;
+  return { ...environment, API_KEY: apiKey };
 }

@@ -2,18 +2,17 @@
 // runs, so the runs the console saw stay listed after the API's window has moved on, marked as
 // kept in this browser, across a reload. Headless Chromium against a sandbox of its own (a burst
 // large enough for another client to make 160 runs at once, and quick runs).
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startSandbox, launchBrowser, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
+import { startSandbox, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 
@@ -41,7 +40,8 @@ async function runsMadeElsewhere(count, label) {
 const countLine = (page) => page.locator('[data-field="runs-count"]');
 const rowsFrom = (page, source) => page.locator(`[data-field="runs-table"] tbody tr[data-source="${source}"]`);
 
-test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", { timeout: 120_000 }, async () => {
+test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", async () => {
+  test.setTimeout(120_000);
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
   const first = await runsMadeElsewhere(60, "first");
   await page.getByRole("button", { name: "Refresh" }).click();
@@ -88,7 +88,8 @@ test("runs older than the API's latest 100 stay listed, kept in this browser, ac
   await context.close();
 });
 
-test("what a browser kept before the history existed (store version 1) is read after the upgrade", { timeout: 60_000 }, async () => {
+test("what a browser kept before the history existed (store version 1) is read after the upgrade", async () => {
+  test.setTimeout(60_000);
   // A run this browser submitted before: its submission kept in version 1 of the store.
   const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query: "kept before the upgrade" }, max_results: 1 },
@@ -183,7 +184,8 @@ async function until(what, check, timeoutMs = 20_000) {
   }
 }
 
-test("runs made elsewhere join the history from a read about once a minute; more than 100 between two reads are reported", { timeout: 120_000 }, async () => {
+test("runs made elsewhere join the history from a read about once a minute; more than 100 between two reads are reported", async () => {
+  test.setTimeout(120_000);
   const { context, page, problems } = await openPage(browser);
   // The page's clock, so that a minute passes at once (the API's clock is the real one).
   await page.clock.install();
@@ -216,7 +218,8 @@ test("runs made elsewhere join the history from a read about once a minute; more
   await context.close();
 });
 
-test("a kept run that was still running when the API's list moved on is read again, and shows how it ended", { timeout: 120_000 }, async () => {
+test("a kept run that was still running when the API's list moved on is read again, and shows how it ended", async () => {
+  test.setTimeout(120_000);
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
   // A slow run, seen processing by the list.
   const slow = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
@@ -239,7 +242,8 @@ test("a kept run that was still running when the API's list moved on is read aga
   await context.close();
 });
 
-test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", { timeout: 120_000 }, async () => {
+test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", async () => {
+  test.setTimeout(120_000);
   await runsMadeElsewhere(3, "storage");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
@@ -305,7 +309,8 @@ test("/storage: what is kept, exported as JSON Lines, forgotten after a confirma
   await context.close();
 });
 
-test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", { timeout: 120_000 }, async () => {
+test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", async () => {
+  test.setTimeout(120_000);
   await runsMadeElsewhere(3, "storage");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
@@ -346,7 +351,8 @@ test("sign-out can forget the workspace's data in this browser; sign-in says wha
   await context.close();
 });
 
-test("/runs over the history: any column sorts both ways, a date range, and search finds a run by the input sent", { timeout: 120_000 }, async () => {
+test("/runs over the history: any column sorts both ways, a date range, and search finds a run by the input sent", async () => {
+  test.setTimeout(120_000);
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
   // Runs from the form: this browser keeps what it sent, so they are found by their input.
   const made = [];
@@ -407,7 +413,8 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
   await context.close();
 });
 
-test("a run the API no longer has is shown as this browser kept it, its output within the allowance, and says so", { timeout: 60_000 }, async () => {
+test("a run the API no longer has is shown as this browser kept it, its output within the allowance, and says so", async () => {
+  test.setTimeout(60_000);
   const [older, newer] = await runsMadeElsewhere(2, "gone");
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
   await until("both runs and their outputs kept", async () => {
@@ -491,7 +498,8 @@ const keptRunValues = (page) => page.evaluate(() => new Promise((resolve, reject
   open.onerror = () => reject(open.error);
 }));
 
-test("/credits: credits over time over the history, its sums the history's, by day, week or month", { timeout: 120_000 }, async () => {
+test("/credits: credits over time over the history, its sums the history's, by day, week or month", async () => {
+  test.setTimeout(120_000);
   await runsMadeElsewhere(3, "credits");
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/workspace", sandbox.api_key);
   await page.getByRole("link", { name: "Over the history kept in this browser, by day, week or month" }).click();
@@ -527,7 +535,8 @@ test("/credits: credits over time over the history, its sums the history's, by d
   await context.close();
 });
 
-test("two tabs writing the history at once lose nothing and duplicate nothing", { timeout: 120_000 }, async () => {
+test("two tabs writing the history at once lose nothing and duplicate nothing", async () => {
+  test.setTimeout(120_000);
   await runsMadeElsewhere(2, "two-tabs");
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
   // The second tab of the same browser, signed in (the credential is per tab), on the runs list.
@@ -563,7 +572,8 @@ test("two tabs writing the history at once lose nothing and duplicate nothing", 
   await context.close();
 });
 
-test("a bulk batch's 150 runs stay in the history after the API's list has moved on, found by their input, across a reload", { timeout: 180_000 }, async () => {
+test("a bulk batch's 150 runs stay in the history after the API's list has moved on, found by their input, across a reload", async () => {
+  test.setTimeout(180_000);
   const { context, page, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
   await page.getByLabel("Action").selectOption("network-search-groups");
   const rows = Array.from({ length: 150 }, (_, i) => `bulk history ${i + 1}`);

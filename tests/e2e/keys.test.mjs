@@ -1,17 +1,16 @@
 // API keys end to end: list, create with the secret shown once, revoke, the rules for who may,
 // name validation and hostile names; and the workspace's credits over time, checked against
 // the sums of GET /v1/runs. Headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, screenshot, signIn, go, api, besides, openSignedIn } from "./harness.mjs";
+import { startSandbox, screenshot, signIn, go, api, besides, openSignedIn } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox({ args: ["--queue-ms", "200", "--process-ms", "400"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

@@ -2,21 +2,20 @@
 // the ticket text, the credential and a new key's secret nowhere (page, storage, snippets),
 // filters in the URL, an entry's own URL, the bulk worker's requests with a snippet that runs
 // (an input with a newline), the switch and clearing. Headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSandbox, launchBrowser, openSignedIn, screenshot, go, besides, signOut, seriousViolations } from "./harness.mjs";
+import { startSandbox, openSignedIn, screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 
@@ -167,7 +166,7 @@ test("the bulk worker's requests are logged, and a logged submission with a newl
   const code = await page.locator('[data-field="code-snippet"]').textContent();
   const dir = mkdtempSync(join(tmpdir(), "log-snippet-"));
   writeFileSync(join(dir, "snippet.js"), code);
-  const output = execFileSync("node", [join(dir, "snippet.js")], { env: { ...process.env, API_KEY: sandbox.api_key }, encoding: "utf8" });
+  const output = execFileSync("node", [join(dir, "snippet.js")], { env: snippetEnvironment(sandbox.api_key), encoding: "utf8" });
   const [status, ...rest] = output.trim().split("\n");
   // The same key and body as the worker sent: the API answers with the same run.
   assert.ok(["200", "202"].includes(status), output);

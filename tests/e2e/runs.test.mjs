@@ -1,21 +1,20 @@
 // Runs end to end: a run watched to its end by the polling rules, hidden tabs, cancel and its
 // 409, failed-run inspection, inert hostile output and safe CSV, chaining by clicks, and the
 // runs list with filters in the URL. Headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
-  startSandbox, launchBrowser, openPage, screenshot, signIn, go, trackRequests, controlVisibility, api, besides,
+  startSandbox, openPage, screenshot, signIn, go, trackRequests, controlVisibility, api, besides,
 } from "./harness.mjs";
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   // Slow enough that a run is seen queued and processing across several polls.
   sandbox = await startSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

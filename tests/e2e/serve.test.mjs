@@ -2,26 +2,25 @@
 // and css as brotli with a year-long immutable cache rule, and the pages' chunk after the first
 // screen; a second visit downloads none of them and only revalidates index.html. Bytes are counted with the DevTools protocol, as they came off
 // the network (encodedDataLength), not as the page sees them.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, launchBrowser, openPage } from "./harness.mjs";
+import { startSandbox, openPage } from "./harness.mjs";
 
 // Only the release build (scripts/build-console.sh) writes the precompressed siblings.
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
 const release = readdirSync(dist).some((name) => name.endsWith(".wasm.br"));
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   // The release build's serving (its .br siblings): without them these tests fail rather than
   // pass by skipping.
   assert.ok(release, `no .wasm.br in ${dist}: not a release build (scripts/build-console.sh)`);
   sandbox = await startSandbox();
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

@@ -1,8 +1,8 @@
 // The console's shell end to end: sign-in, workspace numbers, the 16 actions, not-found, and
 // the way back after sign-in, in real headless Chromium against the sandbox.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, launchBrowser, openPage, screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
+import { startSandbox, openPage, screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
 
 const PUBLISHED_ORDER = [
   "premium-search-person", "premium-search-people", "premium-search-company-employees",
@@ -14,12 +14,11 @@ const PUBLISHED_ORDER = [
 ];
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox();
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 

@@ -1,12 +1,12 @@
 // Sign-in with no API behind the console's origin, as with `trunk serve` and no sandbox: the page
 // says what to start. A small static server serves the build (CONSOLE_DIST, default dist/) and
 // answers /v1 as a test asks: a proxy's 502, trunk's empty 500, no answer at all, or the API's 401.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
-import { launchBrowser, openPage, screenshot, trySignIn, besides } from "./harness.mjs";
+import { openPage, screenshot, trySignIn, besides } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dist = process.env.CONSOLE_DIST ?? join(root, "dist");
@@ -16,7 +16,7 @@ const HINT = /No API answers at \/v1\. Start the sandbox: make dev/;
 /** How /v1 answers: [status, content type, body]. */
 let apiAnswer = [502, "text/plain", "Bad Gateway"];
 let server, origin, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   server = createServer(async (req, res) => {
     const path = new URL(req.url, "http://x").pathname;
     if (path.startsWith("/v1/")) {
@@ -32,10 +32,9 @@ before(async () => {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   server?.close();
 });
 

@@ -2,24 +2,23 @@
 // curl (bash), Python (`requests`, from the venv scripts/setup.sh makes for schemathesis) and
 // Node.js (both the `fetch` and the `node:http` snippets) against the sandbox, with the key in
 // API_KEY. Inputs carry quotes, backslashes, shell and template syntax and non-ASCII text.
-import { test, before, after } from "node:test";
+import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSandbox, launchBrowser, openSignedIn, screenshot, api } from "./harness.mjs";
+import { startSandbox, openSignedIn, screenshot, api, snippetEnvironment } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const venvPython = join(root, "target", "venv", "bin", "python");
 
 let sandbox, browser;
-before(async () => {
+test.beforeAll(async ({ browser: launched }) => {
   sandbox = await startSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
-  browser = await launchBrowser();
+  browser = launched;
 });
-after(async () => {
-  await browser?.close();
+test.afterAll(async () => {
   sandbox?.stop();
 });
 
@@ -39,7 +38,7 @@ function runSnippet(language, code) {
   writeFileSync(path, code);
   const [program, args] = command(path);
   const output = execFileSync(program, args, {
-    env: { ...process.env, API_KEY: sandbox.api_key },
+    env: snippetEnvironment(sandbox.api_key),
     encoding: "utf8",
     timeout: 30_000,
   });

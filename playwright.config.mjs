@@ -1,0 +1,37 @@
+// The end-to-end tests' runner (`npx playwright test`, from scripts/test.sh and
+// scripts/test-e2e-dev.sh): Debian's headless Chromium (a browser download fails here), one
+// test file at a time, each file with a sandbox of its own (its `test.beforeAll`), and a trace
+// of every failed test in target/playwright/ (`npx playwright show-trace <trace.zip>`).
+import { defineConfig } from "@playwright/test";
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  testMatch: /.*\.test\.mjs$/,
+  // One browser, one file at a time: the tests measure pacing and timing against a sandbox on
+  // the same two cores.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: true,
+  retries: 0,
+  // A safety net, not an assertion: the longest test (a 200-row batch) takes about 25 s.
+  timeout: 120_000,
+  reporter: [["list"]],
+  outputDir: "target/playwright",
+  use: {
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+      // Without the background-networking switches, Chromium's connections are refused by this
+      // machine's closed network.
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+});
