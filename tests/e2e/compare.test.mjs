@@ -1,18 +1,11 @@
 // Comparing two runs: inputs side by side when known, records matched by identity with added,
 // removed and changed records and fields marked; reached from a run's page ("Compare with…")
 // and from two rows of the runs list. Headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, openSignedIn, screenshot, go, api, seriousViolations, signIn } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, go, api, seriousViolations, signIn } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox();
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox();
 
 /** Submits the form at `path` with `fields` (labels to values), live; resolves with the run id. */
 async function runFromForm(page, path, fields) {
@@ -27,8 +20,7 @@ async function runFromForm(page, path, fields) {
 
 const rowsOf = (page, change) => page.locator(`[data-field="compare-table"] tbody tr[data-change="${change}"]`);
 
-test("the same profile found for two inputs: the inputs side by side, the record changed field by field", async () => {
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/workspace", sandbox.api_key);
+test("the same profile found for two inputs: the inputs side by side, the record changed field by field", async ({ signedIn: { page, problems } }) => {
   const url = "https://www.network.com/in/ada-compare";
   const a = await runFromForm(page, "/actions/premium-search-person", { "First name": "Ada", "Last name": "Lovelace", Company: "Analytical Engines", "Profile URL": url });
   const b = await runFromForm(page, "/actions/premium-search-person", { "First name": "Ada", "Last name": "Byron", Company: "Analytical Engines", "Profile URL": url });
@@ -51,17 +43,16 @@ test("the same profile found for two inputs: the inputs side by side, the record
   assert.deepEqual(await seriousViolations(page), []);
   await screenshot(page, "compare-changed");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("more results of the same search: the new records are added, the rest the same; two rows of the runs list open it", async () => {
+test("more results of the same search: the new records are added, the rest the same; two rows of the runs list open it", async ({ sandbox, signedIn: { page, problems } }) => {
   const made = [];
   for (const max of [3, 5]) {
     made.push((await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
       key: `compare-${max}-${Date.now()}`, body: { input: { keywords: "compare added" }, max_results: max },
     })).json);
   }
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  await go(page, "/runs");
   await page.locator(`tr[data-run="${made[0].id}"]`).waitFor();
   for (const run of made) await page.getByLabel(`Select run ${run.id} to compare`).check();
   await page.getByRole("link", { name: "Compare the 2 selected runs" }).click();
@@ -88,5 +79,4 @@ test("more results of the same search: the new records are added, the rest the s
   await go(page, `/runs/compare?a=${made[0].id}&b=no-such-run`);
   await page.getByText("Loading run B").waitFor();
   assert.deepEqual(problems.filter((p) => !p.includes("404")), []);
-  await context.close();
 });

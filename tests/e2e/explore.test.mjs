@@ -1,19 +1,12 @@
 // Exploring a run's output: identity columns first, sort by any column, filter as one types,
 // columns chosen and reordered (remembered per action), and the view exported as CSV, JSON and
 // JSON Lines. Headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startSandbox, openSignedIn, screenshot, go, api } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, go, api } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox();
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox();
 
 const headings = (page) => page.locator('[data-field="output-table"] thead th').allTextContents();
 const column = (page, index) => page.locator(`[data-field="output-table"] tbody tr td:nth-child(${index + 2})`).allTextContents();
@@ -23,12 +16,12 @@ async function download(page, name) {
   return readFileSync(await file.path(), "utf8");
 }
 
-test("a 100-record run: identity first, sort, filter, chosen columns kept per action, the view exported", async () => {
+test("a 100-record run: identity first, sort, filter, chosen columns kept per action, the view exported", async ({ sandbox, signedIn: { page, problems } }) => {
   const run = (await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
     key: `explore-${Date.now()}`, body: { input: { keywords: "explore" }, max_results: 100 },
   })).json;
   assert.equal(run.output.length, 100);
-  const { context, page, problems } = await openSignedIn(browser, sandbox, `/runs/${run.id}`, sandbox.api_key);
+  await go(page, `/runs/${run.id}`);
   const rows = page.locator('[data-field="output-table"] tbody tr');
   await rows.nth(99).waitFor();
   const heads = await headings(page);
@@ -92,11 +85,10 @@ test("a 100-record run: identity first, sort, filter, chosen columns kept per ac
   await page.getByRole("button", { name: "Reset the columns" }).click();
   assert.equal((await headings(page))[1].trim(), "name");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a bulk batch's results are explored together: each record with its row's line, input and run", async () => {
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
+test("a bulk batch's results are explored together: each record with its row's line, input and run", async ({ signedIn: { page, problems } }) => {
+  await go(page, "/bulk");
   await page.getByLabel("Action").selectOption("premium-search-people");
   const rows = ["keywords,max_results", "explore alpha,5", "explore bravo,5", "explore charlie,5"];
   await page.locator("#bulk-text").fill(rows.join("\n"));
@@ -113,5 +105,4 @@ test("a bulk batch's results are explored together: each record with its row's l
   assert.match(await results.locator('[data-field="output-count"]').textContent(), /^5 of 15 records/);
   await screenshot(page, "explore-bulk");
   assert.deepEqual(problems, []);
-  await context.close();
 });
