@@ -19,6 +19,10 @@ export default defineConfig({
   outputDir: "target/playwright",
   use: {
     trace: "retain-on-failure",
+    // As playwright-core's own defaults, which the tests were written against: a wait without a
+    // timeout of its own gives up after 30 s (the runner's default is none, up to the test's).
+    actionTimeout: 30_000,
+    navigationTimeout: 30_000,
     launchOptions: {
       executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
       // Without the background-networking switches, Chromium's connections are refused by this

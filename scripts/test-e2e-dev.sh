@@ -15,4 +15,9 @@ trunk build --dist target/test-dev-dist
 if [ "$#" -eq 0 ]; then
   set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$')
 fi
+# The runner takes its arguments as filters and skips one that matches nothing: a file that is
+# not there must fail here instead.
+for file in "$@"; do
+  [ -f "$file" ] || { echo "test-e2e-dev.sh: no test file $file" >&2; exit 1; }
+done
 CONSOLE_DIST=target/test-dev-dist node_modules/.bin/playwright test "$@"

@@ -5,8 +5,8 @@
 //! of the glue's import object, and the hashes do not compress. Both are renamed to short names
 //! (`a`, `b`, …, `ba`, …) and the import module to `m` (measured in docs/performance.md). The
 //! module is read with wasmparser and its import section written again with wasm-encoder; every
-//! other section is copied as it is. In the glue, each name must occur exactly once, as a key
-//! (`name:`), or nothing is renamed and the step fails: a glue that changed shape stops the
+//! other section is copied as it is. In the glue, each name must occur exactly once, and that
+//! as a key (`name:`), or nothing is renamed and the step fails: a glue that changed shape stops the
 //! build instead of breaking the console.
 
 use wasm_encoder::{EntityType, ImportSection, Module, RawSection};
@@ -68,6 +68,14 @@ pub fn shorten(wasm: &[u8], js: &str) -> Result<Renamed, String> {
                         ));
                     }
                     Some(_) => {}
+                }
+                // Anywhere else in the glue, the old name would be left behind by the rename.
+                let uses = js.matches(import.name).count();
+                if uses != 1 {
+                    return Err(format!(
+                        "import {} is in the glue {uses} times, not once as its key",
+                        import.name
+                    ));
                 }
                 let renamed = short_name(count);
                 js = replace_once(&js, &format!("{}:", import.name), &format!("{renamed}:"))
@@ -214,9 +222,13 @@ mod tests {
         let twice = GLUE.replace("console.log(a)", "__wbg_log_0123456789abcdef:1");
         let error = shorten(&module(), &twice).unwrap_err();
         assert!(error.contains("2 times"), "{error}");
+        // Used elsewhere than as its key: renaming the key alone would break the glue.
+        let used = GLUE.replace("console.log(a)", "i.__wbg_log_0123456789abcdef(a)");
+        let error = shorten(&module(), &used).unwrap_err();
+        assert!(error.contains("2 times"), "{error}");
         let missing = GLUE.replace("__wbg_alert_fedcba9876543210", "__wbg_alert_changed");
         let error = shorten(&module(), &missing).unwrap_err();
-        assert!(error.contains("not in the text"), "{error}");
+        assert!(error.contains("0 times"), "{error}");
     }
 
     #[test]
