@@ -101,10 +101,10 @@ pub fn run(options: &Options) -> Result<(), String> {
     let index_path = dist.join("index.html");
     let js_before = read(&js_path)?;
     let wasm_before = read(&wasm_path)?;
-    let glue = String::from_utf8(js_before.clone()).map_err(|_| "the glue is not UTF-8")?;
+    let glue = std::str::from_utf8(&js_before).map_err(|_| "the glue is not UTF-8")?;
 
     // 1–3.
-    let js = tools::minify(&glue, ScriptKind::Module)?;
+    let js = tools::minify(glue, ScriptKind::Module)?;
     let wasm = tools::wasm_opt(&wasm_path, &SECOND_PASS)?;
     let renamed = imports::shorten(&wasm, &js)?;
     println!("finish-dist: {} imports renamed", renamed.count);
