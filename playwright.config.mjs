@@ -1,7 +1,7 @@
 // The end-to-end tests' runner (`npx playwright test`, from scripts/test.sh and
 // scripts/test-e2e-dev.sh): Debian's headless Chromium (a browser download fails here), one
-// test file at a time, each file with a sandbox of its own (its `test.beforeAll`), and a trace
-// of every failed test in target/playwright/ (`npx playwright show-trace <trace.zip>`).
+// test file at a time, each file with a sandbox of its own (`withSandbox`, tests/e2e/fixtures.mjs),
+// and a trace of every failed test in target/playwright/ (`npx playwright show-trace <trace.zip>`).
 import { defineConfig } from "@playwright/test";
 
 export default defineConfig({

@@ -1,40 +1,38 @@
 // Every page passes an automated accessibility check (axe-core, injected by the test driver)
 // with no serious or critical violations, in light and dark themes and at 375 px wide, and
 // none is wider than its window.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, openPage, screenshot, signIn, seriousViolations } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, signIn, seriousViolations } from "./harness.mjs";
 
-let sandbox, browser, runId, failedId;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox();
-  browser = launched;
-  // A completed run with nested output, and a failed one, for the run pages.
-  const submit = async (keywords) => {
-    const res = await fetch(`${sandbox.url}/v1/actions/network-search-content/run/live`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${sandbox.api_key}`, "content-type": "application/json", "idempotency-key": `a11y-${keywords.length}-${Date.now()}` },
-      body: JSON.stringify({ input: { keywords }, max_results: 10 }),
-    });
-    return (await res.json()).id;
-  };
-  runId = await submit("hostile");
-  failedId = await submit("sandbox:fail=upstream_timeout");
-});
-test.afterAll(async () => {
-  sandbox?.stop();
+// A completed run with nested output, and a failed one, for the run pages.
+const test = withSandbox({
+  seed: async (sandbox) => {
+    const submit = async (keywords) => {
+      const res = await fetch(`${sandbox.url}/v1/actions/network-search-content/run/live`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${sandbox.api_key}`, "content-type": "application/json", "idempotency-key": `a11y-${keywords.length}-${Date.now()}` },
+        body: JSON.stringify({ input: { keywords }, max_results: 10 }),
+      });
+      return (await res.json()).id;
+    };
+    const runId = await submit("hostile");
+    const failedId = await submit("sandbox:fail=upstream_timeout");
+    return { runId, failedId };
+  },
 });
 
-const pages = [
+/** The pages checked, in order; a run's path is made from the runs `seed` made (`seeded`). */
+const screens = [
   { name: "sign-in", path: "/sign-in", ready: (p) => p.getByLabel("API key or session token").waitFor(), signedIn: false },
   { name: "workspace", path: "/workspace", ready: async (p) => { await p.locator('[data-field="credits_balance"]').waitFor(); await p.locator("svg.chart-bars").waitFor(); await p.getByText("The chart's numbers as a table").click(); }, signedIn: true },
   { name: "actions", path: "/actions", ready: (p) => p.locator("[data-action]").nth(15).waitFor(), signedIn: true },
   { name: "runs", path: "/runs", ready: (p) => p.locator("tr[data-run]").nth(1).waitFor(), signedIn: true },
-  { name: "run", path: () => `/runs/${runId}`, ready: (p) => p.locator('[data-field="output-table"]').waitFor(), signedIn: true },
-  { name: "run-columns", path: () => `/runs/${runId}`, ready: async (p) => { await p.locator('[data-field="output-table"]').waitFor(); await p.locator('[data-field="columns-panel"] summary').click(); await p.locator("thead th button.sort").first().click(); }, signedIn: true },
-  { name: "compare", path: () => `/runs/compare?a=${runId}&b=${failedId}`, ready: async (p) => { await p.locator('[data-field="compare-counts"]').waitFor(); await p.locator('[data-field="show-same"]').check(); }, signedIn: true },
-  { name: "run-json", path: () => `/runs/${runId}`, ready: async (p) => { await p.getByRole("button", { name: "JSON", exact: true }).click(); await p.locator('[data-field="output-json"]').waitFor(); }, signedIn: true },
-  { name: "run-failed", path: () => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
+  { name: "run", path: ({ runId }) => `/runs/${runId}`, ready: (p) => p.locator('[data-field="output-table"]').waitFor(), signedIn: true },
+  { name: "run-columns", path: ({ runId }) => `/runs/${runId}`, ready: async (p) => { await p.locator('[data-field="output-table"]').waitFor(); await p.locator('[data-field="columns-panel"] summary').click(); await p.locator("thead th button.sort").first().click(); }, signedIn: true },
+  { name: "compare", path: ({ runId, failedId }) => `/runs/compare?a=${runId}&b=${failedId}`, ready: async (p) => { await p.locator('[data-field="compare-counts"]').waitFor(); await p.locator('[data-field="show-same"]').check(); }, signedIn: true },
+  { name: "run-json", path: ({ runId }) => `/runs/${runId}`, ready: async (p) => { await p.getByRole("button", { name: "JSON", exact: true }).click(); await p.locator('[data-field="output-json"]').waitFor(); }, signedIn: true },
+  { name: "run-failed", path: ({ failedId }) => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
   { name: "form", path: "/actions/premium-search-person", ready: async (p) => { await p.getByRole("button", { name: "Run live" }).click(); await p.getByText("Company is required").waitFor(); }, signedIn: true },
   { name: "keys-api-key", path: "/keys", ready: (p) => p.getByText("Managing API keys needs an account session.").waitFor(), signedIn: true },
   { name: "credits", path: "/credits", ready: (p) => p.locator('[data-field="credits-scope"], [data-field="credits-empty"]').first().waitFor(), signedIn: true },
@@ -47,16 +45,16 @@ const pages = [
 
 for (const colorScheme of ["light", "dark"]) {
   for (const width of [1280, 375]) {
-    test(`every page passes axe (${colorScheme}, ${width} px)`, async () => {
-      const { context, page, problems } = await openPage(browser, { colorScheme, viewport: { width, height: 800 } });
+    test(`every page passes axe (${colorScheme}, ${width} px)`, async ({ sandbox, seeded, pages }) => {
+      const { page, problems } = await pages.open({ colorScheme, viewport: { width, height: 800 } });
       await page.goto(`${sandbox.url}/sign-in`);
       const found = [];
-      for (const p of pages) {
+      for (const p of screens) {
         if (p.signedIn && !page.url().includes("/workspace") && p.name === "workspace") {
           await signIn(page, sandbox.api_key);
         } else {
           // Client-side navigation keeps the in-memory session.
-          await page.evaluate((path) => { history.pushState({}, "", path); dispatchEvent(new PopStateEvent("popstate")); }, typeof p.path === "function" ? p.path() : p.path);
+          await page.evaluate((path) => { history.pushState({}, "", path); dispatchEvent(new PopStateEvent("popstate")); }, typeof p.path === "function" ? p.path(seeded) : p.path);
         }
         await p.ready(page);
         found.push(...(await seriousViolations(page)).map((v) => `${p.name}: ${v}`));
@@ -70,7 +68,6 @@ for (const colorScheme of ["light", "dark"]) {
       // Control: the check does catch a real violation (an input without a label).
       await page.evaluate(() => document.querySelector("main").append(Object.assign(document.createElement("input"), { id: "unlabelled" })));
       assert.ok((await seriousViolations(page)).some((v) => v.startsWith("label")), "axe reports an unlabelled input");
-      await context.close();
     });
   }
 }
@@ -79,8 +76,8 @@ for (const colorScheme of ["light", "dark"]) {
 // confirmation, each checked while open.
 for (const colorScheme of ["light", "dark"]) {
   for (const width of [1280, 375]) {
-    test(`the API key pages pass axe with a session (${colorScheme}, ${width} px)`, async () => {
-      const { context, page, problems } = await openPage(browser, { colorScheme, viewport: { width, height: 800 } });
+    test(`the API key pages pass axe with a session (${colorScheme}, ${width} px)`, async ({ sandbox, pages }) => {
+      const { page, problems } = await pages.open({ colorScheme, viewport: { width, height: 800 } });
       await page.goto(`${sandbox.url}/sign-in?next=/keys`);
       await signIn(page, sandbox.session_token);
       await page.locator('[data-field="keys-table"] tbody tr').first().waitFor();
@@ -98,7 +95,6 @@ for (const colorScheme of ["light", "dark"]) {
       await screenshot(page, `a11y-keys-confirm-${colorScheme}-${width}`);
       assert.deepEqual(found, []);
       assert.deepEqual(problems, []);
-      await context.close();
     });
   }
 }

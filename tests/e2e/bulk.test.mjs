@@ -3,21 +3,12 @@
 // every record with its row's input; cancel stops a batch and cancels its running runs; a lack
 // of credits pauses it with the API's message. Headless Chromium against the sandbox, with
 // quick runs and a raised rate limit.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { startSandbox, screenshot, api, besides, openPage, openSignedIn, seriousViolations, signIn, go } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, api, besides, seriousViolations, signIn, go } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
-
-const signedInAt = (path, credential, options) => openSignedIn(browser, sandbox, path, credential, options);
+const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
 
 /** A CSV line; quotes every cell. */
 const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
@@ -47,7 +38,7 @@ async function axeClean(page, state) {
   assert.deepEqual(found, []);
 }
 
-test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged export", async () => {
+test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged export", async ({ sandbox, pages }) => {
   const invalid = new Set([17, 50, 99, 150, 199]);
   const lines = [csvLine(["keywords", "team", "max_results"])];
   for (let i = 1; i <= 200; i++) {
@@ -58,7 +49,7 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
     lines.push(csvLine([i === 50 ? "" : keywords, `team ${i % 7}`, maxResults]));
   }
   const before = (await api(sandbox, "GET", "/v1/workspace")).json;
-  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/bulk");
   await page.getByLabel("Action").selectOption("premium-search-people");
   await page.locator("#bulk-text").fill(lines.join("\r\n") + "\r\n");
   await page.locator('[data-field="table-summary"]').getByText("200 rows").waitFor();
@@ -140,14 +131,13 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   const latest = (await api(sandbox, "GET", "/v1/runs")).json.runs;
   assert.ok(latest.every((r) => runIds.has(r.id)));
   assert.deepEqual(besides(problems, 500, 429), []);
-  await context.close();
 });
 
-test("cancel stops sending and cancels the batch's running runs", async () => {
+test("cancel stops sending and cancels the batch's running runs", async ({ sandbox, pages }) => {
   const lines = [csvLine(["query"])];
   // Enough rows that some are still being sent, and many running, when the cancel lands.
   for (let i = 1; i <= 300; i++) lines.push(csvLine([`cancel me ${i} sandbox:slow`]));
-  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key, { viewport: { width: 375, height: 800 } });
+  const { page, problems } = await pages.signedIn("/bulk", { viewport: { width: 375, height: 800 } });
   await page.getByLabel("Action").selectOption("network-search-groups");
   // Chosen as a file this time, rather than pasted.
   await page.getByLabel("Choose a CSV or TSV file").setInputFiles({ name: "cancel.csv", mimeType: "text/csv", buffer: Buffer.from(lines.join("\n")) });
@@ -169,14 +159,13 @@ test("cancel stops sending and cancels the batch's running runs", async () => {
   // A batch paced at the rate limit may meet a 429 (retried with the same key): Chromium logs
   // each as "Failed to load resource"; that is the API's answer, not the console's error.
   assert.deepEqual(besides(problems, 409, 429), []);
-  await context.close();
 });
 
-test("a lack of credits pauses the batch with the API's message", async () => {
+test("a lack of credits pauses the batch with the API's message", async ({ sandbox, pages }) => {
   const globex = sandbox.workspaces.find((w) => w.workspace_id === "ws_globex");
   const lines = [csvLine(["keywords", "max_results"])];
   for (let i = 1; i <= 40; i++) lines.push(csvLine([`expensive ${i} sandbox:slow`, 100]));
-  const { context, page, problems } = await signedInAt("/bulk", globex.api_key, { colorScheme: "dark" });
+  const { page, problems } = await pages.signedIn("/bulk", { credential: globex.api_key, colorScheme: "dark" });
   await page.getByLabel("Action").selectOption("premium-search-people");
   await page.locator("#bulk-text").fill(lines.join("\n"));
   await page.locator('[data-field="credits-warning"]').waitFor();
@@ -189,14 +178,13 @@ test("a lack of credits pauses the batch with the API's message", async () => {
   await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
   await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
   assert.deepEqual(besides(problems, 409, 429), []);
-  await context.close();
 });
 
-test("a reload mid-batch, sign in, resume: still exactly one run per row; a row's run can be run again", async () => {
+test("a reload mid-batch, sign in, resume: still exactly one run per row; a row's run can be run again", async ({ sandbox, pages }) => {
   const rows = 90;
   const lines = [csvLine(["query"])];
   for (let i = 1; i <= rows; i++) lines.push(csvLine([`reload row ${i}`]));
-  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/bulk");
   // Every key sent, and the run each answer names, across the reload.
   const keys = new Set();
   const runByKey = new Map();
@@ -273,7 +261,6 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
   // The rate limit's 429s (Chromium logs each as a failed resource) are the API pacing the
   // batch, not a console error; everything else still fails the test.
   assert.deepEqual(besides(problems, 429), []);
-  await context.close();
 });
 
 /** The idempotency keys of the submissions `page` sends, as they are sent. */
@@ -295,9 +282,10 @@ async function startKeptBatch(page, label, rows) {
 
 /**
  * A second tab of the same browser signs in and opens the kept batch another tab runs: it shows
- * it read-only. Its page errors and console errors are collected in `problems`.
+ * it read-only (signed in to `sandbox`). Its page errors and console errors are collected in
+ * `problems`; the page is closed with `context`.
  */
-async function openInSecondTab(context, keys) {
+async function openInSecondTab(sandbox, context, keys) {
   const page = await context.newPage();
   const problems = [];
   page.on("console", (msg) => { if (msg.type() === "error") problems.push(msg.text()); });
@@ -312,14 +300,14 @@ async function openInSecondTab(context, keys) {
   return { page, problems };
 }
 
-test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async () => {
+test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async ({ sandbox, pages }) => {
   const rows = 400;
-  const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const { context, page: first, problems } = await pages.signedIn("/bulk");
   const firstKeys = submissionKeys(first);
   await startKeptBatch(first, "two tabs", rows);
   // A second tab of the same browser opens the batch: it only watches.
   const secondKeys = [];
-  const { page: second, problems: secondProblems } = await openInSecondTab(context, secondKeys);
+  const { page: second, problems: secondProblems } = await openInSecondTab(sandbox, context, secondKeys);
   assert.equal(await second.locator('[data-field="cancel-batch"]').count(), 0, "a watching tab offers no controls");
   // It follows the first tab's progress, and sends nothing.
   const finishedIn = (page) => page.locator('[data-field="batch-finished"]').textContent().then((t) => Number(t.split(" of ")[0].replaceAll(",", "")));
@@ -352,15 +340,14 @@ test("one tab runs a batch: another tab shows it read-only and can take it over,
   await screenshot(second, "bulk-taken-over");
   assert.deepEqual(besides(problems, 429), []);
   assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
-  await context.close();
 });
 
-test("when the tab running a batch is closed, a tab showing it takes it up, paused, and finishes it", async () => {
+test("when the tab running a batch is closed, a tab showing it takes it up, paused, and finishes it", async ({ sandbox, pages }) => {
   const rows = 400;
-  const { context, page: first, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const { context, page: first, problems } = await pages.signedIn("/bulk");
   const keys = submissionKeys(first);
   await startKeptBatch(first, "closed tab", rows);
-  const { page: second, problems: secondProblems } = await openInSecondTab(context, keys);
+  const { page: second, problems: secondProblems } = await openInSecondTab(sandbox, context, keys);
 
   // The running tab goes away: its lock is released, and the watching tab takes the batch up
   // from what was saved, paused, as after a reload.
@@ -376,7 +363,6 @@ test("when the tab running a batch is closed, a tab showing it takes it up, paus
   assert.ok([...byRow.values()].every((k) => k.size === 1), "one key per row across both tabs");
   assert.deepEqual(besides(problems, 429), []);
   assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
-  await context.close();
 });
 
 /** How many rows of the kept batch are in this browser's store, and how many of them are final. */
@@ -393,14 +379,14 @@ const keptRows = (page) => page.evaluate(() => new Promise((resolve, reject) => 
   open.onerror = reject;
 }));
 
-test("a full disk pauses the batch with a message; nothing received is lost, and resume finishes it, kept", async () => {
+test("a full disk pauses the batch with a message; nothing received is lost, and resume finishes it, kept", async ({ sandbox, pages }) => {
   const rows = 400;
   const lines = [csvLine(["query", "max_results"])];
   for (let i = 1; i <= rows; i++) lines.push(csvLine([`full disk ${i}`, 1]));
   // The browser refuses writes as a full disk makes it (QuotaExceededError) once the test says
   // so. (Chromium's quota override does not reach a test context's IndexedDB.) The batch's
   // worker writes, so the refusal is put into the worker's scope.
-  const { context, page, problems } = await openPage(browser);
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
@@ -450,14 +436,13 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
   assert.equal(new Set(keys).size, rows);
   await page.locator('[data-field="clear-batch"]').click();
   assert.deepEqual(besides(problems, 429), []);
-  await context.close();
 });
 
-test("a bulk worker that cannot start says so and sends nothing; resume starts it, once per row", async () => {
+test("a bulk worker that cannot start says so and sends nothing; resume starts it, once per row", async ({ pages }) => {
   const rows = 6;
   const lines = [csvLine(["query", "max_results"])];
   for (let i = 1; i <= rows; i++) lines.push(csvLine([`no worker ${i}`, 1]));
-  const { context, page, problems } = await signedInAt("/bulk", sandbox.api_key);
+  const { context, page, problems } = await pages.signedIn("/bulk");
   const keys = [];
   page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
   // The worker's module does not load (a proxy that blocks it, a connection that drops).
@@ -482,5 +467,4 @@ test("a bulk worker that cannot start says so and sends nothing; resume starts i
   await page.locator('[data-field="clear-batch"]').click();
   // The blocked module is the one resource that failed, on purpose.
   assert.deepEqual(problems.filter((p) => !p.includes("net::ERR_FAILED")), []);
-  await context.close();
 });

@@ -1,25 +1,22 @@
 // The release build's pages chunk (src/pages/lazy.rs): the first screen does not need it, a page
 // in it shows a progress bar while it loads (the old page stays up), and when it cannot be
 // fetched, the page says so and loads it again on request, with nothing else lost.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, openPage, screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
 
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
 const chunk = readdirSync(dist).find((name) => /^console-pages-[0-9a-f]+\.wasm$/.test(name));
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
+const test = withSandbox();
+
+test.beforeAll(() => {
   // These tests are the release build's (scripts/build-console.sh, which `make test` runs
-  // first): without its pages chunk they fail rather than pass by skipping.
+  // first): without its pages chunk they fail rather than pass by skipping (and no sandbox is
+  // started for them).
   assert.ok(chunk, `no pages chunk (console-pages-*.wasm) in ${dist}: not a split release build`);
-  sandbox = await startSandbox();
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
 });
 
 /** Holds every request for the chunk until `release()`; `asked` counts them. */
@@ -38,8 +35,8 @@ async function holdBack(page) {
 /** Clicks a link of the header's navigation, as a person would. */
 const navigate = (page, name) => page.getByRole("navigation").getByRole("link", { name, exact: true }).click();
 
-test("a page whose code did not arrive says so, and Try again loads it", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("a page whose code did not arrive says so, and Try again loads it", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   // The network drops every request for the chunk: the background preload and the visit fail.
   let blocked = true;
   let attempts = 0;
@@ -77,11 +74,10 @@ test("a page whose code did not arrive says so, and Try again loads it", async (
   // What a dropped chunk logs: the browser's failed load and the loader's error. Nothing else.
   const unexpected = problems.filter((p) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(p));
   assert.deepEqual(unexpected, []);
-  await context.close();
 });
 
-test("while a page's code loads, the old page stays and a labelled progress bar shows", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("while a page's code loads, the old page stays and a labelled progress bar shows", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   // A slow link for the chunk only, and no background preload before the visit.
   const held = await holdBack(page);
   await page.goto(`${sandbox.url}/sign-in`);
@@ -104,11 +100,10 @@ test("while a page's code loads, the old page stays and a labelled progress bar 
   assert.equal(await page.locator("main").getAttribute("aria-busy"), "false");
   await progress.waitFor({ state: "detached" });
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a deep link opened signed out shows sign-in at once, fetching the page's code meanwhile", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("a deep link opened signed out shows sign-in at once, fetching the page's code meanwhile", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   // The chunk is held back until the sign-in form is on screen.
   const held = await holdBack(page);
   await page.goto(`${sandbox.url}/runs?status=failed`);
@@ -122,5 +117,4 @@ test("a deep link opened signed out shows sign-in at once, fetching the page's c
   await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
   assert.equal(held.asked, 1, "and only once");
   assert.deepEqual(problems, []);
-  await context.close();
 });

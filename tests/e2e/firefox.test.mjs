@@ -3,26 +3,25 @@
 // Sign in, an async run watched to its end, a bulk batch of 3 rows, no page or console error,
 // and the header on one line at 1280 px. FIREFOX picks another binary; CONSOLE_DIST and
 // SANDBOX_BIN work as in the other files (harness.mjs).
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import puppeteer from "puppeteer-core";
-import { startSandbox, screenshotDir } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshotDir } from "./harness.mjs";
 
-let sandbox, browser, page;
-const problems = [];
-
-test.beforeAll(async () => {
-  // Quick runs, yet slow enough that the run page shows the run before its end even on a
-  // loaded machine (the page opens within a second of the submission).
-  sandbox = await startSandbox({ args: ["--queue-ms", "400", "--process-ms", "4000"] });
+/**
+ * Launches Firefox with one page, whose page errors, console errors and warnings and
+ * Content-Security-Policy violations are collected in `problems`: `{ browser, page, problems }`.
+ */
+async function launchFirefox() {
+  const problems = [];
   // puppeteer-core makes a fresh profile in a temporary folder and removes it on close.
-  browser = await puppeteer.launch({
+  const browser = await puppeteer.launch({
     browser: "firefox",
     executablePath: process.env.FIREFOX ?? "/usr/bin/firefox-esr",
     headless: true,
   });
-  page = await browser.newPage();
+  const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 800 });
   page.setDefaultTimeout(15_000);
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
@@ -36,30 +35,42 @@ test.beforeAll(async () => {
     document.addEventListener("securitypolicyviolation", (e) =>
       console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI}`));
   });
-});
-test.afterAll(async () => {
-  await browser?.close();
-  sandbox?.stop();
-});
+  return { browser, page, problems };
+}
 
-const shot = (name) => page.screenshot({ path: join(screenshotDir, `firefox-${name}.png`), fullPage: true });
+let launched;
+// Quick runs, yet slow enough that the run page shows the run before its end even on a
+// loaded machine (the page opens within a second of the submission).
+const test = withSandbox({ args: ["--queue-ms", "400", "--process-ms", "4000"] }).extend({
+  /**
+   * The file's Firefox and its one page (`launchFirefox`), launched at the first test that asks
+   * for it and closed after the file's last: the tests go on in that page one after another,
+   * the first signing in.
+   */
+  firefox: async ({}, use) => {
+    await use(await (launched ??= launchFirefox()));
+  },
+});
+test.afterAll(async () => (await launched?.catch(() => null))?.browser.close());
 
-/** Waits until the path is `path` and no page is waiting for its code (harness.mjs `settled`). */
-async function at(path) {
+const shot = (page, name) => page.screenshot({ path: join(screenshotDir, `firefox-${name}.png`), fullPage: true });
+
+/** Waits until the page's path is `path` and no page is waiting for its code (harness.mjs `settled`). */
+async function at(page, path) {
   await page.waitForFunction((p) => location.pathname === p && document.querySelector("main")?.getAttribute("aria-busy") !== "true", {}, path);
 }
 
 /** Follows a link of the page, as a person would. */
-async function follow(selector, path) {
+async function follow(page, selector, path) {
   await page.locator(selector).click();
-  await at(path);
+  await at(page, path);
 }
 
 /**
  * The header's flex rows that are taller than their tallest item: a wrapped row is. The header
  * itself, the main navigation and the header's end (credential, sign-out, theme) each count.
  */
-const wrappedHeaderRows = () => page.evaluate(() => {
+const wrappedHeaderRows = (page) => page.evaluate(() => {
   const rows = [".app-header", ".app-header .app-nav", ".app-header .header-end"];
   return rows.flatMap((selector) => {
     const row = document.querySelector(selector);
@@ -72,28 +83,28 @@ const wrappedHeaderRows = () => page.evaluate(() => {
   });
 });
 
-test("signs in with the API key; the header is one line at 1280 px", async () => {
+test("signs in with the API key; the header is one line at 1280 px", async ({ sandbox, firefox: { page, problems } }) => {
   await page.goto(`${sandbox.url}/`);
-  await at("/sign-in");
-  await shot("sign-in");
+  await at(page, "/sign-in");
+  await shot(page, "sign-in");
   await page.locator("#credential").fill(sandbox.api_key);
   await page.locator(".sign-in button[type=submit]").click();
-  await at("/workspace");
+  await at(page, "/workspace");
   const name = await page.waitForSelector('[data-field="name"]');
   assert.equal(await name.evaluate((e) => e.textContent.trim()), "Acme Research");
   await page.waitForSelector('.app-header [data-field="header-available"]');
-  await shot("workspace");
-  assert.deepEqual(await wrappedHeaderRows(), []);
+  await shot(page, "workspace");
+  assert.deepEqual(await wrappedHeaderRows(page), []);
   assert.deepEqual(problems, []);
 });
 
-test("an async run from an action form is watched to its end", async () => {
-  await follow('.app-nav a[href="/actions"]', "/actions");
-  await follow('[data-action="premium-search-people"] a[href="/actions/premium-search-people"]', "/actions/premium-search-people");
+test("an async run from an action form is watched to its end", async ({ sandbox, firefox: { page, problems } }) => {
+  await follow(page, '.app-nav a[href="/actions"]', "/actions");
+  await follow(page, '[data-action="premium-search-people"] a[href="/actions/premium-search-people"]', "/actions/premium-search-people");
   await page.locator("#field-keywords").fill("firefox smoke");
   await page.locator("#field-max_results").fill("3");
   await page.locator('input[name="mode"][value="async"]').click();
-  await shot("action-form");
+  await shot(page, "action-form");
   await page.locator("::-p-text(Queue run)").click();
   await page.waitForFunction(() => /^\/runs\/[^/]+$/.test(location.pathname));
   const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
@@ -106,19 +117,19 @@ test("an async run from an action form is watched to its end", async () => {
   assert.equal(run.status, "completed");
   await page.waitForFunction((n) => document.querySelectorAll('[data-field="output-table"] tbody tr').length === n, {}, run.output.length);
   assert.equal(await page.$eval('[data-field="records"]', (e) => e.textContent.trim()), String(run.output.length));
-  await shot("run-completed");
-  assert.deepEqual(await wrappedHeaderRows(), []);
+  await shot(page, "run-completed");
+  assert.deepEqual(await wrappedHeaderRows(page), []);
   assert.deepEqual(problems, []);
 });
 
-test("a bulk batch of 3 rows runs to completion", async () => {
-  await follow('.app-nav a[href="/bulk"]', "/bulk");
+test("a bulk batch of 3 rows runs to completion", async ({ firefox: { page, problems } }) => {
+  await follow(page, '.app-nav a[href="/bulk"]', "/bulk");
   await page.select("#bulk-action", "premium-search-people");
   const rows = ["keywords,max_results", "firefox row 1,2", "firefox row 2,2", "firefox row 3,2"];
   await page.locator("#bulk-text").fill(rows.join("\n"));
   await page.waitForFunction(() => /\b3 rows\b/.test(document.querySelector('[data-field="table-summary"]')?.textContent ?? ""));
   assert.equal(await page.$eval('[data-field="rows-to-send"]', (e) => e.textContent.trim()), "3");
-  await shot("bulk-prepare");
+  await shot(page, "bulk-prepare");
   await page.locator('[data-field="start-batch"]').click();
   await page.waitForSelector('[data-field="batch"][data-phase="done"]', { timeout: 30_000 });
   const counts = await page.$$eval("[data-count]", (els) =>
@@ -127,7 +138,7 @@ test("a bulk batch of 3 rows runs to completion", async () => {
   const others = ["waiting", "submitting", "queued", "processing", "failed", "cancelled", "invalid"];
   assert.deepEqual(others.map((state) => counts[state]), others.map(() => 0), JSON.stringify(counts));
   assert.equal(await page.$$eval('[data-field="batch-rows"] tbody tr[data-state="completed"]', (els) => els.length), 3);
-  await shot("bulk-done");
-  assert.deepEqual(await wrappedHeaderRows(), []);
+  await shot(page, "bulk-done");
+  assert.deepEqual(await wrappedHeaderRows(page), []);
   assert.deepEqual(problems, []);
 });

@@ -1,18 +1,11 @@
 // Submit forms end to end: every input shape in both modes, validation that sends nothing,
 // never charged twice across a 500 and Retry or a 429 countdown, and a request preview without
 // the credential (copy as code: snippets.test.mjs runs them). Headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, openPage, screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox({ args: ["--queue-ms", "150", "--process-ms", "350"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox({ args: ["--queue-ms", "150", "--process-ms", "350"] });
 
 /** Every POST the page sends to a submit endpoint, with its idempotency key. */
 function trackSubmissions(page) {
@@ -25,15 +18,6 @@ function trackSubmissions(page) {
   return sent;
 }
 
-async function signedInAt(path) {
-  const opened = await openPage(browser);
-  await opened.page.goto(`${sandbox.url}/sign-in`);
-  await signIn(opened.page, sandbox.api_key);
-  await opened.page.waitForURL(/\/workspace$/);
-  await go(opened.page, path);
-  return opened;
-}
-
 /** A field by its label; optional fields' labels end in "(optional)". */
 const field = (page, label) => page.getByLabel(new RegExp(`^${label}( \\(optional\\))?$`));
 
@@ -43,7 +27,7 @@ const fill = async (page, fields) => {
 
 const runIdOf = (page) => decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
 
-test("one action of each input shape, live and async, reaches its run page", async () => {
+test("one action of each input shape, live and async, reaches its run page", async ({ sandbox, pages }) => {
   // A social id exactly as a post search returns it.
   const posts = await api(sandbox, "POST", "/v1/actions/network-search-content/run/live", {
     body: { input: { keywords: "shapes" }, max_results: 1 }, key: `shapes-${Date.now()}`,
@@ -60,7 +44,7 @@ test("one action of each input shape, live and async, reaches its run page", asy
     ["network-extract-people", { Identifier: "ada-lovelace" }],
     ["network-extract-post-commenters", { "Social ID": socialId }],
   ];
-  const { context, page, problems } = await signedInAt("/actions");
+  const { page, problems } = await pages.signedIn("/actions");
   const sent = trackSubmissions(page);
   for (const [action, fields] of shapes) {
     for (const live of [true, false]) {
@@ -79,11 +63,10 @@ test("one action of each input shape, live and async, reaches its run page", asy
   assert.equal(new Set(sent.map((s) => s.key)).size, sent.length, "a new key for each logical submission");
   for (const { key } of sent) assert.match(key, /^[a-zA-Z0-9_:-]{8,128}$/);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("invalid input shows errors by the fields and sends nothing", async () => {
-  const { context, page, problems } = await signedInAt("/actions/premium-search-person");
+test("invalid input shows errors by the fields and sends nothing", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/premium-search-person");
   const sent = trackSubmissions(page);
   await page.getByRole("button", { name: "Run live" }).click();
   // Every required field says so, and the first one has the focus.
@@ -107,11 +90,10 @@ test("invalid input shows errors by the fields and sends nothing", async () => {
   assert.equal(await page.locator('[data-field="estimate"]').textContent(), "20");
   assert.equal(sent.length, 0);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a 500 keeps the input; Retry reuses the key: one run, one charge", async () => {
-  const { context, page, problems } = await signedInAt("/actions/premium-search-people");
+test("a 500 keeps the input; Retry reuses the key: one run, one charge", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/premium-search-people");
   const sent = trackSubmissions(page);
   const before = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
   await fill(page, { Keywords: "sandbox:500 retry once" });
@@ -135,11 +117,10 @@ test("a 500 keeps the input; Retry reuses the key: one run, one charge", async (
   // The header's credits follow the submission.
   await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), after);
   assert.deepEqual(besides(problems, 500), []);
-  await context.close();
 });
 
-test("a 429 counts down its retry_after, then retries by itself with the same key", async () => {
-  const { context, page, problems } = await signedInAt("/actions/network-search-groups");
+test("a 429 counts down its retry_after, then retries by itself with the same key", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/network-search-groups");
   const sent = trackSubmissions(page);
   await fill(page, { Query: "sandbox:429 patience" });
   await page.getByRole("button", { name: "Run live" }).click();
@@ -152,11 +133,10 @@ test("a 429 counts down its retry_after, then retries by itself with the same ke
   assert.equal(sent.length, 2);
   assert.equal(sent[0].key, sent[1].key);
   assert.deepEqual(besides(problems, 429), []);
-  await context.close();
 });
 
-test("the request preview and copy-as-code never carry the credential", async () => {
-  const { context, page, problems } = await signedInAt("/actions/premium-search-people?keywords=from%20the%20url&mode=async");
+test("the request preview and copy-as-code never carry the credential", async ({ sandbox, pages }) => {
+  const { context, page, problems } = await pages.signedIn("/actions/premium-search-people?keywords=from%20the%20url&mode=async");
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   assert.equal(await field(page, "Keywords").inputValue(), "from the url");
   await page.locator("details.preview summary").click();
@@ -188,11 +168,10 @@ test("the request preview and copy-as-code never carry the credential", async ()
     assert.ok(!text.includes(sandbox.api_key), "the API key never appears");
   }
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a live submission shows that it is waiting, with the time elapsed, then opens the run", async () => {
-  const { context, page, problems } = await signedInAt("/actions/network-search-groups");
+test("a live submission shows that it is waiting, with the time elapsed, then opens the run", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/network-search-groups");
   const sent = trackSubmissions(page);
   await fill(page, { Query: "sandbox:slow waiting" });
   await page.getByRole("button", { name: "Run live" }).dblclick();
@@ -204,13 +183,12 @@ test("a live submission shows that it is waiting, with the time elapsed, then op
   await page.waitForURL(/\/runs\//, { timeout: 20_000 });
   assert.equal(sent.length, 1, "a double click submits once");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a 401 on submit leads to sign-in and back to the form with the input kept", async () => {
+test("a 401 on submit leads to sign-in and back to the form with the input kept", async ({ sandbox, pages }) => {
   const session = { authorization: `Bearer ${sandbox.session_token}`, "content-type": "application/json" };
   const created = await (await fetch(`${sandbox.url}/v1/keys`, { method: "POST", headers: session, body: JSON.stringify({ name: "e2e form 401" }) })).json();
-  const { context, page, problems } = await openPage(browser);
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in?next=/actions/premium-search-company-employees`);
   await signIn(page, created.api_key);
   await fill(page, { Company: "Initech", Keywords: "kept across sign-in" });
@@ -232,11 +210,10 @@ test("a 401 on submit leads to sign-in and back to the form with the input kept"
   await field(page, "Company").waitFor();
   assert.equal(await field(page, "Company").inputValue(), "");
   assert.deepEqual(besides(problems, 401), []);
-  await context.close();
 });
 
-test("run again with changes: the form opens with the run's input, and makes a new run with a new key", async () => {
-  const { context, page, problems } = await signedInAt("/actions/premium-search-company-employees");
+test("run again with changes: the form opens with the run's input, and makes a new run with a new key", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/premium-search-company-employees");
   const sent = trackSubmissions(page);
   await fill(page, { Company: "Initech", Keywords: "staplers" });
   await field(page, "Max results").fill("3");
@@ -267,5 +244,4 @@ test("run again with changes: the form opens with the run's input, and makes a n
   assert.equal(await page.locator('[data-field="run-again"]').count(), 0);
   assert.match(await page.locator('[data-field="input-unknown"]').textContent(), /not known/);
   assert.deepEqual(besides(problems), []);
-  await context.close();
 });

@@ -2,24 +2,17 @@
 // runs, so the runs the console saw stay listed after the API's window has moved on, marked as
 // kept in this browser, across a reload. Headless Chromium against a sandbox of its own (a burst
 // large enough for another client to make 160 runs at once, and quick runs).
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startSandbox, screenshot, api, openPage, openSignedIn, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, api, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Makes `count` runs through the API, as a script of the workspace would, and waits until they are final. */
-async function runsMadeElsewhere(count, label) {
+/** Makes `count` runs in `sandbox` through the API, as a script of the workspace would, and waits until they are final. */
+async function runsMadeElsewhere(sandbox, count, label) {
   const ids = [];
   for (let i = 1; i <= count; i++) {
     const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
@@ -40,15 +33,15 @@ async function runsMadeElsewhere(count, label) {
 const countLine = (page) => page.locator('[data-field="runs-count"]');
 const rowsFrom = (page, source) => page.locator(`[data-field="runs-table"] tbody tr[data-source="${source}"]`);
 
-test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", async () => {
+test("runs older than the API's latest 100 stay listed, kept in this browser, across a reload", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
-  const first = await runsMadeElsewhere(60, "first");
+  const { page, problems } = await pages.signedIn("/runs");
+  const first = await runsMadeElsewhere(sandbox, 60, "first");
   await page.getByRole("button", { name: "Refresh" }).click();
   await countLine(page).getByText("60 listed: 60 from the API's latest 100, 0 kept in this browser").waitFor();
 
   // 100 more: the first 60 leave the API's list, which never shows them again.
-  await runsMadeElsewhere(100, "second");
+  await runsMadeElsewhere(sandbox, 100, "second");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
   assert.equal(listed.filter((id) => first.includes(id)).length, 0, "the API no longer lists the first runs");
   await page.getByRole("button", { name: "Refresh" }).click();
@@ -85,17 +78,16 @@ test("runs older than the API's latest 100 stay listed, kept in this browser, ac
   await countLine(page).getByText(/of 1 matching runs/).waitFor();
   assert.deepEqual(await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run)), [wanted]);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("what a browser kept before the history existed (store version 1) is read after the upgrade", async () => {
+test("what a browser kept before the history existed (store version 1) is read after the upgrade", async ({ sandbox, pages }) => {
   test.setTimeout(60_000);
   // A run this browser submitted before: its submission kept in version 1 of the store.
   const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query: "kept before the upgrade" }, max_results: 1 },
     key: `e2e-history-v1-${Date.now()}`,
   });
-  const { context, page, problems } = await openPage(browser);
+  const { context, page, problems } = await pages.open();
   const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
   // Version 1, as the console wrote it (batches, rows, submissions), written before the console
   // is opened, from a page of the same origin that is not the console.
@@ -140,7 +132,6 @@ test("what a browser kept before the history existed (store version 1) is read a
   assert.deepEqual(stores.names, ["batches", "log", "log_answers", "log_whole", "meta", "outputs", "rows", "runs", "submissions"]);
   assert.ok(stores.runs.includes(`${workspace}/${made.json.id}`), JSON.stringify(stores.runs));
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
 /**
@@ -184,9 +175,9 @@ async function until(what, check, timeoutMs = 20_000) {
   }
 }
 
-test("runs made elsewhere join the history from a read about once a minute; more than 100 between two reads are reported", async () => {
+test("runs made elsewhere join the history from a read about once a minute; more than 100 between two reads are reported", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  const { context, page, problems } = await openPage(browser);
+  const { page, problems } = await pages.open();
   // The page's clock, so that a minute passes at once (the API's clock is the real one).
   await page.clock.install();
   await page.goto(`${sandbox.url}/sign-in`);
@@ -196,7 +187,7 @@ test("runs made elsewhere join the history from a read about once a minute; more
   await page.clock.fastForward(11_000);
   await until("the first background read", async () => (await keptHistory(page)).reads.some((r) => r.last_read_at > 0));
 
-  const elsewhere = await runsMadeElsewhere(30, "script");
+  const elsewhere = await runsMadeElsewhere(sandbox, 30, "script");
   await page.clock.fastForward(30_000);
   assert.equal((await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length, 0, "not read again before a minute");
   await page.clock.fastForward(35_000);
@@ -204,7 +195,7 @@ test("runs made elsewhere join the history from a read about once a minute; more
     (await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length === 30);
 
   // 110 more before the next read: the list shows only the latest 100 of them.
-  const many = await runsMadeElsewhere(110, "flood");
+  const many = await runsMadeElsewhere(sandbox, 110, "flood");
   await page.clock.fastForward(71_000);
   await until("the gap recorded", async () => (await keptHistory(page)).reads.some((r) => r.missed.length === 1));
   const kept = (await keptHistory(page)).runs;
@@ -215,12 +206,11 @@ test("runs made elsewhere join the history from a read about once a minute; more
   assert.match(await notice.textContent(), /^Runs made between .+ and .+ may be missing here: more than 100 runs were made between two reads/);
   await screenshot(page, "runs-missed-notice");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a kept run that was still running when the API's list moved on is read again, and shows how it ended", async () => {
+test("a kept run that was still running when the API's list moved on is read again, and shows how it ended", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/runs");
   // A slow run, seen processing by the list.
   const slow = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query: "slow one sandbox:slow" }, max_results: 1 },
@@ -229,7 +219,7 @@ test("a kept run that was still running when the API's list moved on is read aga
   await page.getByRole("button", { name: "Refresh" }).click();
   await page.locator(`tr[data-run="${slow.json.id}"] [data-status="processing"], tr[data-run="${slow.json.id}"] [data-status="queued"]`).first().waitFor();
   // 100 runs later it is out of the API's list, and finished.
-  await runsMadeElsewhere(100, "after-slow");
+  await runsMadeElsewhere(sandbox, 100, "after-slow");
   for (let tries = 0; tries < 50; tries++) {
     if ((await api(sandbox, "GET", `/v1/runs/${slow.json.id}`)).json.status === "completed") break;
     await sleep(200);
@@ -239,14 +229,13 @@ test("a kept run that was still running when the API's list moved on is read aga
   await go(page, `/runs?q=${slow.json.id}`);
   await row.locator('[data-status="completed"]').waitFor();
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", async () => {
+test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  await runsMadeElsewhere(3, "storage");
+  await runsMadeElsewhere(sandbox, 3, "storage");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/runs");
   const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
   await until("the API's runs kept", async () => (await keptHistory(page)).runs.length === listed);
   await page.getByRole("link", { name: "what this browser keeps" }).click();
@@ -306,14 +295,13 @@ test("/storage: what is kept, exported as JSON Lines, forgotten after a confirma
   assert.equal((await keptHistory(page)).runs.length, listed);
   assert.equal(await keptRuns.textContent(), String(listed));
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", async () => {
+test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  await runsMadeElsewhere(3, "storage");
+  await runsMadeElsewhere(sandbox, 3, "storage");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/runs");
   const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
   await until("the API's runs kept", async () => (await keptHistory(page)).runs.length === listed);
   // A submission from the form: its input is kept for "Run again with changes".
@@ -348,12 +336,11 @@ test("sign-out can forget the workspace's data in this browser; sign-in says wha
   await sleep(500);
   assert.equal(await kept.count(), 0, "nothing left to mention");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("/runs over the history: any column sorts both ways, a date range, and search finds a run by the input sent", async () => {
+test("/runs over the history: any column sorts both ways, a date range, and search finds a run by the input sent", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/runs");
   // Runs from the form: this browser keeps what it sent, so they are found by their input.
   const made = [];
   for (const [query, maxResults] of [["Initech founders", "3"], ["Umbrella chemists", "1"]]) {
@@ -367,7 +354,7 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
     await page.locator('.run-head [data-status="completed"]').waitFor();
   }
   // 100 runs made elsewhere push both out of the API's list: only this browser has them.
-  await runsMadeElsewhere(100, "sort");
+  await runsMadeElsewhere(sandbox, 100, "sort");
   await go(page, "/runs");
   await page.getByLabel("Search").fill("umbrella CHEM");
   await page.getByLabel("Search").press("Enter");
@@ -410,13 +397,12 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
   assert.deepEqual(await seriousViolations(page), []);
   await screenshot(page, "runs-sorted-and-dated");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a run the API no longer has is shown as this browser kept it, its output within the allowance, and says so", async () => {
+test("a run the API no longer has is shown as this browser kept it, its output within the allowance, and says so", async ({ sandbox, pages }) => {
   test.setTimeout(60_000);
-  const [older, newer] = await runsMadeElsewhere(2, "gone");
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const [older, newer] = await runsMadeElsewhere(sandbox, 2, "gone");
+  const { page, problems } = await pages.signedIn("/runs");
   await until("both runs and their outputs kept", async () => {
     const keys = await keptOutputKeys(page);
     return [older, newer].every((id) => keys.some((k) => k.endsWith(`/${id}`)));
@@ -461,7 +447,6 @@ test("a run the API no longer has is shown as this browser kept it, its output w
   await page.locator('[data-field="output-table"]').waitFor();
   await screenshot(page, "run-kept-only-here");
   assert.deepEqual(besides(problems, 404), []);
-  await context.close();
 });
 
 /** The keys of the outputs the page's store keeps. */
@@ -498,10 +483,10 @@ const keptRunValues = (page) => page.evaluate(() => new Promise((resolve, reject
   open.onerror = () => reject(open.error);
 }));
 
-test("/credits: credits over time over the history, its sums the history's, by day, week or month", async () => {
+test("/credits: credits over time over the history, its sums the history's, by day, week or month", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  await runsMadeElsewhere(3, "credits");
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/workspace", sandbox.api_key);
+  await runsMadeElsewhere(sandbox, 3, "credits");
+  const { page, problems } = await pages.signedIn("/workspace");
   await page.getByRole("link", { name: "Over the history kept in this browser, by day, week or month" }).click();
   await page.waitForURL(/\/credits$/);
   const total = page.locator('[data-field="credits-total"]');
@@ -532,13 +517,12 @@ test("/credits: credits over time over the history, its sums the history's, by d
   assert.deepEqual(await seriousViolations(page), []);
   await screenshot(page, "credits-over-the-history");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("two tabs writing the history at once lose nothing and duplicate nothing", async () => {
+test("two tabs writing the history at once lose nothing and duplicate nothing", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  await runsMadeElsewhere(2, "two-tabs");
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  await runsMadeElsewhere(sandbox, 2, "two-tabs");
+  const { context, page, problems } = await pages.signedIn("/runs");
   // The second tab of the same browser, signed in (the credential is per tab), on the runs list.
   const other = await context.newPage();
   await other.goto(`${sandbox.url}/sign-in?next=/runs`);
@@ -569,19 +553,18 @@ test("two tabs writing the history at once lose nothing and duplicate nothing", 
   assert.equal(mine.run.status, "completed");
   assert.deepEqual(mine.input, { query: "two tabs at once" }, "the input the first tab sent survived the second tab's writes");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a bulk batch's 150 runs stay in the history after the API's list has moved on, found by their input, across a reload", async () => {
+test("a bulk batch's 150 runs stay in the history after the API's list has moved on, found by their input, across a reload", async ({ sandbox, pages }) => {
   test.setTimeout(180_000);
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/bulk");
   await page.getByLabel("Action").selectOption("network-search-groups");
   const rows = Array.from({ length: 150 }, (_, i) => `bulk history ${i + 1}`);
   await page.locator("#bulk-text").fill(["query", ...rows].join("\n"));
   await page.locator('[data-field="start-batch"]').click();
   await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 120_000 });
   // 100 runs made elsewhere: the API lists none of the batch's any more.
-  const elsewhere = await runsMadeElsewhere(100, "after-bulk");
+  const elsewhere = await runsMadeElsewhere(sandbox, 100, "after-bulk");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
   assert.deepEqual(new Set(listed), new Set(elsewhere), "the API's list has moved on past the batch");
   await go(page, "/runs?q=bulk%20history");
@@ -600,5 +583,4 @@ test("a bulk batch's 150 runs stay in the history after the API's list has moved
   await go(page, `/runs?q=${encodeURIComponent(kept.idempotency_key)}`);
   await countLine(page).getByText(/of 1 matching runs/).waitFor();
   assert.deepEqual(besides(problems, 429), []);
-  await context.close();
 });

@@ -1,18 +1,11 @@
 // API keys end to end: list, create with the secret shown once, revoke, the rules for who may,
 // name validation and hostile names; and the workspace's credits over time, checked against
 // the sums of GET /v1/runs. Headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, screenshot, signIn, go, api, besides, openSignedIn } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, signIn, go, api, besides } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox({ args: ["--queue-ms", "200", "--process-ms", "400"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox({ args: ["--queue-ms", "200", "--process-ms", "400"] });
 
 /** Every request the page sends to /v1/keys, by method. */
 function trackKeyRequests(page) {
@@ -24,13 +17,11 @@ function trackKeyRequests(page) {
   return sent;
 }
 
-const signedInAt = (path, credential, options) => openSignedIn(browser, sandbox, path, credential, options);
-
-const workspaceStatus = async (bearer) =>
+const workspaceStatus = async (sandbox, bearer) =>
   (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${bearer}` } })).status;
 
-test("with a session: create shows the secret once, it works, it is then gone; revoke ends it", async () => {
-  const { context, page, problems } = await signedInAt("/keys", sandbox.session_token);
+test("with a session: create shows the secret once, it works, it is then gone; revoke ends it", async ({ sandbox, pages }) => {
+  const { context, page, problems } = await pages.signedIn("/keys", { credential: sandbox.session_token });
   const sent = trackKeyRequests(page);
   await page.locator('[data-field="keys-table"] tbody tr').first().waitFor();
   await screenshot(page, "keys-session");
@@ -47,7 +38,7 @@ test("with a session: create shows the secret once, it works, it is then gone; r
   assert.deepEqual(sent.filter((s) => s.startsWith("POST")), ["POST /v1/keys"], "one key for a double click");
   await screenshot(page, "keys-secret-dialog");
   // The secret is real: it answers on the API.
-  assert.equal(await workspaceStatus(secret), 200);
+  assert.equal(await workspaceStatus(sandbox, secret), 200);
   // Escape does not dismiss it by accident, not even twice.
   await page.keyboard.press("Escape");
   await page.keyboard.press("Escape");
@@ -82,14 +73,13 @@ test("with a session: create shows the secret once, it works, it is then gone; r
   await confirm.getByRole("button", { name: "Revoke key" }).click();
   await page.locator("tr[data-key]").filter({ hasText: name }).and(page.locator('[data-state="revoked"]')).waitFor();
   await assert.doesNotReject(page.getByText("revoked", { exact: true }).first().waitFor());
-  assert.equal(await workspaceStatus(secret), 401, "the revoked secret is refused");
+  assert.equal(await workspaceStatus(sandbox, secret), 401, "the revoked secret is refused");
   assert.ok(sent.some((s) => s.startsWith("DELETE /v1/keys/")));
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("names are checked as typed and sent nowhere when wrong; an HTML name stays text", async () => {
-  const { context, page, problems } = await signedInAt("/keys", sandbox.session_token);
+test("names are checked as typed and sent nowhere when wrong; an HTML name stays text", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/keys", { credential: sandbox.session_token });
   const sent = trackKeyRequests(page);
   const dialogs = [];
   page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
@@ -110,11 +100,10 @@ test("names are checked as typed and sent nowhere when wrong; an HTML name stays
   assert.equal(await page.evaluate(() => window.__xss), undefined);
   assert.deepEqual(dialogs, []);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("with an API key the page explains how to manage keys and sends nothing", async () => {
-  const { context, page, problems } = await signedInAt("/keys", sandbox.api_key);
+test("with an API key the page explains how to manage keys and sends nothing", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/keys");
   const sent = trackKeyRequests(page);
   await assert.doesNotReject(page.getByText("Managing API keys needs an account session.").waitFor());
   const link = page.getByRole("link", { name: "Sign in with a session token" });
@@ -130,11 +119,10 @@ test("with an API key the page explains how to manage keys and sends nothing", a
   await page.locator('[data-field="keys-table"]').waitFor();
   assert.deepEqual(sent.filter((s) => !s.startsWith("GET")), [], "no POST or DELETE");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a 403 for a session, a 404 and a 500 on revoke are each explained", async () => {
-  const { context, page, problems } = await signedInAt("/keys", sandbox.session_token);
+test("a 403 for a session, a 404 and a 500 on revoke are each explained", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/keys", { credential: sandbox.session_token });
   const created = await api(sandbox, "POST", "/v1/keys", { body: { name: `e2e revoke errors ${Date.now()}` }, bearer: sandbox.session_token });
   // Created outside the page: opening the page again lists it.
   await go(page, "/workspace");
@@ -173,10 +161,9 @@ test("a 403 for a session, a 404 and a 500 on revoke are each explained", async 
   await assert.doesNotReject(page.getByText("Managing API keys needs an account session.").waitFor());
   assert.equal(await page.locator(".error-panel").count(), 0, "no raw 403 panel");
   assert.deepEqual(besides(problems, 500, 404, 403), []);
-  await context.close();
 });
 
-test("credits over time equal the sums of GET /v1/runs, with runs in progress apart", async () => {
+test("credits over time equal the sums of GET /v1/runs, with runs in progress apart", async ({ sandbox, pages }) => {
   // Finished runs of three groups, a failed one, and one still processing.
   const submit = async (action, input, max_results, live = true) =>
     (await api(sandbox, "POST", `/v1/actions/${action}/run/${live ? "live" : "async"}`, {
@@ -186,7 +173,7 @@ test("credits over time equal the sums of GET /v1/runs, with runs in progress ap
   await submit("network-search-groups", { query: "chart" }, 4);
   await submit("network-extract-people", { identifier: "ada-lovelace" }, 1);
   await submit("premium-search-people", { keywords: "sandbox:fail=upstream_timeout" }, 3);
-  const { context, page, problems } = await signedInAt("/workspace", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/workspace");
   // The run in progress is submitted once signed in (sign-in time does not eat into its
   // processing time); the workspace page loads afresh when navigated back to.
   const slow = await submit("network-search-content", { keywords: "chart sandbox:slow" }, 5, false);
@@ -224,14 +211,12 @@ test("credits over time equal the sums of GET /v1/runs, with runs in progress ap
   await screenshot(page, "workspace-chart-dark");
   await api(sandbox, "POST", `/v1/runs/${slow.id}/cancel`);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a workspace without runs gets a sentence, not an empty chart", async () => {
+test("a workspace without runs gets a sentence, not an empty chart", async ({ sandbox, pages }) => {
   const globex = sandbox.workspaces.find((w) => w.workspace_id === "ws_globex");
-  const { context, page, problems } = await signedInAt("/workspace", globex.api_key, { viewport: { width: 375, height: 740 } });
+  const { page, problems } = await pages.signedIn("/workspace", { credential: globex.api_key, viewport: { width: 375, height: 740 } });
   await assert.doesNotReject(page.locator('[data-field="credits-empty"]').getByText("No finished runs yet").waitFor());
   assert.equal(await page.locator("svg.chart-bars").count(), 0);
   assert.deepEqual(problems, []);
-  await context.close();
 });

@@ -2,22 +2,15 @@
 // the ticket text, the credential and a new key's secret nowhere (page, storage, snippets),
 // filters in the URL, an entry's own URL, the bulk worker's requests with a snippet that runs
 // (an input with a newline), the switch and clearing. Headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSandbox, openSignedIn, screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
 
 /** Every key and value of the console's IndexedDB stores `names`, as text. */
 async function storedText(page, names) {
@@ -48,8 +41,8 @@ async function rowWith(page, text) {
   return row;
 }
 
-test("a failed submission's log entry shows its request id and error body, and its ticket text holds both", async () => {
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/actions/network-search-groups?mode=async", sandbox.api_key);
+test("a failed submission's log entry shows its request id and error body, and its ticket text holds both", async ({ pages }) => {
+  const { context, page, problems } = await pages.signedIn("/actions/network-search-groups?mode=async");
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   // A 500 on the first attempt: the form says so with the request id.
   await page.getByLabel(/^Query/).fill("log me sandbox:500");
@@ -83,11 +76,10 @@ test("a failed submission's log entry shows its request id and error body, and i
   await go(page, entryUrl);
   assert.equal(await page.locator('[data-field="entry-request-id"]').textContent(), requestId);
   assert.deepEqual(besides(problems, 500), []);
-  await context.close();
 });
 
-test("the credential and a new key's secret appear nowhere in the log, its storage or a copied snippet", async () => {
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/keys", sandbox.session_token);
+test("the credential and a new key's secret appear nowhere in the log, its storage or a copied snippet", async ({ sandbox, pages }) => {
+  const { context, page, problems } = await pages.signedIn("/keys", { credential: sandbox.session_token });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.getByLabel("New key's name").fill(`log secret ${Date.now()}`);
   await page.getByRole("button", { name: "Create key" }).click();
@@ -116,11 +108,10 @@ test("the credential and a new key's secret appear nowhere in the log, its stora
     }
   }
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("filters narrow the list by status class, method, path and text, and live in the URL", async () => {
-  const { page, context, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+test("filters narrow the list by status class, method, path and text, and live in the URL", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/runs");
   await go(page, "/runs/no-such-run");
   await page.getByText(/not found/i).first().waitFor();
   await go(page, "/log");
@@ -146,11 +137,10 @@ test("filters narrow the list by status class, method, path and text, and live i
   await page.locator('[data-field="filter-problem"]').waitFor();
   assert.equal(await page.locator(".log-table").count(), 0);
   assert.deepEqual(besides(problems, 404), []);
-  await context.close();
 });
 
-test("the bulk worker's requests are logged, and a logged submission with a newline runs again as code", async () => {
-  const { page, context, problems } = await openSignedIn(browser, sandbox, "/bulk", sandbox.api_key);
+test("the bulk worker's requests are logged, and a logged submission with a newline runs again as code", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/bulk");
   const query = `two\nlines, "quoted" ${Date.now()}`;
   await page.getByLabel("Action").selectOption("network-search-groups");
   await page.locator("#bulk-text").fill(`query\n"${query.replaceAll('"', '""')}"`);
@@ -175,11 +165,10 @@ test("the bulk worker's requests are logged, and a logged submission with a newl
   assert.equal(run.id, answer.id);
   await screenshot(page, "log-entry-bulk");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("the switch stops keeping requests, clearing empties the log, and forgetting the workspace deletes it", async () => {
-  const { page, context, problems } = await openSignedIn(browser, sandbox, "/log", sandbox.api_key);
+test("the switch stops keeping requests, clearing empties the log, and forgetting the workspace deletes it", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/log");
   await rowWith(page, "/v1/workspace");
   assert.deepEqual(await seriousViolations(page), []);
   await page.locator('[data-field="log-keeping"]').uncheck();
@@ -204,11 +193,10 @@ test("the switch stops keeping requests, clearing empties the log, and forgettin
   const stored = JSON.parse(await storedText(page, ["log", "log_answers", "log_whole"]));
   assert.deepEqual([stored.log.keys.length, stored.log_answers.keys.length], [0, 0]);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("the log keeps the newest 5,000 entries of a workspace: the oldest go first", async () => {
-  const { page, context, problems } = await openSignedIn(browser, sandbox, "/log", sandbox.api_key);
+test("the log keeps the newest 5,000 entries of a workspace: the oldest go first", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/log");
   const workspace = (await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json()).workspace_id;
   await rowWith(page, "/v1/workspace");
   // 5,000 old entries, as the console writes them, older than any real one.
@@ -246,10 +234,9 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
   // (a request made meanwhile is in the log for a second before the oldest makes room for it)
   await page.locator('[data-field="log-summary"]').getByText(/None of the 5,0\d\d logged requests/).waitFor();
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("an answer over 64 KB is kept shortened, and shown whole on request", async () => {
+test("an answer over 64 KB is kept shortened, and shown whole on request", async ({ sandbox, pages }) => {
   for (let i = 0; i < 3; i++) {
     await fetch(`${sandbox.url}/v1/actions/premium-search-people/run/live`, {
       method: "POST",
@@ -257,7 +244,7 @@ test("an answer over 64 KB is kept shortened, and shown whole on request", async
       body: JSON.stringify({ input: { keywords: `long answer ${i}` }, max_results: 100 }),
     });
   }
-  const { page, context, problems } = await openSignedIn(browser, sandbox, "/runs", sandbox.api_key);
+  const { page, problems } = await pages.signedIn("/runs");
   await page.locator("tr[data-run]").first().waitFor();
   await go(page, "/log?method=GET&path=/v1/runs");
   const row = page.locator(".log-table tbody tr").filter({ has: page.locator("td.path", { hasText: /^\/v1\/runs$/ }) }).first();
@@ -276,5 +263,4 @@ test("an answer over 64 KB is kept shortened, and shown whole on request", async
   assert.ok(whole.runs.length >= 3 && JSON.stringify(whole).length > 64 * 1024, "the whole list, outputs included");
   await screenshot(page, "log-entry-long");
   assert.deepEqual(problems, []);
-  await context.close();
 });

@@ -1,30 +1,21 @@
 // Runs end to end: a run watched to its end by the polling rules, hidden tabs, cancel and its
 // 409, failed-run inspection, inert hostile output and safe CSV, chaining by clicks, and the
 // runs list with filters in the URL. Headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import {
-  startSandbox, openPage, screenshot, signIn, go, trackRequests, controlVisibility, api, besides,
-} from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, signIn, go, trackRequests, controlVisibility, api, besides } from "./harness.mjs";
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  // Slow enough that a run is seen queued and processing across several polls.
-  sandbox = await startSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+// Slow enough that a run is seen queued and processing across several polls.
+const test = withSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let keyCounter = 0;
 const newKey = () => `e2e-runs-${Date.now()}-${keyCounter++}`;
 
-/** Signs in on a fresh page at `path`. */
-async function signedIn(path, options) {
-  const opened = await openPage(browser, options);
+/** Signs in on a fresh page (`pages.open(options)`) opened at `path` of `sandbox`. */
+async function signedInAt(pages, sandbox, path, options) {
+  const opened = await pages.open(options);
   await opened.page.goto(`${sandbox.url}${path}`);
   await signIn(opened.page, sandbox.api_key);
   return opened;
@@ -41,8 +32,8 @@ async function submitForm(page, fields, { live }) {
 
 const status = (page) => page.locator(".run-head [data-status]");
 
-test("an async run is watched from queued to completed: one request at a time, none after the end", async () => {
-  const { context, page, problems } = await signedIn("/actions/premium-search-people");
+test("an async run is watched from queued to completed: one request at a time, none after the end", async ({ sandbox, pages }) => {
+  const { page, problems } = await signedInAt(pages, sandbox, "/actions/premium-search-people");
   const runRequests = trackRequests(page, /^\/v1\/runs\/[^/]+$/);
   const id = await submitForm(page, { Keywords: "platform engineer" }, { live: false });
   await status(page).filter({ hasText: /queued|processing/ }).waitFor();
@@ -69,12 +60,10 @@ test("an async run is watched from queued to completed: one request at a time, n
   const gaps = runRequests.times.slice(1).map((t, i) => t - runRequests.times[i]);
   assert.ok(gaps.every((g, i) => i === 0 || g >= gaps[i - 1] - 150), `gaps ${gaps}`);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a hidden tab sends no polls, and a shown one resumes at once", async () => {
-  const opened = await openPage(browser);
-  const { context, page, problems } = opened;
+test("a hidden tab sends no polls, and a shown one resumes at once", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   const setHidden = await controlVisibility(page);
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
@@ -97,11 +86,10 @@ test("a hidden tab sends no polls, and a shown one resumes at once", async () =>
   assert.equal(polls.maxInFlight, 1);
   await api(sandbox, "POST", `/v1/runs/${run.id}/cancel`);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("cancel asks first, then cancels; a cancel after the run finished explains the 409", async () => {
-  const { context, page, problems } = await signedIn("/runs");
+test("cancel asks first, then cancels; a cancel after the run finished explains the 409", async ({ sandbox, pages }) => {
+  const { page, problems } = await signedInAt(pages, sandbox, "/runs");
   const { json: run } = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query: "to cancel sandbox:slow" }, max_results: 5 }, key: newKey(),
   });
@@ -136,11 +124,10 @@ test("cancel asks first, then cancels; a cancel after the run finished explains 
   await assert.doesNotReject(page.locator(".error-panel").getByText("HTTP status").waitFor());
   await screenshot(page, "run-cancel-409");
   assert.deepEqual(besides(problems, 409), []);
-  await context.close();
 });
 
-test("a failed run shows its code, message and the response's request id, for a ticket", async () => {
-  const { context, page, problems } = await signedIn("/actions/premium-search-people");
+test("a failed run shows its code, message and the response's request id, for a ticket", async ({ sandbox, pages }) => {
+  const { context, page, problems } = await signedInAt(pages, sandbox, "/actions/premium-search-people");
   const ids = [];
   page.on("response", (r) => {
     if (/^\/v1\/runs\/[^/]+$/.test(new URL(r.url()).pathname)) ids.push(r.headers()["x-request-id"]);
@@ -160,11 +147,10 @@ test("a failed run shows its code, message and the response's request id, for a 
   for (const part of [id, "upstream_timeout", shownId, run.error.message]) assert.ok(ticket.includes(part), ticket);
   await screenshot(page, "run-failed");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("hostile output stays inert: no script runs, no unsafe link, and the CSV is safe", async () => {
-  const { context, page, problems } = await signedIn("/actions/network-search-content");
+test("hostile output stays inert: no script runs, no unsafe link, and the CSV is safe", async ({ sandbox, pages }) => {
+  const { page, problems } = await signedInAt(pages, sandbox, "/actions/network-search-content");
   const dialogs = [];
   page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
   await submitForm(page, { Keywords: "hostile" }, { live: true });
@@ -200,7 +186,6 @@ test("hostile output stays inert: no script runs, no unsafe link, and the CSV is
   assert.deepEqual(dialogs, []);
   assert.equal(await page.evaluate(() => window.__xss === undefined), true);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
 /** RFC 4180 CSV into rows of fields. */
@@ -222,12 +207,12 @@ function parseCsv(text) {
   return rows.filter((r) => r.length > 0);
 }
 
-test("a 100-record table shows its first screenful at once, then every row in order, the columns steady", async () => {
+test("a 100-record table shows its first screenful at once, then every row in order, the columns steady", async ({ sandbox, pages }) => {
   const run = (await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
     key: newKey(), body: { input: { keywords: "hundred rows" }, max_results: 100 },
   })).json;
   assert.equal(run.output.length, 100);
-  const { context, page, problems } = await signedIn("/workspace");
+  const { page, problems } = await signedInAt(pages, sandbox, "/workspace");
   await page.locator('[data-field="credits_balance"]').waitFor();
   // Watched from inside the page: the rows the table first appeared with, and the header's
   // column widths then (after layout) and once all rows are in.
@@ -259,11 +244,10 @@ test("a 100-record table shows its first screenful at once, then every row in or
   await page.locator('[data-field="output-table"] tbody tr').nth(99).waitFor();
   assert.equal(await page.locator('[data-field="output-table"] tbody tr').count(), 100);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("profile → posts → comments by clicks alone, the ids passed exactly as returned", async () => {
-  const { context, page, problems } = await signedIn("/actions/network-extract-people");
+test("profile → posts → comments by clicks alone, the ids passed exactly as returned", async ({ sandbox, pages }) => {
+  const { page, problems } = await signedInAt(pages, sandbox, "/actions/network-extract-people");
   const profileRun = await submitForm(page, { Identifier: "ada-lovelace" }, { live: true });
   await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 15_000 });
   const profile = (await api(sandbox, "GET", `/v1/runs/${profileRun}`)).json.output[0];
@@ -291,11 +275,10 @@ test("profile → posts → comments by clicks alone, the ids passed exactly as 
   await page.waitForURL(/\/actions\/network-extract-post-likers\?social_id=/);
   assert.equal(await page.getByLabel("Social ID", { exact: true }).inputValue(), firstPost.social_id);
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("the runs list: filters in the URL, find by id, and refreshing only while runs are active", async () => {
-  const { context, page, problems } = await signedIn("/runs");
+test("the runs list: filters in the URL, find by id, and refreshing only while runs are active", async ({ sandbox, pages }) => {
+  const { page, problems } = await signedInAt(pages, sandbox, "/runs");
   const failed = await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
     body: { input: { keywords: "sandbox:fail=quota_exceeded" } }, key: newKey(),
   });
@@ -322,7 +305,7 @@ test("the runs list: filters in the URL, find by id, and refreshing only while r
   assert.deepEqual(await page.locator("tr[data-run]").evaluateAll((rows) => rows.map((r) => r.dataset.run)), failedIds);
   await assert.doesNotReject(page.locator(`tr[data-run="${failed.json.id}"]`).getByText("quota_exceeded").waitFor());
   // The same URL opened fresh shows the same view.
-  const shared = await signedIn("/runs?status=failed&action=premium-search-people");
+  const shared = await signedInAt(pages, sandbox, "/runs?status=failed&action=premium-search-people");
   await shared.page.locator("tr[data-run]").first().waitFor();
   const sharedIds = await shared.page.locator("tr[data-run]").evaluateAll((rows) => rows.map((r) => r.dataset.run));
   assert.deepEqual(sharedIds, all.filter((r) => r.status === "failed" && r.action === "premium-search-people").map((r) => r.id));
@@ -345,19 +328,17 @@ test("the runs list: filters in the URL, find by id, and refreshing only while r
   await go(page, "/runs/00000000-0000-4000-8000-000000000000");
   await assert.doesNotReject(page.getByRole("heading", { name: "Run not found" }).waitFor());
   assert.deepEqual(besides(problems, 404), []);
-  await context.close();
 });
 
-test("a run page opened signed out goes to sign-in and comes back", async () => {
+test("a run page opened signed out goes to sign-in and comes back", async ({ sandbox, pages }) => {
   const { json: run } = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/live", {
     body: { input: { query: "come back" }, max_results: 1 }, key: newKey(),
   });
-  const { context, page, problems } = await openPage(browser);
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/runs/${run.id}`);
   await page.waitForURL(/\/sign-in\?next=/);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(new RegExp(`/runs/${run.id}$`));
   await page.locator('.run-head [data-status="completed"]').waitFor();
   assert.deepEqual(problems, []);
-  await context.close();
 });

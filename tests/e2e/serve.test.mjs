@@ -2,26 +2,21 @@
 // and css as brotli with a year-long immutable cache rule, and the pages' chunk after the first
 // screen; a second visit downloads none of them and only revalidates index.html. Bytes are counted with the DevTools protocol, as they came off
 // the network (encodedDataLength), not as the page sees them.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startSandbox, openPage } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
 
 // Only the release build (scripts/build-console.sh) writes the precompressed siblings.
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
 const release = readdirSync(dist).some((name) => name.endsWith(".wasm.br"));
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
+const test = withSandbox();
+
+test.beforeAll(() => {
   // The release build's serving (its .br siblings): without them these tests fail rather than
-  // pass by skipping.
+  // pass by skipping (and no sandbox is started for them).
   assert.ok(release, `no .wasm.br in ${dist}: not a release build (scripts/build-console.sh)`);
-  sandbox = await startSandbox();
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
 });
 
 /** Records every response of the page: url, status, headers, cache origin and bytes on the wire. */
@@ -70,8 +65,8 @@ const asset = (e) => /\.(wasm|js|css)$/.test(e.url.pathname);
 // fetched in the background soon after it.
 const chunk = readdirSync(dist).find((name) => /^console-pages-[0-9a-f]+\.wasm$/.test(name));
 
-/** Opens the sign-in page; resolves with the paths requested before the app had drawn. */
-async function visit(page) {
+/** Opens the sandbox's sign-in page; resolves with the paths requested before the app had drawn. */
+async function visit(page, sandbox) {
   const requested = [];
   const record = (r) => requested.push(new URL(r.url()).pathname);
   page.on("request", record);
@@ -86,14 +81,14 @@ async function visit(page) {
   return beforeDrawn;
 }
 
-test("a second visit downloads no wasm, js or css; the first gets them as brotli", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("a second visit downloads no wasm, js or css; the first gets them as brotli", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   const network = await recordNetwork(page);
 
   // The stylesheet, the glue, the chunk loader and the main wasm; then the pages chunk, which
   // the first screen does not wait for.
   const expected = chunk ? ["css", "js", "js", "wasm", "wasm"] : ["css", "js", "wasm"];
-  const drawnAfter = await visit(page);
+  const drawnAfter = await visit(page, sandbox);
   const first = await network.take(expected.length);
   const assets = first.filter(asset);
   assert.deepEqual(assets.map((e) => e.url.pathname.split(".").pop()).sort(), expected);
@@ -114,7 +109,7 @@ test("a second visit downloads no wasm, js or css; the first gets them as brotli
   assert.equal(first.filter((e) => e.url.pathname === "/favicon.ico").length, 0, "no favicon request");
 
   // A second visit, as after closing the tab and coming back: a new navigation, same browser.
-  await visit(page);
+  await visit(page, sandbox);
   const second = await network.take(expected.length);
   const again = second.filter(asset);
   assert.equal(again.length, expected.length, second.map((e) => e.url.pathname).join(", "));
@@ -131,10 +126,9 @@ test("a second visit downloads no wasm, js or css; the first gets them as brotli
   );
 
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("the API beside the console is still compressed", async () => {
+test("the API beside the console is still compressed", async ({ sandbox }) => {
   const res = await fetch(`${sandbox.url}/v1/actions`, {
     headers: { "accept-encoding": "gzip, br", authorization: `Bearer ${sandbox.api_key}` },
   });

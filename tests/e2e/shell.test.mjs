@@ -1,8 +1,8 @@
 // The console's shell end to end: sign-in, workspace numbers, the 16 actions, not-found, and
 // the way back after sign-in, in real headless Chromium against the sandbox.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
-import { startSandbox, openPage, screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
 
 const PUBLISHED_ORDER = [
   "premium-search-person", "premium-search-people", "premium-search-company-employees",
@@ -13,30 +13,23 @@ const PUBLISHED_ORDER = [
   "network-extract-post-commenters", "network-extract-post-likers",
 ];
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox();
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox();
 
-async function apiWorkspace(bearer) {
+async function apiWorkspace(sandbox, bearer) {
   const res = await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${bearer}` } });
   assert.equal(res.status, 200);
   return res.json();
 }
 
-test("signing in with the API key shows the workspace numbers from the API", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("signing in with the API key shows the workspace numbers from the API", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   await page.goto(sandbox.url);
   await page.waitForURL(/\/sign-in/);
   await screenshot(page, "sign-in");
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
 
-  const ws = await apiWorkspace(sandbox.api_key);
+  const ws = await apiWorkspace(sandbox, sandbox.api_key);
   const field = (name) => page.locator(`[data-field="${name}"]`);
   await assert.doesNotReject(field("name").getByText(ws.name).waitFor());
   assert.equal(await field("workspace_id").textContent(), ws.workspace_id);
@@ -49,11 +42,10 @@ test("signing in with the API key shows the workspace numbers from the API", asy
   await assert.doesNotReject(page.getByText(/API key sk_sandbox_/).waitFor());
   await screenshot(page, "workspace");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("the actions page lists all 16 actions, grouped, in the published order", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("the actions page lists all 16 actions, grouped, in the published order", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/actions`);
   await signIn(page, sandbox.api_key);
   // Comes back to the page asked for before sign-in.
@@ -88,11 +80,10 @@ test("the actions page lists all 16 actions, grouped, in the published order", a
   await page.waitForURL(/\/actions\/network-extract-people$/);
   await assert.doesNotReject(page.getByRole("heading", { name: "Enrich a profile" }).waitFor());
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a session token signs in and is recognised as an account session", async () => {
-  const { context, page, problems } = await openPage(browser, { colorScheme: "dark" });
+test("a session token signs in and is recognised as an account session", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open({ colorScheme: "dark" });
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").fill(sandbox.session_token);
   await assert.doesNotReject(page.getByText(/Recognised: Session · admin@acme\.example \(can manage API keys\), valid until /).waitFor());
@@ -102,11 +93,10 @@ test("a session token signs in and is recognised as an account session", async (
   await page.locator('[data-field="name"]').waitFor();
   await screenshot(page, "workspace-dark-session");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a wrong key is refused in words with the request id, and nothing is signed in", async () => {
-  const { context, page } = await openPage(browser);
+test("a wrong key is refused in words with the request id, and nothing is signed in", async ({ sandbox, pages }) => {
+  const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await trySignIn(page, "sk_sandbox_not_a_real_key");
   const panel = page.getByRole("alert").filter({ hasText: "Checking the credential failed" });
@@ -118,11 +108,10 @@ test("a wrong key is refused in words with the request id, and nothing is signed
   assert.match(page.url(), /\/sign-in$/);
   await screenshot(page, "sign-in-refused");
   // The browser logs the failed fetch's 401 itself; that is the only console error allowed here.
-  await context.close();
 });
 
-test("an unknown page says so, and sign-out returns to sign-in", async () => {
-  const { context, page, problems } = await openPage(browser, { viewport: { width: 375, height: 740 } });
+test("an unknown page says so, and sign-out returns to sign-in", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open({ viewport: { width: 375, height: 740 } });
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
@@ -142,20 +131,18 @@ test("an unknown page says so, and sign-out returns to sign-in", async () => {
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
   assert.ok(!stored.includes(sandbox.api_key));
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a reload forgets the in-memory credential and asks to sign in again", async () => {
-  const { context, page } = await openPage(browser);
+test("a reload forgets the in-memory credential and asks to sign in again", async ({ sandbox, pages }) => {
+  const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
   await page.reload();
   await page.waitForURL(/\/sign-in\?next=\/workspace$/);
-  await context.close();
 });
 
-test("the console is served with a strict Content-Security-Policy and runs under it", async () => {
+test("the console is served with a strict Content-Security-Policy and runs under it", async ({ sandbox, pages }) => {
   const res = await fetch(`${sandbox.url}/workspace`);
   const csp = res.headers.get("content-security-policy");
   for (const directive of ["script-src 'self' 'wasm-unsafe-eval' 'sha256-", "connect-src 'self'",
@@ -165,7 +152,7 @@ test("the console is served with a strict Content-Security-Policy and runs under
   assert.ok(!csp.includes("unsafe-inline"));
   assert.equal(res.headers.get("x-content-type-options"), "nosniff");
   // An inline script that is not trunk's loader is refused, and the harness sees it.
-  const { context, page, problems } = await openPage(browser);
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").waitFor();
   await page.evaluate(() => {
@@ -177,11 +164,10 @@ test("the console is served with a strict Content-Security-Policy and runs under
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(await page.evaluate(() => window.__injected === true), false);
   assert.ok(problems.some((p) => p.startsWith("CSP violation: script-src")), problems.join("\n"));
-  await context.close();
 });
 
-test("the theme switch overrides the system setting and is remembered, storing no credential", async () => {
-  const { context, page, problems } = await openPage(browser, { colorScheme: "light" });
+test("the theme switch overrides the system setting and is remembered, storing no credential", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open({ colorScheme: "light" });
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   await page.locator('[data-field="name"]').waitFor();
@@ -203,11 +189,10 @@ test("the theme switch overrides the system setting and is remembered, storing n
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
   assert.equal(stored, JSON.stringify({ "console.theme": "dark" }), "only the preference is stored");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a base URL that does not answer like this API is explained", async () => {
-  const { context, page } = await openPage(browser);
+test("a base URL that does not answer like this API is explained", async ({ sandbox, pages }) => {
+  const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   // Same origin, so the CSP allows it; the console's own index.html answers instead of the API.
   await page.getByLabel("API base URL").fill(`${sandbox.url}/not-the-api`);
@@ -216,13 +201,12 @@ test("a base URL that does not answer like this API is explained", async () => {
   await panel.waitFor();
   assert.match(await panel.textContent(), /not like this API.*Is the API base URL right\?/s);
   assert.match(page.url(), /\/sign-in$/);
-  await context.close();
 });
 
-test("a key revoked mid-session leads to sign-in with the reason, then back to the page", async () => {
+test("a key revoked mid-session leads to sign-in with the reason, then back to the page", async ({ sandbox, pages }) => {
   const session = { authorization: `Bearer ${sandbox.session_token}`, "content-type": "application/json" };
   const created = await (await fetch(`${sandbox.url}/v1/keys`, { method: "POST", headers: session, body: JSON.stringify({ name: "e2e revoked mid-session" }) })).json();
-  const { context, page } = await openPage(browser);
+  const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in?next=/actions`);
   await signIn(page, created.api_key);
   await page.locator("[data-action]").first().waitFor();
@@ -236,11 +220,10 @@ test("a key revoked mid-session leads to sign-in with the reason, then back to t
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
   await page.locator('[data-field="name"]').waitFor();
-  await context.close();
 });
 
-test("opting in keeps the session across a reload of the tab; sign-out forgets it everywhere", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("opting in keeps the session across a reload of the tab; sign-out forgets it everywhere", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("Keep me signed in in this tab").check();
   await signIn(page, sandbox.api_key);
@@ -258,11 +241,10 @@ test("opting in keeps the session across a reload of the tab; sign-out forgets i
   await page.reload();
   await page.getByLabel("API key or session token").waitFor();
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("the workspace and the header's summary refresh every 30 s while visible", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("the workspace and the header's summary refresh every 30 s while visible", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   let workspaceRequests = 0;
   page.on("request", (r) => { if (new URL(r.url()).pathname === "/v1/workspace") workspaceRequests++; });
   await page.clock.install();
@@ -293,11 +275,10 @@ test("the workspace and the header's summary refresh every 30 s while visible", 
   await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), now);
   assert.equal(workspaceRequests, 2, "one request per refresh");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("a guarded page opened signed out is replaced by sign-in, so Back does not bounce", async () => {
-  const { context, page, problems } = await openPage(browser);
+test("a guarded page opened signed out is replaced by sign-in, so Back does not bounce", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").waitFor();
   const entries = await page.evaluate(() => history.length);
@@ -316,5 +297,4 @@ test("a guarded page opened signed out is replaced by sign-in, so Back does not 
   await page.waitForURL(/\/runs\?status=failed$/);
   assert.equal(await page.getByLabel("Status").inputValue(), "failed");
   assert.deepEqual(problems, []);
-  await context.close();
 });

@@ -2,25 +2,18 @@
 // curl (bash), Python (`requests`, from the venv scripts/setup.sh makes for schemathesis) and
 // Node.js (both the `fetch` and the `node:http` snippets) against the sandbox, with the key in
 // API_KEY. Inputs carry quotes, backslashes, shell and template syntax and non-ASCII text.
-import { test } from "@playwright/test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSandbox, openSignedIn, screenshot, api, snippetEnvironment } from "./harness.mjs";
+import { withSandbox } from "./fixtures.mjs";
+import { screenshot, api, snippetEnvironment } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const venvPython = join(root, "target", "venv", "bin", "python");
 
-let sandbox, browser;
-test.beforeAll(async ({ browser: launched }) => {
-  sandbox = await startSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
-  browser = launched;
-});
-test.afterAll(async () => {
-  sandbox?.stop();
-});
+const test = withSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
 
 /** How each language's snippet is run: the file it is written to and the command. */
 const RUNNERS = {
@@ -30,8 +23,8 @@ const RUNNERS = {
   node: { file: "snippet.js", command: (f) => ["node", [f]] },
 };
 
-/** Runs a snippet with the key in API_KEY; it prints the status (but curl), then the answer's body. */
-function runSnippet(language, code) {
+/** Runs a snippet with `sandbox`'s key in API_KEY; it prints the status (but curl), then the answer's body. */
+function runSnippet(sandbox, language, code) {
   const dir = mkdtempSync(join(tmpdir(), `snippet-${language}-`));
   const { file, command } = RUNNERS[language];
   const path = join(dir, file);
@@ -53,8 +46,8 @@ test("Python's requests is there to run the Python snippet", () => {
   execFileSync(venvPython, ["-c", "import requests"]);
 });
 
-test("the form's snippets run as they read: each is the same run as the form's submission, which sends the input as typed", async () => {
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/actions/premium-search-people?mode=async", sandbox.api_key);
+test("the form's snippets run as they read: each is the same run as the form's submission, which sends the input as typed", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/premium-search-people?mode=async");
   const keywords = `it's "quoted" \\ back\\slash $HOME \`date\` \${x} %s é 日本語 🦀`;
   await page.getByLabel(/^Keywords/).fill(keywords);
   await page.getByLabel(/^Max results/).fill("3");
@@ -68,7 +61,7 @@ test("the form's snippets run as they read: each is the same run as the form's s
     await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
     const code = await snippet.textContent();
     assert.ok(!code.includes(sandbox.api_key), `${language}: no credential in the code`);
-    const answer = runSnippet(language, code);
+    const answer = runSnippet(sandbox, language, code);
     // The first snippet makes the run (202); the others send the same key, which the API
     // answers with the same run only for the same body: one escaped wrongly is refused (409).
     assert.ok([200, 202, null].includes(answer.status), `${language}: ${answer.status} ${JSON.stringify(answer.run)}`);
@@ -86,22 +79,21 @@ test("the form's snippets run as they read: each is the same run as the form's s
   await page.locator('[data-field="how-made"] summary').click();
   await page.locator('[data-field="how-made"] button[data-language="python"]').click();
   const how = await page.locator('[data-field="how-made"] [data-field="code-snippet"]').textContent();
-  const again = runSnippet("python", how);
+  const again = runSnippet(sandbox, "python", how);
   assert.equal(again.run.id, runs[0], "the same run, not a new one");
   await screenshot(page, "snippets-run-page");
   const run = await api(sandbox, "GET", `/v1/runs/${runs[0]}`);
   assert.equal(run.json.credits_reserved + run.json.credits_used, 3, "reserved or charged once, for 3 results");
   assert.deepEqual(problems, []);
-  await context.close();
 });
 
-test("after a submission the form's snippets carry a new key: a second run is a new run", async () => {
-  const { context, page, problems } = await openSignedIn(browser, sandbox, "/actions/network-search-groups?mode=async", sandbox.api_key);
+test("after a submission the form's snippets carry a new key: a second run is a new run", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/network-search-groups?mode=async");
   await page.getByLabel(/^Query/).fill("ütf-8 \"groups\"");
   await page.locator("details.preview summary").click();
   await page.locator('button[data-language="node"]').click();
   const before = await page.locator('[data-field="code-snippet"]').textContent();
-  const first = runSnippet("node", before);
+  const first = runSnippet(sandbox, "node", before);
   assert.equal(first.status, 202);
   await page.getByRole("button", { name: "Queue run" }).click();
   await page.waitForURL(/\/runs\//);
@@ -110,9 +102,8 @@ test("after a submission the form's snippets carry a new key: a second run is a 
   const after = await page.locator('[data-field="code-snippet"]').textContent();
   const keyOf = (code) => code.match(/"Idempotency-Key": "([^"]+)"/)[1];
   assert.notEqual(keyOf(after), keyOf(before));
-  const second = runSnippet("node", after);
+  const second = runSnippet(sandbox, "node", after);
   assert.equal(second.status, 202);
   assert.notEqual(second.run.id, first.run.id);
   assert.deepEqual(problems, []);
-  await context.close();
 });
