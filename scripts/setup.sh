@@ -55,6 +55,7 @@ case "$route" in
       echo "# written by scripts/setup.sh: environment for wasm builds (rustup's wasm32 target + rust-src)"
       echo "export PATH=\"$ROOT/node_modules/.bin:$HOME/.cargo/bin:\$PATH\""
       echo "export CARGO_TARGET_DIR=\"$ROOT/target/web\""
+      echo "# Dev builds link rustup's prebuilt wasm std; release builds rebuild it (below)."
     } > target/toolchain.env
     ;;
   debian)
@@ -63,21 +64,25 @@ case "$route" in
       echo "# written by scripts/setup.sh: environment for wasm builds (Debian rustc-web + build-std)"
       echo "export PATH=\"/usr/bin:$ROOT/node_modules/.bin:$HOME/.cargo/bin:\$PATH\""
       echo "export CARGO_TARGET_DIR=\"$ROOT/target/web-debian\""
+      echo "# Debian ships no wasm std: every build rebuilds it."
+      echo "export CARGO_UNSTABLE_BUILD_STD=std,panic_abort"
     } > target/toolchain.env
     ;;
   *) log "CONSOLE_WASM_ROUTE must be rustup or debian"; exit 1 ;;
 esac
-# Both routes rebuild std for wasm (smaller code, immediate-abort panics for release builds);
+# Release builds rebuild std for wasm on both routes (smaller code, immediate-abort panics);
 # RUSTC_BOOTSTRAP unlocks those flags on a stable compiler.
 cat >> target/toolchain.env <<'ENV'
 export RUSTC_BOOTSTRAP=1
-export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+# The std that scripts/build-console.sh rebuilds for release builds (CARGO_UNSTABLE_BUILD_STD).
+export CONSOLE_RELEASE_BUILD_STD=std,panic_abort
 # Applied by scripts/build-console.sh to release builds only, so dev builds keep panic messages.
 # erase_components makes Leptos components return type-erased views: less monomorphised code.
 export CONSOLE_RELEASE_RUSTFLAGS="-Zlocation-detail=none -Zfmt-debug=none -Zunstable-options -Cpanic=immediate-abort --cfg erase_components"
 ENV
 # trunk builds offline, so std's own dependencies must be in cargo's cache beforehand.
-( . target/toolchain.env && cargo fetch --target wasm32-unknown-unknown --quiet )
+( . target/toolchain.env && CARGO_UNSTABLE_BUILD_STD=$CONSOLE_RELEASE_BUILD_STD \
+    cargo fetch --target wasm32-unknown-unknown --quiet )
 log "wasm toolchain: $route"
 
 # 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets

@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The sandbox is a native program: built before the wasm environment (its target dir, build-std)
-# applies, into target/debug where the tests start it.
-cargo build -p sandbox --quiet
+# applies, into target/debug where the tests start it (unless scripts/test.sh has just built it).
+[ -n "${NATIVE_PROGRAMS_BUILT:-}" ] || cargo build -p sandbox --quiet
 . target/toolchain.env
 # A folder of its own: the release build in dist/ stays as it is, and so does target/dev-dist,
 # which a running `make dev` (trunk serve) is serving.

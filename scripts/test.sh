@@ -15,11 +15,18 @@ cargo fmt --all -- --check
 step "cargo clippy (native, warnings denied)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+step "native build: the sandbox, the release build's tools and every test, in one cargo invocation"
+# Cargo picks a dependency's features from the packages one invocation builds, so `-p sandbox`
+# alone would build some 60 crates a second time and `-p xtask` another 20. Built here at once,
+# in the dev profile as `cargo test` builds them, they share one set; the scripts below skip
+# their own native builds (NATIVE_PROGRAMS_BUILT).
+cargo build --workspace --all-targets --quiet
+export NATIVE_PROGRAMS_BUILT=1
+
 step "native tests: api-contract, sandbox HTTP, console logic"
 cargo test --workspace --quiet
 
 step "schemathesis: the sandbox against its own OpenAPI document"
-cargo build -p sandbox --quiet
 bash scripts/schemathesis.sh
 
 step "release wasm build (trunk)"
