@@ -4,7 +4,8 @@
 # release build, then partly against a dev build, where Leptos's warnings also fail them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n==> %s\n' "$*"; }
+# Each step line shows the time since the suite started.
+step() { printf "\n==> %s  [%d min %02d s]\n" "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 step "setup"
 bash scripts/setup.sh
@@ -40,4 +41,4 @@ node_modules/.bin/playwright test
 
 step "end-to-end tests against a dev build (Leptos's development warnings fail them): shell, form, bulk"
 bash scripts/test-e2e-dev.sh tests/e2e/shell.test.mjs tests/e2e/form.test.mjs tests/e2e/bulk.test.mjs
-echo "screenshots: target/screenshots/"
+step "done: screenshots in target/screenshots/"
