@@ -385,6 +385,18 @@ pub struct Submission {
     pub max_credits: Option<u64>,
 }
 
+/// A JSON number read as the contract's "integer", as JSON Schema reads `integer` (and so the
+/// sandbox's OpenAPI 3.1 document): any number without a fractional part, `5` and `5.0` alike.
+/// `None` for anything else, including a negative number or one past `u64`.
+fn whole_number(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        let number = value.as_f64()?;
+        // 2^64 as f64: every whole number below it converts to u64 exactly.
+        let fits = (0.0..18_446_744_073_709_551_616.0).contains(&number);
+        (fits && number.fract() == 0.0).then_some(number as u64)
+    })
+}
+
 impl Submission {
     /// Validates a submission body for `action`. `max_results` is held to the contract's 1 to
     /// 100 for every action: a value above the action's registry ceiling is accepted, and the
@@ -407,7 +419,7 @@ impl Submission {
         }
         let max_results = match obj.get("max_results") {
             None => None,
-            Some(v) => match v.as_u64() {
+            Some(v) => match whole_number(v) {
                 Some(n) if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n) => Some(n as u32),
                 _ => {
                     errors.push(FieldError::new(
@@ -420,7 +432,7 @@ impl Submission {
         };
         let max_credits = match obj.get("max_credits") {
             None => None,
-            Some(v) => match v.as_u64() {
+            Some(v) => match whole_number(v) {
                 Some(n) if (1..=MAX_CREDITS_LIMIT).contains(&n) => Some(n),
                 _ => {
                     errors.push(FieldError::new(

@@ -11,6 +11,7 @@ use crate::timestamp;
 
 /// Lifecycle state of a run. Terminal states are `completed`, `failed` and `cancelled`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Queued,
@@ -50,10 +51,21 @@ impl RunStatus {
 
 /// `completeness` of a run: `has_more` is a signal from the provider, never a page cursor.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Completeness {
     pub has_more: bool,
     /// Currently always `single_page`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = single_page_scope))]
     pub scope: String,
+}
+
+/// The schema of `scope`: the one value the contract knows.
+#[cfg(feature = "openapi")]
+fn single_page_scope() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some([Completeness::SINGLE_PAGE]))
+        .build()
 }
 
 impl Completeness {
@@ -69,6 +81,7 @@ impl Completeness {
 
 /// The `error` object of a failed run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunError {
     pub code: String,
     pub message: String,
@@ -76,10 +89,13 @@ pub struct RunError {
 
 /// A run (RunResponse, section 2.1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Run {
+    #[cfg_attr(feature = "openapi", schema(format = "uuid"))]
     pub id: String,
     pub action: String,
     pub status: RunStatus,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
     pub output: Vec<Value>,
     pub credits_used: u64,
     pub credits_reserved: u64,
@@ -94,15 +110,18 @@ pub struct Run {
 
 /// Response of `GET /v1/runs/{id}/outputs` (section 2.2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunOutputs {
     pub run_id: String,
     pub status: RunStatus,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<Object>))]
     pub output: Vec<Value>,
     pub completeness: Completeness,
 }
 
 /// `usage_today` of a workspace.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageToday {
     pub profiles: u64,
     pub premium_lines: u64,
@@ -110,6 +129,7 @@ pub struct UsageToday {
 
 /// Response of `GET /v1/workspace` (section 2.3).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Workspace {
     pub workspace_id: String,
     pub name: String,
@@ -128,6 +148,7 @@ impl Workspace {
 
 /// An API key as listed by `GET /v1/keys` (section 2.4): never carries the secret.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApiKey {
     pub id: String,
     pub name: String,
@@ -140,6 +161,7 @@ pub struct ApiKey {
 
 /// Response of `POST /v1/keys`: the only place the secret `api_key` ever appears.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedApiKey {
     pub id: String,
     pub api_key: String,
@@ -162,27 +184,37 @@ impl std::fmt::Debug for CreatedApiKey {
     }
 }
 
-/// Body of `POST /v1/keys`.
+/// Body of `POST /v1/keys`: a name and nothing else.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct CreateKeyRequest {
+    // 1 to KEY_NAME_MAX characters (a literal for utoipa; the sandbox's tests/openapi.rs checks it).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub name: String,
 }
 
 /// One entry of the action registry (section 2.5).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionEntry {
     pub id: String,
     /// Required input field names; absent where no single field is required.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_keys: Option<Vec<String>>,
-    /// Name of the input shape the action takes (see [`crate::InputShape::name`]).
+    /// Name of the input shape the action takes.
+    // One of `crate::InputShape::name`'s.
     pub input_key: String,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub credits_per_record: u64,
+    // utoipa's bounds are literals: 100 is MAX_RESULTS_LIMIT, as the sandbox's tests/openapi.rs checks.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100))]
     pub max_results: u32,
 }
 
 /// Response of `GET /v1/actions`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionList {
     pub actions: Vec<ActionEntry>,
 }
@@ -192,24 +224,35 @@ pub const RUN_LIST_LIMIT: usize = 100;
 
 /// Response of `GET /v1/runs`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunList {
+    // RUN_LIST_LIMIT (a literal for utoipa; the sandbox's tests/openapi.rs checks it).
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub runs: Vec<Run>,
 }
 
+/// How many keys `GET /v1/keys` returns at most: the workspace's most recent (section 4.5).
+pub const KEY_LIST_LIMIT: usize = 100;
+
 /// Response of `GET /v1/keys`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KeyList {
+    // KEY_LIST_LIMIT (a literal for utoipa; the sandbox's tests/openapi.rs checks it).
+    #[cfg_attr(feature = "openapi", schema(max_items = 100))]
     pub keys: Vec<ApiKey>,
 }
 
 /// The error body every failing endpoint returns (section 2.6).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     pub error: ErrorDetail,
 }
 
-/// The `error` object inside [`ErrorBody`].
+/// The `error` object inside `ErrorBody`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorDetail {
     pub code: String,
     pub message: String,

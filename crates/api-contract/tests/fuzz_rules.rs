@@ -112,10 +112,16 @@ fn contract_shape(action: &str, input: &Map<String, Value>) -> &'static str {
     }
 }
 
-/// Whether `value` is a JSON integer from 1 to `max`. Absent is fine; `null`, `"5"` and `1.5`
-/// are not integers.
+/// `value` as JSON Schema's `integer`: a number without a fractional part, `5` and `5.0` alike
+/// (the OpenAPI 3.1 reading). `null`, `"5"`, `1.5` and `-1` are not counts.
+fn as_count(value: &Value) -> Option<u64> {
+    let number = value.as_f64()?;
+    (number >= 0.0 && number.fract() == 0.0 && number < 1e15).then_some(number as u64)
+}
+
+/// Whether `value` is an integer from 1 to `max`. Absent is fine.
 fn integer_within(value: Option<&Value>, max: u64) -> bool {
-    value.is_none_or(|v| v.as_u64().is_some_and(|n| (1..=max).contains(&n)))
+    value.is_none_or(|v| as_count(v).is_some_and(|n| (1..=max).contains(&n)))
 }
 
 /// The contract's verdict on a submission body: `Some(input as the run keeps it)` when accepted.
@@ -350,8 +356,9 @@ fn input_for(action: ActionId, noise: Noise) -> impl Strategy<Value = Map<String
     })
 }
 
-/// `max_results` / `max_credits`: absent, 1, `ceiling`, `limit`, or with `noise` also 0, one
-/// past either bound, 300000 and 300001, negative, fractional, a string or null.
+/// `max_results` / `max_credits`: absent, 1, `ceiling`, `limit`, `ceiling` written as `5.0`, or
+/// with `noise` also 0, one past either bound, 300000 and 300001, negative, fractional, past
+/// `u64`, a string or null.
 fn bound_value(ceiling: u64, limit: u64, noise: Noise) -> BoxedStrategy<Option<Value>> {
     weighted(vec![
         (4, Just(None).boxed()),
@@ -362,6 +369,7 @@ fn bound_value(ceiling: u64, limit: u64, noise: Noise) -> BoxedStrategy<Option<V
                 .boxed(),
         ),
         (2, (1..=ceiling).prop_map(|n| Some(json!(n))).boxed()),
+        (1, (1..=ceiling).prop_map(|n| Some(json!(n as f64))).boxed()),
         (
             2 * noise,
             prop::sample::select(vec![
@@ -372,6 +380,8 @@ fn bound_value(ceiling: u64, limit: u64, noise: Noise) -> BoxedStrategy<Option<V
                 json!(300_001),
                 json!(-1),
                 json!(1.5),
+                json!(-0.0),
+                json!(1e20),
                 json!("10"),
                 Value::Null,
             ])
@@ -484,11 +494,14 @@ fn check_submission(action: ActionId, ceiling: u32, body: &Value) -> Result<(), 
         (Ok(sub), Some(kept)) => {
             prop_assert_eq!(sub.action, action);
             prop_assert_eq!(serde_json::to_value(&sub.input).unwrap(), kept);
-            prop_assert_eq!(sub.max_results.map(u64::from), body["max_results"].as_u64());
-            prop_assert_eq!(sub.max_credits, body["max_credits"].as_u64());
+            prop_assert_eq!(
+                sub.max_results.map(u64::from),
+                as_count(&body["max_results"])
+            );
+            prop_assert_eq!(sub.max_credits, as_count(&body["max_credits"]));
             // The run is sized by the smaller of the request and the ceiling.
             let effective = sub.effective_max_results(ceiling);
-            let asked = body["max_results"].as_u64().unwrap_or(u64::from(ceiling));
+            let asked = as_count(&body["max_results"]).unwrap_or(u64::from(ceiling));
             prop_assert_eq!(u64::from(effective), asked.min(u64::from(ceiling)).min(100));
         }
         (Err(errors), _) => prop_assert!(!errors.is_empty(), "a refusal names a rule"),
@@ -627,7 +640,7 @@ fn generators_produce_both_verdicts_for_every_rule() {
         match contract_verdict(action, &body) {
             Some(_) => {
                 entry.0 += 1;
-                let asked = body["max_results"].as_u64().unwrap_or(0);
+                let asked = as_count(&body["max_results"]).unwrap_or(0);
                 accepted_above_ceiling += usize::from(asked > u64::from(ceiling.min(100)));
             }
             None => entry.1 += 1,

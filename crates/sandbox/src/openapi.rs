@@ -1,13 +1,44 @@
-//! `GET /openapi.json`: an OpenAPI 3.0.3 description of every `/v1` route, generated from the
-//! same route table, action list and input rules the sandbox runs on, so it cannot drift.
+//! `GET /openapi.json`: an OpenAPI 3.1 description of every `/v1` route, generated from the
+//! same route table, action list and input rules the sandbox runs on, with the schemas of the
+//! responses derived from the contract's own types (utoipa's `ToSchema`), so it cannot drift.
 
 use api_contract::input::{
-    IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN, KEY_NAME_MAX, MAX_CREDITS_LIMIT, MAX_RESULTS_LIMIT,
+    IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_MIN, MAX_CREDITS_LIMIT, MAX_RESULTS_LIMIT,
 };
-use api_contract::{ActionId, FieldKind, InputShape, RunStatus};
+use api_contract::{
+    ActionId, ActionList, CreateKeyRequest, CreatedApiKey, ErrorBody, FieldKind, InputShape,
+    KeyList, Run, RunList, RunOutputs, Workspace,
+};
 use serde_json::{Map, Value, json};
+use utoipa::OpenApi;
 
 use crate::routes::{Operation, ROUTES, RouteDoc, Success};
+
+/// The contract's types that requests and answers carry; utoipa adds the types they contain
+/// (`RunStatus`, `Completeness`, `ApiKey`, …).
+#[derive(OpenApi)]
+#[openapi(components(schemas(
+    ActionList,
+    CreateKeyRequest,
+    CreatedApiKey,
+    ErrorBody,
+    KeyList,
+    Run,
+    RunList,
+    RunOutputs,
+    Workspace
+)))]
+struct ContractTypes;
+
+/// `components.schemas` for the contract's types, as utoipa derives them.
+fn contract_schemas() -> Map<String, Value> {
+    let components = ContractTypes::openapi().components.unwrap_or_default();
+    components
+        .schemas
+        .into_iter()
+        .map(|(name, schema)| (name, json!(schema)))
+        .collect()
+}
 
 fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
@@ -228,7 +259,6 @@ pub fn document() -> Value {
         let entry = paths.entry(route.path).or_insert_with(|| json!({}));
         entry[route.method.to_lowercase()] = route.operation;
     }
-    let statuses: Vec<&str> = RunStatus::ALL.iter().map(|s| s.as_str()).collect();
     let mut schemas = Map::new();
     for shape in InputShape::ALL {
         schemas.insert(shape_schema_name(shape), shape_schema(shape));
@@ -236,54 +266,9 @@ pub fn document() -> Value {
     for action in ActionId::ALL {
         schemas.insert(submission_schema_name(action), submission_schema(action));
     }
-    let date_time = json!({ "type": "string", "format": "date-time" });
-    let extra = json!({
-        "RunStatus": { "type": "string", "enum": statuses },
-        "Completeness": { "type": "object", "required": ["has_more", "scope"], "properties": {
-            "has_more": { "type": "boolean", "description": "A signal that more records exist; not a cursor." },
-            "scope": { "type": "string", "enum": ["single_page"] } } },
-        "RunError": { "type": "object", "required": ["code", "message"], "properties": {
-            "code": { "type": "string" }, "message": { "type": "string" } } },
-        "Run": { "type": "object",
-            "required": ["id", "action", "status", "output", "credits_used", "credits_reserved", "created_at", "completeness"],
-            "properties": {
-                "id": { "type": "string", "format": "uuid" }, "action": { "type": "string" },
-                "status": schema_ref("RunStatus"), "output": { "type": "array", "items": { "type": "object" } },
-                "credits_used": { "type": "integer", "minimum": 0 }, "credits_reserved": { "type": "integer", "minimum": 0 },
-                "created_at": date_time, "completed_at": { "type": "string", "format": "date-time", "nullable": true },
-                "completeness": schema_ref("Completeness"), "error": schema_ref("RunError") } },
-        "RunOutputs": { "type": "object", "required": ["run_id", "status", "output", "completeness"], "properties": {
-            "run_id": { "type": "string" }, "status": schema_ref("RunStatus"),
-            "output": { "type": "array", "items": { "type": "object" } }, "completeness": schema_ref("Completeness") } },
-        "RunList": { "type": "object", "required": ["runs"], "properties": { "runs": { "type": "array", "maxItems": 100, "items": schema_ref("Run") } } },
-        "UsageToday": { "type": "object", "required": ["profiles", "premium_lines"], "properties": {
-            "profiles": { "type": "integer", "minimum": 0 }, "premium_lines": { "type": "integer", "minimum": 0 } } },
-        "Workspace": { "type": "object", "required": ["workspace_id", "name", "credits_balance", "credits_reserved", "usage_today"], "properties": {
-            "workspace_id": { "type": "string" }, "name": { "type": "string" },
-            "credits_balance": { "type": "integer", "minimum": 0 }, "credits_reserved": { "type": "integer", "minimum": 0 },
-            "usage_today": schema_ref("UsageToday") } },
-        "ApiKey": { "type": "object", "required": ["id", "name", "prefix", "created_at"], "properties": {
-            "id": { "type": "string" }, "name": { "type": "string" }, "prefix": { "type": "string" },
-            "created_at": date_time, "revoked_at": { "type": "string", "format": "date-time", "nullable": true } } },
-        "KeyList": { "type": "object", "required": ["keys"], "properties": { "keys": { "type": "array", "maxItems": 100, "items": schema_ref("ApiKey") } } },
-        "CreatedApiKey": { "type": "object", "required": ["id", "api_key", "prefix", "name", "created_at"], "properties": {
-            "id": { "type": "string" }, "api_key": { "type": "string", "description": "The secret, returned only here." },
-            "prefix": { "type": "string" }, "name": { "type": "string" }, "created_at": date_time } },
-        "CreateKeyRequest": { "type": "object", "required": ["name"], "additionalProperties": false, "properties": {
-            "name": { "type": "string", "minLength": 1, "maxLength": KEY_NAME_MAX } } },
-        "ActionEntry": { "type": "object", "required": ["id", "input_key", "credits_per_record", "max_results"], "properties": {
-            "id": { "type": "string" }, "input_keys": { "type": "array", "items": { "type": "string" } },
-            "input_key": { "type": "string" }, "credits_per_record": { "type": "integer", "minimum": 1 },
-            "max_results": { "type": "integer", "minimum": 1, "maximum": MAX_RESULTS_LIMIT } } },
-        "ActionList": { "type": "object", "required": ["actions"], "properties": { "actions": { "type": "array", "items": schema_ref("ActionEntry") } } },
-        "ErrorBody": { "type": "object", "required": ["error"], "properties": { "error": {
-            "type": "object", "required": ["code", "message"], "properties": {
-                "code": { "type": "string" }, "message": { "type": "string" },
-                "request_id": { "type": "string" }, "retry_after": { "type": "number" } } } } }
-    });
-    schemas.extend(extra.as_object().cloned().unwrap_or_default());
+    schemas.extend(contract_schemas());
     json!({
-        "openapi": "3.0.3",
+        "openapi": "3.1.0",
         "info": {
             "title": "Data-extraction service (sandbox)",
             "version": "1.0.0",

@@ -1,4 +1,5 @@
-//! `/openapi.json` describes exactly the routes the sandbox serves, with the contract's bounds.
+//! `/openapi.json` describes exactly the routes the sandbox serves, with the contract's bounds,
+//! and the answers have the fields their schemas document.
 
 mod common;
 
@@ -16,7 +17,7 @@ async fn document(sb: &Sandbox) -> Value {
 async fn the_document_lists_every_route_and_nothing_else() {
     let sb = Sandbox::fast();
     let doc = document(&sb).await;
-    assert_eq!(doc["openapi"], "3.0.3");
+    assert_eq!(doc["openapi"], "3.1.0");
     assert_eq!(doc["info"]["version"], "1.0.0");
 
     let mut documented: Vec<(String, String)> = Vec::new();
@@ -166,4 +167,151 @@ async fn bounds_and_errors_are_in_the_document() {
             .get("204")
             .is_some()
     );
+}
+
+/// Every `$ref` in `value`, anywhere in it.
+fn refs(value: &Value, found: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get("$ref") {
+                found.push(target.clone());
+            }
+            map.values().for_each(|v| refs(v, found));
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn every_reference_resolves_and_the_contract_limits_are_the_constants() {
+    use api_contract::input::{KEY_NAME_MAX, MAX_RESULTS_LIMIT};
+    use api_contract::{KEY_LIST_LIMIT, RUN_LIST_LIMIT};
+    let sb = Sandbox::fast();
+    let doc = document(&sb).await;
+    let mut found = Vec::new();
+    refs(&doc, &mut found);
+    assert!(found.len() > 50, "{} references", found.len());
+    for target in found {
+        let pointer = target
+            .strip_prefix('#')
+            .expect("a reference inside the document");
+        assert!(doc.pointer(pointer).is_some(), "{target} resolves");
+    }
+    // utoipa takes its bounds as literals: they must be the contract's constants.
+    let schemas = &doc["components"]["schemas"];
+    let limits = [
+        (
+            &schemas["RunList"]["properties"]["runs"]["maxItems"],
+            RUN_LIST_LIMIT as u64,
+        ),
+        (
+            &schemas["KeyList"]["properties"]["keys"]["maxItems"],
+            KEY_LIST_LIMIT as u64,
+        ),
+        (
+            &schemas["CreateKeyRequest"]["properties"]["name"]["maxLength"],
+            KEY_NAME_MAX as u64,
+        ),
+        (
+            &schemas["ActionEntry"]["properties"]["max_results"]["maximum"],
+            u64::from(MAX_RESULTS_LIMIT),
+        ),
+    ];
+    for (documented, constant) in limits {
+        assert_eq!(documented.as_u64(), Some(constant));
+    }
+    assert_eq!(schemas["CreateKeyRequest"]["additionalProperties"], false);
+}
+
+/// The properties `schema` (a `components.schemas` entry) documents, and those it requires.
+fn documented_fields(doc: &Value, schema: &str) -> (Vec<String>, Vec<String>) {
+    let schema = &doc["components"]["schemas"][schema];
+    let properties = schema["properties"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{schema} has no properties"));
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    (
+        properties.keys().cloned().collect(),
+        required
+            .iter()
+            .filter_map(|r| r.as_str().map(str::to_owned))
+            .collect(),
+    )
+}
+
+/// `answer` has every field `schema` requires, and only fields it documents.
+fn assert_shaped_as(doc: &Value, schema: &str, answer: &Value) {
+    let (documented, required) = documented_fields(doc, schema);
+    let fields = answer
+        .as_object()
+        .unwrap_or_else(|| panic!("{schema}: {answer}"));
+    for name in &required {
+        assert!(
+            fields.contains_key(name),
+            "{schema} requires {name}: {answer}"
+        );
+    }
+    for name in fields.keys() {
+        assert!(
+            documented.contains(name),
+            "{schema} does not document {name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_answers_have_the_fields_their_schemas_document() {
+    let sb = Sandbox::fast();
+    let doc = document(&sb).await;
+    let (key, session) = (sb.key().to_owned(), sb.session().to_owned());
+    let body = serde_json::json!({ "input": { "keywords": "sandbox:fail=upstream_timeout" }, "max_results": 2 });
+    let failed: Value = sb
+        .submit(
+            &key,
+            "premium-search-people",
+            "live",
+            "openapi-failed-run",
+            &body,
+        )
+        .await
+        .json();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_shaped_as(&doc, "Run", &failed);
+    assert_shaped_as(&doc, "RunError", &failed["error"]);
+    assert_shaped_as(&doc, "Completeness", &failed["completeness"]);
+    let runs: Value = sb.get("/v1/runs", &key).await.json();
+    assert_shaped_as(&doc, "RunList", &runs);
+    let id = failed["id"].as_str().unwrap();
+    let outputs: Value = sb.get(&format!("/v1/runs/{id}/outputs"), &key).await.json();
+    assert_shaped_as(&doc, "RunOutputs", &outputs);
+    let workspace: Value = sb.get("/v1/workspace", &key).await.json();
+    assert_shaped_as(&doc, "Workspace", &workspace);
+    assert_shaped_as(&doc, "UsageToday", &workspace["usage_today"]);
+    let actions: Value = sb.get("/v1/actions", &key).await.json();
+    assert_shaped_as(&doc, "ActionList", &actions);
+    for action in actions["actions"].as_array().unwrap() {
+        assert_shaped_as(&doc, "ActionEntry", action);
+    }
+    let created: Value = sb
+        .send(
+            "POST",
+            "/v1/keys",
+            Some(&session),
+            &[("content-type", "application/json")],
+            Some(r#"{"name":"openapi"}"#),
+        )
+        .await
+        .json();
+    assert_shaped_as(&doc, "CreatedApiKey", &created);
+    let keys: Value = sb.get("/v1/keys", &session).await.json();
+    assert_shaped_as(&doc, "KeyList", &keys);
+    for listed in keys["keys"].as_array().unwrap() {
+        assert_shaped_as(&doc, "ApiKey", listed);
+    }
+    let refused = sb.get("/v1/runs/no-such-run", &key).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    let refused: Value = refused.json();
+    assert_shaped_as(&doc, "ErrorBody", &refused);
+    assert_shaped_as(&doc, "ErrorDetail", &refused["error"]);
 }

@@ -1,7 +1,7 @@
 //! `GET /v1/keys`, `POST /v1/keys`, `DELETE /v1/keys/{id}`: account sessions only.
 
 use api_contract::input::validate_key_name;
-use api_contract::{ApiKey, CreatedApiKey, KeyList};
+use api_contract::{ApiKey, CreatedApiKey, KEY_LIST_LIMIT, KeyList};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -12,9 +12,6 @@ use crate::auth::Principal;
 use crate::error::ApiError;
 use crate::routes::body::{bad_request, json_body};
 use crate::state::{KeyRecord, SandboxState, now_millis};
-
-/// Most keys the list returns.
-pub const KEY_LIST_LIMIT: usize = 100;
 
 fn require_session(principal: &Principal) -> Result<(), ApiError> {
     if principal.is_session() {
