@@ -14,7 +14,8 @@ ROOT=$PWD
 [ -n "${NATIVE_PROGRAMS_BUILT:-}" ] || cargo build --quiet -p wasm-split-link -p xtask --target-dir target
 . target/toolchain.env
 export CONSOLE_SPLIT_DIR="$CARGO_TARGET_DIR/wasm-split"
-CARGO_UNSTABLE_BUILD_STD=$CONSOLE_RELEASE_BUILD_STD CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
+CARGO_UNSTABLE_BUILD_STD=${CONSOLE_RELEASE_BUILD_STD:?target/toolchain.env is out of date: run scripts/setup.sh} \
+  CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$CONSOLE_RELEASE_RUSTFLAGS --cfg console_split -C linker=$ROOT/target/debug/wasm-split-link -C link-arg=--emit-relocs" \
   trunk build --release --dist dist "$@"
 "$ROOT/target/debug/xtask" finish-dist dist --split "$CONSOLE_SPLIT_DIR" \

@@ -56,6 +56,7 @@ case "$route" in
       echo "export PATH=\"$ROOT/node_modules/.bin:$HOME/.cargo/bin:\$PATH\""
       echo "export CARGO_TARGET_DIR=\"$ROOT/target/web\""
       echo "# Dev builds link rustup's prebuilt wasm std; release builds rebuild it (below)."
+      echo "unset CARGO_UNSTABLE_BUILD_STD"
     } > target/toolchain.env
     ;;
   debian)

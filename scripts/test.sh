@@ -21,11 +21,12 @@ step "native build: the sandbox, the release build's tools and every test, in on
 # alone would build some 60 crates a second time and `-p xtask` another 20. Built here at once,
 # in the dev profile as `cargo test` builds them, they share one set; the scripts below skip
 # their own native builds (NATIVE_PROGRAMS_BUILT).
-cargo build --workspace --all-targets --quiet
+# target/ explicitly, where the scripts and the end-to-end tests look for these programs.
+cargo build --workspace --all-targets --quiet --target-dir target
 export NATIVE_PROGRAMS_BUILT=1
 
 step "native tests: api-contract, sandbox HTTP, console logic"
-cargo test --workspace --quiet
+cargo test --workspace --quiet --target-dir target
 
 step "schemathesis: the sandbox against its own OpenAPI document"
 bash scripts/schemathesis.sh

@@ -15,7 +15,7 @@
 // cannot reach it (a hook only gets worker-scoped fixtures): what several tests need made first,
 // such as runs to look at, goes in `seed`, run once for the file.
 import { test as base } from "@playwright/test";
-import { startSandbox, openPage, openSignedIn } from "./harness.mjs";
+import { startSandbox, openPage, signInAt } from "./harness.mjs";
 
 /**
  * The `test` of a file whose tests share one sandbox started with `args`. `seed(sandbox)`, if
@@ -51,10 +51,13 @@ export function withSandbox({ args = [], seed } = {}) {
         open: async (options) => keep(await openPage(browser, options)),
         signedIn: async (path, { credential, ...options } = {}) => {
           const sandbox = await fileSandbox();
-          return keep(await openSignedIn(browser, sandbox, path, credential ?? sandbox.api_key, options));
+          const opened = keep(await openPage(browser, options));
+          await signInAt(opened.page, sandbox, path, credential ?? sandbox.api_key);
+          return opened;
         },
       });
-      for (const context of contexts) await context.close();
+      // Every one, even when another fails to close.
+      await Promise.allSettled(contexts.map((context) => context.close()));
     },
     /** A page signed in with the API key, on `/workspace`: `{ context, page, problems }`. */
     signedIn: async ({ pages }, use) => {

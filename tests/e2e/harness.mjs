@@ -152,14 +152,12 @@ export async function controlVisibility(page) {
   return (hidden) => page.evaluate((h) => window.__setHidden(h), hidden);
 }
 
-/** A new page signed in with `credential`, at `path` (reached in the app, without a reload). */
-export async function openSignedIn(browser, sandbox, path, credential, options) {
-  const opened = await openPage(browser, options);
-  await opened.page.goto(`${sandbox.url}/sign-in`);
-  await signIn(opened.page, credential);
-  await opened.page.waitForURL(/\/workspace$/);
-  await go(opened.page, path);
-  return opened;
+/** Signs `page` in with `credential` on `sandbox`'s sign-in page, then goes to `path` in the app. */
+export async function signInAt(page, sandbox, path, credential) {
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, credential);
+  await page.waitForURL(/\/workspace$/);
+  await go(page, path);
 }
 
 /** Calls the API directly, as another client of the workspace would. */

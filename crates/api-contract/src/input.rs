@@ -387,7 +387,9 @@ pub struct Submission {
 
 /// A JSON number read as the contract's "integer", as JSON Schema reads `integer` (and so the
 /// sandbox's OpenAPI 3.1 document): any number without a fractional part, `5` and `5.0` alike.
-/// `None` for anything else, including a negative number or one past `u64`.
+/// `None` for a fraction, a negative number, one past `u64` or anything else; `-0.0` is 0. A
+/// number written with a fraction is read as the f64 it parses to, so a difference past f64's
+/// precision (`100.0000000000000001`) is lost: far beyond the contract's bounds, which are small.
 fn whole_number(value: &Value) -> Option<u64> {
     value.as_u64().or_else(|| {
         let number = value.as_f64()?;
@@ -581,4 +583,30 @@ pub fn validate_network_profile_url(url: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod whole_number_tests {
+    use super::whole_number;
+    use serde_json::json;
+
+    #[test]
+    fn integers_are_whole_numbers_with_or_without_a_fraction_part() {
+        assert_eq!(whole_number(&json!(5)), Some(5));
+        assert_eq!(whole_number(&json!(5.0)), Some(5));
+        assert_eq!(whole_number(&json!(1e2)), Some(100));
+        assert_eq!(whole_number(&json!(-0.0)), Some(0));
+        assert_eq!(whole_number(&json!(u64::MAX)), Some(u64::MAX));
+        for refused in [
+            json!(1.5),
+            json!(-1),
+            json!(-1.0),
+            json!(1e20),
+            json!(18446744073709551616.0),
+            json!("5"),
+            json!(null),
+        ] {
+            assert_eq!(whole_number(&refused), None, "{refused}");
+        }
+    }
 }

@@ -101,9 +101,13 @@ pub struct Run {
     pub credits_reserved: u64,
     #[serde(with = "timestamp")]
     pub created_at: DateTime<Utc>,
+    // Always sent: null until there is one.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     #[serde(default, with = "timestamp::option")]
     pub completed_at: Option<DateTime<Utc>>,
     pub completeness: Completeness,
+    // Absent when there is none, never null.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,
 }
@@ -155,6 +159,8 @@ pub struct ApiKey {
     pub prefix: String,
     #[serde(with = "timestamp")]
     pub created_at: DateTime<Utc>,
+    // Always sent: null until there is one.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     #[serde(default, with = "timestamp::option")]
     pub revoked_at: Option<DateTime<Utc>>,
 }
@@ -200,6 +206,8 @@ pub struct CreateKeyRequest {
 pub struct ActionEntry {
     pub id: String,
     /// Required input field names; absent where no single field is required.
+    // Absent when there is none, never null.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_keys: Option<Vec<String>>,
     /// Name of the input shape the action takes.
@@ -256,8 +264,12 @@ pub struct ErrorBody {
 pub struct ErrorDetail {
     pub code: String,
     pub message: String,
+    // Absent when there is none, never null.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+    // Absent when there is none, never null.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     /// Seconds to wait before retrying (429).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<f64>,

@@ -266,7 +266,10 @@ pub fn document() -> Value {
     for action in ActionId::ALL {
         schemas.insert(submission_schema_name(action), submission_schema(action));
     }
-    schemas.extend(contract_schemas());
+    for (name, schema) in contract_schemas() {
+        let clash = schemas.insert(name.clone(), schema);
+        debug_assert!(clash.is_none(), "two schemas named {name}");
+    }
     json!({
         "openapi": "3.1.0",
         "info": {

@@ -454,6 +454,21 @@ async fn the_same_key_and_body_replays_the_same_run_without_charging_again() {
         )
         .await;
     assert_eq!(same.json::<Run>().id, run.id);
+    // Nor does 7 written as 7.0: the same integer (docs/sandbox.md).
+    let as_float = r#"{"input":{"keywords":"replay"},"max_results":7.0}"#;
+    let same = sb
+        .send(
+            "POST",
+            "/v1/actions/premium-search-people/run/live",
+            Some(sb.key()),
+            &[
+                ("content-type", "application/json"),
+                ("idempotency-key", "replay-000001"),
+            ],
+            Some(as_float),
+        )
+        .await;
+    assert_eq!(same.json::<Run>().id, run.id);
 
     let ws = sb.workspace(sb.key()).await;
     assert_eq!(ws.usage_today.premium_lines, 7, "charged once");

@@ -222,6 +222,30 @@ async fn every_reference_resolves_and_the_contract_limits_are_the_constants() {
         assert_eq!(documented.as_u64(), Some(constant));
     }
     assert_eq!(schemas["CreateKeyRequest"]["additionalProperties"], false);
+    // A field left out when empty is not nullable; one sent as null until set is required.
+    let run = &schemas["Run"]["properties"];
+    assert_eq!(
+        run["error"],
+        serde_json::json!({ "$ref": "#/components/schemas/RunError" })
+    );
+    assert_eq!(
+        run["completed_at"]["type"],
+        serde_json::json!(["string", "null"])
+    );
+    for (schema, field) in [("Run", "completed_at"), ("ApiKey", "revoked_at")] {
+        let required = schemas[schema]["required"].as_array().unwrap();
+        assert!(
+            required.iter().any(|r| r == field),
+            "{schema}.{field} is always sent"
+        );
+    }
+    let detail = &schemas["ErrorDetail"]["properties"];
+    assert_eq!(detail["request_id"]["type"], "string");
+    assert_eq!(detail["retry_after"]["type"], "number");
+    assert_eq!(
+        schemas["ActionEntry"]["properties"]["input_keys"]["type"],
+        "array"
+    );
 }
 
 /// The properties `schema` (a `components.schemas` entry) documents, and those it requires.

@@ -69,12 +69,21 @@ async fn submit(
     let submission = Submission::validate(action, &body)
         .map_err(|errors| bad_request("invalid_request", describe_errors(&errors)))?;
 
+    // What a replay must match: the body as sent (keys sorted), with max_results and max_credits
+    // as the integers they were read as, so that `7` and `7.0` are the same request.
+    let mut canonical = body;
+    if let Some(max_results) = submission.max_results {
+        canonical["max_results"] = max_results.into();
+    }
+    if let Some(max_credits) = submission.max_credits {
+        canonical["max_credits"] = max_credits.into();
+    }
     let mut run = engine::submit(
         &state,
         &principal.workspace_id,
         &key,
         submission,
-        &body.to_string(),
+        &canonical.to_string(),
     )?;
     if mode == Mode::Live && !run.status.is_terminal() {
         let lease = state.config().live_lease;
