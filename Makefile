@@ -22,15 +22,10 @@ build: setup
 # loopback and Slow 4G, bulk batches (bench/bulk.mjs), a bulk batch behind another tab and the
 # browser's memory in a 10,000-row batch, each in a Chromium driven over the DevTools protocol
 # (Node 20 has WebSocket behind a flag), the run history at 100,000 runs (bench/history.mjs),
-# exploring 10,000 records (bench/explore.mjs), and sandbox load.
+# exploring 10,000 records (bench/explore.mjs), and sandbox load. scripts/bench.sh writes the
+# run's tables to docs/benchmarks.md.
 bench: build
-	@cargo build --release -p sandbox --quiet
-	@node bench/first-load.mjs 7
-	@node bench/bulk.mjs
-	@node --experimental-websocket bench/background-tab.mjs
-	@node --experimental-websocket bench/bulk-memory.mjs
-	@node bench/history.mjs
-	@node bench/explore.mjs
+	@bash scripts/bench.sh
 
 bench-sandbox:
 	@bash scripts/bench-sandbox.sh

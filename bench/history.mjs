@@ -287,8 +287,9 @@ async function longestTask(page, from, to) {
  */
 async function readFloor(page, ws) {
   return page.evaluate(async (ws) => {
+    // At whatever version the console has upgraded it to by now (src/store.rs VERSION).
     const db = await new Promise((resolve, reject) => {
-      const request = indexedDB.open("console", 3);
+      const request = indexedDB.open("console");
       request.onsuccess = () => resolve(request.result);
       request.onerror = () => reject(request.error);
     });
