@@ -47,13 +47,19 @@ export function writeResults(name, out) {
 // ---------------------------------------------------------------------------------------------
 // What a benchmark starts, stopped at the end whatever happens.
 
-// The children (Chromium, the sandbox) and Chromium's profiles. The end of the run stops them in
-// order and waits for each (stopAll: Chromium must have exited before its profile is removed, or
-// it writes it back); an exit any other way (a signal, a watchdog) kills what is left at once.
+// The children (Chromium, the sandbox) and Chromium's profiles. Each child leads its own process
+// group, so that stopping it stops what it started too: Chromium's renderer, GPU and crash-handler
+// processes outlive its main process for a moment and keep writing into the profile. The end of
+// the run stops each group and waits until none of it is left (stopAll), then removes the
+// profiles; an exit any other way (a signal, a watchdog) kills what is left at once.
 const children = new Set();
 const profiles = new Set();
+/** Sends `signal` to the child's whole process group; false when none of it is left. */
+function signalGroup(child, signal) {
+  try { process.kill(-child.pid, signal); return true; } catch { return false; }
+}
 function killNow() {
-  for (const child of children) child.kill("SIGKILL");
+  for (const child of children) signalGroup(child, "SIGKILL");
   for (const dir of profiles) { try { rmSync(dir, { recursive: true, force: true }); } catch { /* written to as it died */ } }
 }
 process.on("exit", killNow);
@@ -61,22 +67,33 @@ for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stopAll().finally
 
 /** Starts a child that is stopped at the end of the run; `exited` resolves when it has. */
 function own(command, args, stdio) {
-  const child = spawn(command, args, { stdio });
+  const child = spawn(command, args, { stdio, detached: true });
   children.add(child);
   child.exited = new Promise((resolve) => child.once("exit", resolve).once("error", resolve));
   child.exited.then(() => children.delete(child));
   return child;
 }
 
-/** Asks each child to end, waits up to 5 s, kills it otherwise; then removes the profiles. Call it at the end of a run. */
+/**
+ * Asks each child's process group to end, kills it if any of it is left after 5 s, and waits until
+ * none of it is left; then removes the profiles. Call it at the end of a run.
+ */
 export async function stopAll() {
   await Promise.all([...children].map(async (child) => {
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    signalGroup(child, "SIGTERM");
+    const timer = setTimeout(() => signalGroup(child, "SIGKILL"), 5_000);
     await child.exited;
+    // The group outlives its leader while the processes it started wind down (bounded: a process
+    // left as a zombie, where nothing reaps orphans, still counts as one).
+    for (let waited = 0; waited < 10_000 && signalGroup(child, 0); waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     clearTimeout(timer);
   }));
-  for (const dir of profiles) { rmSync(dir, { recursive: true, force: true }); profiles.delete(dir); }
+  for (const dir of profiles) {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    profiles.delete(dir);
+  }
 }
 
 /**
