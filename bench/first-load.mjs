@@ -16,6 +16,7 @@ import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 import os from "node:os";
 import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
+import { distFileKind, LOADED_AFTER_FIRST_SCREEN } from "../scripts/dist-files.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const SAMPLES = Number(process.argv[2] ?? 7);
@@ -179,21 +180,21 @@ async function firstSeen(page, ready, arg, timeout = 30_000) {
   return (await page.waitForFunction(ready, arg, { polling: "raf", timeout })).jsonValue();
 }
 
-/** The console's files by kind; `first_load` leaves out the pages' chunk (any wasm but trunk's
- * `*_bg.wasm`), which the first screen does not wait for; `total` has everything. */
+/** The console's files by kind (scripts/dist-files.mjs); `first_load` leaves out what the first
+ * screen does not wait for (the pages' chunk and the bulk worker); `total` has everything. */
 function distSizes() {
   const sizes = {};
   const add = (a, b) => ({ raw: a.raw + b.raw, gzip: a.gzip + b.gzip, br: a.br + b.br });
   const none = { raw: 0, gzip: 0, br: 0 };
   for (const name of readdirSync(join(root, "dist"))) {
-    let kind = { ".wasm": "wasm", ".js": "js", ".css": "css", ".html": "html" }[extname(name)];
+    const kind = distFileKind(name);
     if (!kind) continue;
-    if (kind === "wasm" && !name.endsWith("_bg.wasm")) kind = "chunks";
     const b = readFileSync(join(root, "dist", name));
     sizes[kind] = add(sizes[kind] ?? none, { raw: b.length, gzip: gz(b), br: br(b) });
   }
-  sizes.first_load = Object.entries(sizes).filter(([k]) => k !== "chunks").map(([, v]) => v).reduce(add, none);
-  sizes.total = add(sizes.first_load, sizes.chunks ?? none);
+  const kinds = Object.keys(sizes);
+  sizes.first_load = kinds.filter((k) => !LOADED_AFTER_FIRST_SCREEN.has(k)).map((k) => sizes[k]).reduce(add, none);
+  sizes.total = kinds.map((k) => sizes[k]).reduce(add, none);
   return sizes;
 }
 
@@ -614,7 +615,7 @@ console.log("| measure | console | Swagger UI | RapiDoc | console/Swagger | cons
 console.log("|---|---|---|---|---|---|");
 const F = sizes.first_load;
 console.log(`| files for the first load, brotli 11 / gzip 9 / raw | ${kb(F.br)} / ${kb(F.gzip)} / ${kb(F.raw)} | ${kb(swaggerSize.br)} / ${kb(swaggerSize.gzip)} / ${kb(swaggerSize.raw)} | ${kb(rapidocSize.br)} / ${kb(rapidocSize.gzip)} / ${kb(rapidocSize.raw)} | ${(F.br / swaggerSize.br).toFixed(3)} | ${(F.br / rapidocSize.br).toFixed(3)} |`);
-if (sizes.chunks) console.log(`| … with the pages' chunk, fetched after the first screen | ${kb(sizes.total.br)} / ${kb(sizes.total.gzip)} / ${kb(sizes.total.raw)} | | | ${(sizes.total.br / swaggerSize.br).toFixed(3)} | ${(sizes.total.br / rapidocSize.br).toFixed(3)} |`);
+console.log(`| … with the pages' chunk and the bulk worker, fetched after the first screen | ${kb(sizes.total.br)} / ${kb(sizes.total.gzip)} / ${kb(sizes.total.raw)} | | | ${(sizes.total.br / swaggerSize.br).toFixed(3)} | ${(sizes.total.br / rapidocSize.br).toFixed(3)} |`);
 console.log(`| main file served as (content-encoding) | ${L.loopback.console.main_file_encoding} (wasm; js ${Object.entries(L.loopback.console.encodings).find(([k]) => k.endsWith(".js"))?.[1]}) | ${L.loopback.swagger.main_file_encoding} | ${L.loopback.rapidoc.main_file_encoding} | | |`);
 console.log(`| bytes on the wire to first useful content | ${kb(L.loopback.console.bytes_on_wire)} | ${kb(L.loopback.swagger.bytes_on_wire)} | ${kb(L.loopback.rapidoc.bytes_on_wire)} | ${(L.loopback.console.bytes_on_wire / L.loopback.swagger.bytes_on_wire).toFixed(3)} | ${(L.loopback.console.bytes_on_wire / L.loopback.rapidoc.bytes_on_wire).toFixed(3)} |`);
 for (const [l, label] of [["loopback", "loopback"], ["slow4g", "Slow 4G"]]) {

@@ -5,9 +5,10 @@
 // (everything the browser downloads, as any server can send it).
 // Usage: node scripts/size-report.mjs [dist-dir]
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, extname, dirname } from "node:path";
+import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, gzipSync, constants } from "node:zlib";
+import { distFileKind, LOADED_AFTER_FIRST_SCREEN } from "./dist-files.mjs";
 
 const dist = process.argv[2] ?? "dist";
 const budgetFile = join(dirname(fileURLToPath(import.meta.url)), "..", "size-budget.json");
@@ -16,18 +17,10 @@ if (!Number.isFinite(firstLoadBudget) || !Number.isFinite(totalBudget)) {
   console.error(`size-report: ${budgetFile} must give first_load_brotli_bytes and total_gzip_bytes`);
   process.exit(1);
 }
-const kinds = { ".wasm": "wasm", ".js": "js", ".css": "css", ".html": "html" };
-// The bulk worker's files (glue, loader, module) load only when a batch runs. The main module
-// is trunk's other `*_bg.wasm`; any other wasm is a chunk loaded after the first screen.
-const kindOf = (name) => {
-  if (name.startsWith("bulk-worker") && kinds[extname(name)]) return "worker";
-  return extname(name) === ".wasm" && !name.endsWith("_bg.wasm") ? "chunks" : kinds[extname(name)];
-};
-const later = new Set(["chunks", "worker"]);
 const rows = {};
 for (const name of readdirSync(dist)) {
   const path = join(dist, name);
-  const kind = kindOf(name);
+  const kind = distFileKind(name);
   if (!kind || !statSync(path).isFile()) continue;
   const bytes = readFileSync(path);
   const gzip = gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length;
@@ -51,7 +44,7 @@ for (const kind of ["wasm", "js", "css", "html", "chunks", "worker"]) {
   const r = rows[kind] ?? { raw: 0, gzip: 0, brotli: 0 };
   for (const k of Object.keys(total)) {
     total[k] += r[k];
-    if (!later.has(kind)) first[k] += r[k];
+    if (!LOADED_AFTER_FIRST_SCREEN.has(kind)) first[k] += r[k];
   }
   console.log(`  ${kind.padEnd(6)} ${kb(r.raw)}  ${kb(r.gzip)}  ${kb(r.brotli)}`);
 }
