@@ -41,7 +41,7 @@ pub fn counted(count: u64, one: &str, many: &str) -> String {
 ///
 /// From chrono's field getters rather than `format("%Y-%m-%d %H:%M:%S")`, whose strftime
 /// interpreter would be shipped for this one fixed pattern (above the project's 5 KB line;
-/// docs/performance.md, "Size").
+/// docs/performance.md, "Choices a measurement holds").
 pub fn time_in<Tz: TimeZone>(time: DateTime<Utc>, zone: &Tz) -> String {
     let t = time.with_timezone(zone);
     format!(
