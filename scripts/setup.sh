@@ -86,38 +86,55 @@ ENV
     cargo fetch --target wasm32-unknown-unknown --quiet )
 log "wasm toolchain: $route"
 
-# 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets
-# (tests/e2e/snippets.test.mjs; its Python snippets use the venv of step 4, whose schemathesis
-# brings requests); firefox-esr is the second engine of tests/e2e/firefox.test.mjs (WebDriver
-# BiDi through puppeteer-core, which downloads no browser of its own).
-apt_install chromium chromium-driver curl firefox-esr
+# Steps 2–4 mostly download and unpack; step 5 compiles. On a fresh machine they run side by
+# side, so the downloads cost no time of their own; a failure on either side fails setup, once
+# both have ended.
+download_step_failed=0
+# Should step 5 fail, setup still waits for the downloads rather than leave them running.
+trap 'wait' EXIT
+(
+  # 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets
+  # (tests/e2e/snippets.test.mjs; its Python snippets use the venv of step 4, whose schemathesis
+  # brings requests); firefox-esr is the second engine of tests/e2e/firefox.test.mjs (WebDriver
+  # BiDi through puppeteer-core, which downloads no browser of its own).
+  apt_install chromium chromium-driver curl firefox-esr
 
-# 3. Node tools: wasm-opt (binaryen), esbuild, @playwright/test (the end-to-end runner) with
-# playwright-core, and puppeteer-core, pinned by package-lock.json.
-command -v npm >/dev/null || apt_install nodejs npm
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/swagger-ui-dist ] || [ ! -d node_modules/axe-core ] \
-  || [ ! -d node_modules/puppeteer-core ] || [ ! -d node_modules/@playwright/test ] \
-  || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error >/dev/null
-fi
+  # 3. Node tools: wasm-opt (binaryen), esbuild, @playwright/test (the end-to-end runner) with
+  # playwright-core, and puppeteer-core, pinned by package-lock.json.
+  command -v npm >/dev/null || apt_install nodejs npm
+  if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/swagger-ui-dist ] || [ ! -d node_modules/axe-core ] \
+    || [ ! -d node_modules/puppeteer-core ] || [ ! -d node_modules/@playwright/test ] \
+    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "npm ci"
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+  fi
 
-# 4. schemathesis (PyPI), which fuzzes the sandbox against its own OpenAPI document.
-SCHEMATHESIS_VERSION=4.32.5
-if [ "$(target/venv/bin/schemathesis --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
-  log "pip install schemathesis $SCHEMATHESIS_VERSION into target/venv"
-  python3 -m venv target/venv || { apt_install python3-venv && python3 -m venv target/venv; }
-  target/venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
-fi
+  # 4. schemathesis (PyPI), which fuzzes the sandbox against its own OpenAPI document.
+  SCHEMATHESIS_VERSION=4.32.5
+  if [ "$(target/venv/bin/schemathesis --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+    log "pip install schemathesis $SCHEMATHESIS_VERSION into target/venv"
+    python3 -m venv target/venv || { apt_install python3-venv && python3 -m venv target/venv; }
+    target/venv/bin/pip install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+  fi
+) &
+downloads=$!
 
 # 5. trunk and the wasm-bindgen CLI that matches Cargo.lock.
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
-  log "cargo install trunk $TRUNK_VERSION (several minutes, once)"
-  cargo install --locked "trunk@$TRUNK_VERSION" --no-default-features --features rustls
+  log "cargo install trunk $TRUNK_VERSION (a few minutes, once)"
+  # trunk's release profile links with fat LTO into one codegen unit: the slowest way to build
+  # it, for speed that a program which mostly waits for cargo, wasm-bindgen and wasm-opt never
+  # shows. Cargo's environment overrides a manifest's profile.
+  CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install --locked "trunk@$TRUNK_VERSION" --no-default-features --features rustls
 fi
 if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
   # Not --locked: the CLI's own lock file names a crate version the registry does not have.
   log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
+
+wait "$downloads" || download_step_failed=1
+trap - EXIT
+[ "$download_step_failed" -eq 0 ] || { log "a download step failed (above)"; exit 1; }
 log "ready"
