@@ -10,8 +10,12 @@ cd "$(dirname "$0")/.."
 [ -n "${NATIVE_PROGRAMS_BUILT:-}" ] || cargo build -p sandbox --quiet
 . target/toolchain.env
 # A folder of its own: the release build in dist/ stays as it is, and so does target/dev-dist,
-# which a running `make dev` (trunk serve) is serving.
-trunk build --dist target/test-dev-dist
+# which a running `make dev` (trunk serve) is serving. scripts/test.sh builds it beforehand,
+# beside the release build's tests, and says so with DEV_DIST_BUILT.
+dev_dist=target/test-dev-dist
+if [ "${DEV_DIST_BUILT:-}" != "$dev_dist" ]; then
+  trunk build --dist "$dev_dist"
+fi
 if [ "$#" -eq 0 ]; then
   set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$')
 fi
@@ -20,4 +24,4 @@ fi
 for file in "$@"; do
   [ -f "$file" ] || { echo "test-e2e-dev.sh: no test file $file" >&2; exit 1; }
 done
-CONSOLE_DIST=target/test-dev-dist node_modules/.bin/playwright test "$@"
+CONSOLE_DIST="$dev_dist" node_modules/.bin/playwright test "$@"
