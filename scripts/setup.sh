@@ -21,14 +21,20 @@ grep -q "wasm_bindgen = \"$WASM_BINDGEN_VERSION\"" Trunk.toml \
 command -v cargo >/dev/null || { log "cargo not found: install Rust (https://rustup.rs) first"; exit 1; }
 
 apt_updated=""
+# The packages of "$@" that are not installed, one a line.
+apt_missing() {
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || echo "$pkg"
+  done
+}
 apt_install() {
   local missing=()
-  for pkg in "$@"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
+  mapfile -t missing < <(apt_missing "$@")
   [ ${#missing[@]} -eq 0 ] && return 0
   command -v apt-get >/dev/null || { log "missing ${missing[*]} and no apt-get to install them"; return 1; }
-  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  # In the background (APT_IN_BACKGROUND) sudo must not ask for a password: it would wait for
+  # a terminal it cannot read. It fails with its own message instead.
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo${APT_IN_BACKGROUND:+ -n}"
   if [ -z "$apt_updated" ]; then $sudo apt-get update -qq; apt_updated=1; fi
   log "apt-get install ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -90,14 +96,20 @@ log "wasm toolchain: $route"
 # side, so the downloads cost no time of their own; a failure on either side fails setup, once
 # both have ended.
 download_step_failed=0
+browser_packages=(chromium chromium-driver curl firefox-esr)
+# A step in the background cannot ask for sudo's password: ask for it here when apt has work.
+if [ "$(id -u)" -ne 0 ] && [ -n "$(apt_missing "${browser_packages[@]}")" ] && command -v sudo >/dev/null; then
+  sudo -v
+fi
 # Should step 5 fail, setup still waits for the downloads rather than leave them running.
 trap 'wait' EXIT
 (
+  APT_IN_BACKGROUND=1
   # 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets
   # (tests/e2e/snippets.test.mjs; its Python snippets use the venv of step 4, whose schemathesis
   # brings requests); firefox-esr is the second engine of tests/e2e/firefox.test.mjs (WebDriver
   # BiDi through puppeteer-core, which downloads no browser of its own).
-  apt_install chromium chromium-driver curl firefox-esr
+  apt_install "${browser_packages[@]}"
 
   # 3. Node tools: wasm-opt (binaryen), esbuild, @playwright/test (the end-to-end runner) with
   # playwright-core, and puppeteer-core, pinned by package-lock.json.
