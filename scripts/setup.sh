@@ -95,7 +95,6 @@ log "wasm toolchain: $route"
 # Steps 2–4 mostly download and unpack; step 5 compiles. On a fresh machine they run side by
 # side, so the downloads cost no time of their own; a failure on either side fails setup, once
 # both have ended.
-download_step_failed=0
 browser_packages=(chromium chromium-driver curl firefox-esr)
 # A step in the background cannot ask for sudo's password: ask for it here when apt has work.
 if [ "$(id -u)" -ne 0 ] && [ -n "$(apt_missing "${browser_packages[@]}")" ] && command -v sudo >/dev/null; then
@@ -146,7 +145,6 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
-wait "$downloads" || download_step_failed=1
 trap - EXIT
-[ "$download_step_failed" -eq 0 ] || { log "a download step failed (above)"; exit 1; }
+wait "$downloads" || { log "a download step failed (above)"; exit 1; }
 log "ready"
