@@ -1,8 +1,9 @@
 //! The bulk engine: a batch as a state machine without I/O. It is fed events (time passed, an
 //! answer from the API, the store's answer, the person's pause, resume, cancel and retry) and
 //! answers with commands (submit this row with this key, read the run list, read this run,
-//! cancel this run, save these rows, refresh the workspace). A thin driver (`state::bulk`) does
-//! the requests and the timers; the tests drive it with a fake clock and a fake API.
+//! cancel this run, save these rows, refresh the workspace). A thin driver (`crate::runner`, in
+//! the bulk worker) does the requests and the timers; the tests drive it with a fake clock, a
+//! fake API and a fake store.
 //!
 //! What it guarantees:
 //! - A row's key is fixed by its batch, attempt and line, and the same on every retry, so the
@@ -14,6 +15,12 @@
 //! - Status is read by cost: a running row is read on its own when it is due (at the time runs
 //!   have been taking), unless one read of the run list costs less than the due rows' reads.
 //!   A finished run's output is read once.
+//! - Memory does not depend on how fast the computer is: once the batch is kept, at most
+//!   [`OUTPUTS_IN_MEMORY_AT_MOST`] runs' records are held or on their way at once. A request
+//!   that may bring records (a status read, a submission, the run list) is made only while there
+//!   is room, and room comes back when the store has written the records. So a store slower than
+//!   the API's answers slows the batch to what it can write ([`PacedBy::ThisComputer`]) instead
+//!   of filling memory.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -157,6 +164,36 @@ pub enum Command {
     RefreshWorkspace,
 }
 
+/// What holds the batch back, as the page says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PacedBy {
+    /// Submissions wait for the API's rate limit (its tokens, or a 429's wait).
+    RateLimit,
+    /// Reads and submissions wait for this browser's store to write the records already
+    /// received: the computer is slower than the API.
+    ThisComputer,
+}
+
+impl PacedBy {
+    /// What the batch page says while this holds the batch back.
+    pub fn sentence(self) -> &'static str {
+        match self {
+            PacedBy::RateLimit => "paced by the API's rate limit",
+            PacedBy::ThisComputer => {
+                "paced by this computer: it stores results more slowly than the API sends them"
+            }
+        }
+    }
+
+    /// For `data-paced-by`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PacedBy::RateLimit => "rate-limit",
+            PacedBy::ThisComputer => "this-computer",
+        }
+    }
+}
+
 /// The measures of a batch's progress that the page shows and the bench reads.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counters {
@@ -172,6 +209,15 @@ pub struct Counters {
     pub status_bytes: usize,
     /// Bytes of the finished runs' answers, each counted once: what the results weigh.
     pub result_bytes: usize,
+    /// What held the batch back in the last few seconds, if anything did.
+    #[serde(default)]
+    pub paced_by: Option<PacedBy>,
+    /// Time the store spent on the batch's saves (from the save's command to its answer), ms.
+    #[serde(default)]
+    pub store_busy_ms: f64,
+    /// Finished rows whose records those saves wrote.
+    #[serde(default)]
+    pub outputs_saved: usize,
 }
 
 /// Where a batch stands, with the rows that changed since it was last said: what the worker
@@ -211,6 +257,15 @@ const SINGLE_READS_AT_ONCE: usize = 8;
 const SAVE_EVERY_MS: f64 = 1_000.0;
 /// The workspace's balance is refreshed this often (ms) while runs are going.
 const REFRESH_EVERY_MS: f64 = 10_000.0;
+/// Runs whose records may be in memory at once, once the batch is kept: held until the store
+/// has them, or on their way in an answer (see the module's documentation). A hundred runs of a
+/// hundred records are a few megabytes.
+pub const OUTPUTS_IN_MEMORY_AT_MOST: usize = 100;
+/// With this many runs' records held, they are saved at once rather than at the next
+/// [`SAVE_EVERY_MS`]: the store is the limit, and every moment it idles is lost.
+const SAVE_AT_ONCE_HOLDING: usize = OUTPUTS_IN_MEMORY_AT_MOST / 2;
+/// What held the batch back is said for this long after it last did (ms).
+const PACED_BY_SHOWN_MS: f64 = 5_000.0;
 /// Without a known workspace after this long (ms), the batch goes on without being kept.
 const WORKSPACE_WAIT_MS: f64 = 5_000.0;
 /// A failed cancel is asked again after this long (ms).
@@ -239,6 +294,20 @@ pub struct Engine {
     watches: HashMap<usize, Watch>,
     reading: HashSet<usize>,
     list_in_flight: bool,
+    /// Watched rows the run list on its way may bring records for.
+    list_outputs: usize,
+    /// Rows whose records are in memory: finished, not yet written to the store.
+    holding: BTreeSet<usize>,
+    /// Rows whose key may already have made a run (sent without an answer, or waiting when the
+    /// batch was taken up again): sent again, the API answers with that run, records and all.
+    may_have_run: BTreeSet<usize>,
+    /// Such rows' submissions on their way: they take room for records; a first submission
+    /// makes a queued run and brings none.
+    replaying: BTreeSet<usize>,
+    /// When the store (`store_bound_at`) or the rate limit (`rate_bound_at`) last held
+    /// something back, ms since the epoch.
+    store_bound_at: f64,
+    rate_bound_at: f64,
     /// Moving averages of what answers weigh and runs take.
     list_bytes: Option<f64>,
     finished_run_bytes: Option<f64>,
@@ -305,6 +374,12 @@ impl Engine {
             watches: HashMap::new(),
             reading: HashSet::new(),
             list_in_flight: false,
+            list_outputs: 0,
+            holding: BTreeSet::new(),
+            may_have_run: BTreeSet::new(),
+            replaying: BTreeSet::new(),
+            store_bound_at: f64::NEG_INFINITY,
+            rate_bound_at: f64::NEG_INFINITY,
             list_bytes: None,
             finished_run_bytes: None,
             unfinished_run_bytes: 600.0,
@@ -320,6 +395,9 @@ impl Engine {
             refreshed_at_end: false,
             changed: true,
         };
+        engine.holding = (0..engine.rows.len())
+            .filter(|&i| !engine.rows[i].output.is_empty())
+            .collect();
         engine.finish_if_done();
         engine
     }
@@ -329,9 +407,15 @@ impl Engine {
     /// answers with the run it made, if it made one, so nothing runs twice.
     pub fn restore(summary: SavedBatch, mut rows: Vec<BatchRow>, now: f64) -> Option<Engine> {
         let action = ActionId::parse(&summary.action)?;
-        for row in &mut rows {
+        // A row kept as waiting may have been sent after the last save: any of them may answer
+        // with a run.
+        let mut may_have_run = BTreeSet::new();
+        for (index, row) in rows.iter_mut().enumerate() {
             if row.state == RowState::Submitting {
                 row.state = RowState::Waiting;
+            }
+            if row.state == RowState::Waiting {
+                may_have_run.insert(index);
             }
             // Kept before the count was: count the records kept with the row.
             if row.records == 0 {
@@ -353,6 +437,11 @@ impl Engine {
         engine.created_at = summary.created_at;
         engine.keeping = Keeping::Kept;
         engine.dirty.clear();
+        engine.may_have_run = may_have_run;
+        // Whoever shows the batch hears every row once, as kept: a page whose copy missed a
+        // row's last change (told once stored, and the worker before this one stopped in
+        // between) shows it as it is.
+        engine.unshown = (0..engine.rows.len()).collect();
         engine.cancelled = summary.cancelled;
         if let Some(pace) = summary.pace {
             engine.pacer = Pacer::learned_before(pace);
@@ -452,15 +541,40 @@ impl Engine {
     }
 
     /// Where the batch stands, with the rows changed since the last call: what the page that
-    /// shows a batch run by its worker needs after a change. A row goes as it is here: with its
-    /// records until they are saved (the store does not have them yet, so an export could not
-    /// read them there), without them once saved (`saved` tells the page again then).
+    /// shows a batch run by its worker needs after a change. Once the batch is kept, a finished
+    /// row is told once the store has its records (`saved` marks it unshown again then), and
+    /// without them: the page never holds records, and an export reads every finished row it
+    /// was told of from the store. A batch this browser does not keep lives in memory only, so
+    /// its rows go with their records.
     pub fn take_news(&mut self) -> BatchNews {
-        let rows = std::mem::take(&mut self.unshown)
+        let (waiting_for_store, told): (BTreeSet<usize>, BTreeSet<usize>) =
+            std::mem::take(&mut self.unshown)
+                .into_iter()
+                .partition(|&index| {
+                    self.keeping == Keeping::Kept && !self.rows[index].output.is_empty()
+                });
+        self.unshown = waiting_for_store;
+        let rows = told
             .into_iter()
             .map(|index| self.rows[index].clone())
             .collect();
         self.news_of(rows)
+    }
+
+    /// Runs whose records are in memory or may arrive in an answer on its way (bounded by
+    /// [`OUTPUTS_IN_MEMORY_AT_MOST`] once the batch is kept).
+    pub fn outputs_in_memory(&self) -> usize {
+        self.holding.len() + self.reading.len() + self.list_outputs + self.replaying.len()
+    }
+
+    /// How many more runs' records may come into memory now.
+    fn output_room(&self) -> usize {
+        match self.keeping {
+            // The store is where records go: they may not wait for it without bound.
+            Keeping::Kept => OUTPUTS_IN_MEMORY_AT_MOST.saturating_sub(self.outputs_in_memory()),
+            // Not written yet (nothing is sent), or never: memory is the only place there is.
+            Keeping::Pending | Keeping::Refused => usize::MAX,
+        }
     }
 
     /// A row as told to other tabs after a save: once the batch is kept, records are read from
@@ -539,7 +653,7 @@ impl Engine {
             Event::CancelAnswered { row, answer } => {
                 self.cancel_answered(now, row, answer, &mut commands)
             }
-            Event::Saved(written) => self.saved(written),
+            Event::Saved(written) => self.saved(now, written),
         }
         self.due(now, &mut commands);
         commands
@@ -548,7 +662,10 @@ impl Engine {
     /// The next time something is due (a submission, a read, a save), for the driver's timer.
     pub fn wake_at(&self, now: f64) -> Option<f64> {
         let mut at = f64::INFINITY;
-        if self.may_send() {
+        // Without room for records, reads and submissions wait for the store's answer (an
+        // event), not for a time.
+        let room = self.output_room() > 0;
+        if self.may_send() && room {
             let earliest_row = self
                 .rows
                 .iter()
@@ -560,12 +677,14 @@ impl Engine {
             }
         }
         if !self.awaiting_sign_in {
-            if let Some(due) = self
-                .watches
-                .iter()
-                .filter(|(row, _)| !self.reading.contains(row))
-                .map(|(_, w)| w.due_at)
-                .reduce(f64::min)
+            if room
+                && !self.list_in_flight
+                && let Some(due) = self
+                    .watches
+                    .iter()
+                    .filter(|(row, _)| !self.reading.contains(row))
+                    .map(|(_, w)| w.due_at)
+                    .reduce(f64::min)
             {
                 at = at.min(due);
             }
@@ -581,9 +700,15 @@ impl Engine {
         if self.save_in_flight.is_none() && self.keeping != Keeping::Refused && self.has_unsaved() {
             at = at.min(if self.workspace.is_none() {
                 self.created_at + WORKSPACE_WAIT_MS
+            } else if self.holding.len() >= SAVE_AT_ONCE_HOLDING {
+                now
             } else {
                 self.last_save_at + SAVE_EVERY_MS
             });
+        }
+        // What held the batch back stops being said a while after it last did.
+        if self.counters.paced_by.is_some() {
+            at = at.min(self.store_bound_at.max(self.rate_bound_at) + PACED_BY_SHOWN_MS);
         }
         at.is_finite().then_some(at)
     }
@@ -620,6 +745,11 @@ impl Engine {
         if !row.state.is_running() {
             self.watches.remove(&index);
         }
+        if row.output.is_empty() {
+            self.holding.remove(&index);
+        } else {
+            self.holding.insert(index);
+        }
         self.dirty.insert(index);
         self.unshown.insert(index);
         self.changed = true;
@@ -632,17 +762,38 @@ impl Engine {
             return;
         }
         self.due_cancels(now, commands);
-        self.due_submissions(now, commands);
+        // Reads first: when room for records is short, finished runs are read before more are
+        // made.
         self.due_reads(now, commands);
+        self.due_submissions(now, commands);
         if !self.watches.is_empty() && now - self.last_refresh_at >= REFRESH_EVERY_MS {
             self.last_refresh_at = now;
             commands.push(Command::RefreshWorkspace);
         }
         self.finish_if_done();
+        self.update_paced_by(now);
         // The balance moves with the batch's end: the workspace is refreshed once then.
         if self.phase == Phase::Done && !self.refreshed_at_end {
             self.refreshed_at_end = true;
             commands.push(Command::RefreshWorkspace);
+        }
+    }
+
+    /// Says what held the running batch back in the last [`PACED_BY_SHOWN_MS`]: the store
+    /// before the rate limit, since a computer that cannot keep up is the news.
+    fn update_paced_by(&mut self, now: f64) {
+        let paced_by = if self.phase != Phase::Running {
+            None
+        } else if now - self.store_bound_at < PACED_BY_SHOWN_MS {
+            Some(PacedBy::ThisComputer)
+        } else if now - self.rate_bound_at < PACED_BY_SHOWN_MS {
+            Some(PacedBy::RateLimit)
+        } else {
+            None
+        };
+        if self.counters.paced_by != paced_by {
+            self.counters.paced_by = paced_by;
+            self.changed = true;
         }
     }
 
@@ -669,10 +820,11 @@ impl Engine {
     }
 
     fn due_saves(&mut self, now: f64, commands: &mut Vec<Command>) {
+        let pressed = self.holding.len() >= SAVE_AT_ONCE_HOLDING;
         if self.save_in_flight.is_some()
             || self.keeping == Keeping::Refused
             || !self.has_unsaved()
-            || now - self.last_save_at < SAVE_EVERY_MS
+            || (now - self.last_save_at < SAVE_EVERY_MS && !pressed)
         {
             return;
         }
@@ -701,10 +853,12 @@ impl Engine {
         self.last_save_at = now;
     }
 
-    fn saved(&mut self, written: bool) {
+    fn saved(&mut self, now: f64, written: bool) {
         let Some(save) = self.save_in_flight.take() else {
             return;
         };
+        self.counters.store_busy_ms += (now - self.last_save_at).max(0.0);
+        self.changed = true;
         if written {
             self.saved_summary = Some(save.summary);
             if self.keeping != Keeping::Kept {
@@ -717,6 +871,8 @@ impl Engine {
                 let row = &mut self.rows[index];
                 if row.state.is_final() && !self.dirty.contains(&index) && !row.output.is_empty() {
                     row.output = Vec::new();
+                    self.holding.remove(&index);
+                    self.counters.outputs_saved += 1;
                     self.unshown.insert(index);
                     self.changed = true;
                 }
@@ -754,7 +910,7 @@ impl Engine {
         if !self.may_send() {
             return;
         }
-        while self.submitting < self.pacer.window() && self.pacer.ready_at(now) <= now {
+        loop {
             let Some(index) = self
                 .rows
                 .iter()
@@ -762,8 +918,22 @@ impl Engine {
             else {
                 return;
             };
+            // A key sent before may answer with the run it made, records and all: that
+            // submission takes room for them.
+            let replay = self.may_have_run.contains(&index);
+            if replay && self.output_room() == 0 {
+                self.store_bound_at = now;
+                return;
+            }
+            if self.submitting >= self.pacer.window() || self.pacer.ready_at(now) > now {
+                self.rate_bound_at = now;
+                return;
+            }
             self.pacer.sent(now);
             self.submitting += 1;
+            if replay {
+                self.replaying.insert(index);
+            }
             self.change_row(index, |row| {
                 row.state = RowState::Submitting;
                 row.tries += 1;
@@ -793,6 +963,19 @@ impl Engine {
             return;
         }
         self.submitting = self.submitting.saturating_sub(1);
+        self.replaying.remove(&index);
+        match &answer {
+            // The run may have been made, its answer lost.
+            SubmitAnswer::Transient => {
+                self.may_have_run.insert(index);
+            }
+            SubmitAnswer::Accepted(_) | SubmitAnswer::Refused(_) => {
+                self.may_have_run.remove(&index);
+            }
+            SubmitAnswer::RateLimited { .. }
+            | SubmitAnswer::Unauthorized
+            | SubmitAnswer::InsufficientCredits { .. } => {}
+        }
         let again = |not_before: f64| {
             move |row: &mut BatchRow| {
                 row.state = RowState::Waiting;
@@ -905,15 +1088,30 @@ impl Engine {
             + self
                 .list_bytes
                 .unwrap_or(RUN_LIST_LIMIT as f64 * single_cost);
+        let room = self.output_room();
         if covered > 1 && list_cost < covered as f64 * single_cost {
-            self.list_in_flight = true;
-            self.counters.status_requests += 1;
-            self.changed = true;
-            commands.push(Command::ReadRunList);
-            return;
+            // The list may finish every watched run it holds.
+            let outputs = self
+                .watches
+                .values()
+                .filter(|w| in_list(w))
+                .count()
+                .min(RUN_LIST_LIMIT);
+            if outputs <= room {
+                self.list_in_flight = true;
+                self.list_outputs = outputs;
+                self.counters.status_requests += 1;
+                self.changed = true;
+                commands.push(Command::ReadRunList);
+                return;
+            }
         }
         for (row, _) in due {
             if self.reading.len() >= SINGLE_READS_AT_ONCE {
+                break;
+            }
+            if self.output_room() == 0 {
+                self.store_bound_at = now;
                 break;
             }
             let Some(run_id) = self.rows[row].run_id.clone() else {
@@ -987,6 +1185,7 @@ impl Engine {
 
     fn list_read(&mut self, now: f64, answer: ReadAnswer<Vec<Run>>) {
         self.list_in_flight = false;
+        self.list_outputs = 0;
         match answer {
             ReadAnswer::Read { value, bytes } => {
                 self.counters.status_bytes += bytes;
@@ -1125,6 +1324,8 @@ impl Engine {
             return;
         }
         for index in failed {
+            // A new attempt is a new key: nothing was made with it.
+            self.may_have_run.remove(&index);
             self.change_row(index, |row| {
                 row.attempt += 1;
                 row.tries = 0;
@@ -1144,14 +1345,17 @@ impl Engine {
         self.refreshed_at_end = false;
     }
 
-    /// Running with nothing left to send or follow: done. Cancelling with nothing on its way:
-    /// done.
+    /// Running with nothing left to send, follow or store: done. Cancelling with nothing on its
+    /// way: done. A kept batch is done once the store has every row's records, so the page, told
+    /// of a finished row once it is stored, shows every row final when it shows "done".
     fn finish_if_done(&mut self) {
-        let going = self.submitting > 0 || self.rows.iter().any(|r| !r.state.is_final());
+        let storing = self.keeping == Keeping::Kept && !self.holding.is_empty();
+        let going = storing || self.submitting > 0 || self.rows.iter().any(|r| !r.state.is_final());
         match self.phase {
             Phase::Running if !going => self.set_phase(Phase::Done),
             Phase::Cancelling => {
-                let busy = self.submitting > 0
+                let busy = storing
+                    || self.submitting > 0
                     || !self.cancels.is_empty()
                     || !self.reading.is_empty()
                     || self.rows.iter().any(|r| r.state.is_running());
@@ -1389,6 +1593,12 @@ mod tests {
         dice: Dice,
         faults: Faults,
         save_failure: f64,
+        /// How long the store takes to commit a save, for each finished row's records in it
+        /// (0: as fast as any other answer). A store slower than the API's answers.
+        store_ms_per_output: f64,
+        /// The most runs' records seen in memory or on their way at once, counted from the rows
+        /// and the answers themselves (not from the engine's own count).
+        most_outputs_in_memory: usize,
         /// Answers on their way: (arrival, order, event).
         arriving: Vec<(f64, u64, Event)>,
         order: u64,
@@ -1435,6 +1645,8 @@ mod tests {
                 dice: Dice(seed | 1),
                 faults,
                 save_failure: 0.0,
+                store_ms_per_output: 0.0,
+                most_outputs_in_memory: 0,
                 arriving: Vec::new(),
                 order: 0,
                 submitting: HashSet::new(),
@@ -1514,13 +1726,21 @@ mod tests {
                     }
                     Command::Save(saving) => {
                         let written = !self.dice.chance(self.save_failure);
+                        let outputs = saving.rows.iter().filter(|r| !r.output.is_empty()).count();
+                        let commit_ms = outputs as f64 * self.store_ms_per_output;
                         if written {
                             self.store.summary = Some(saving.summary.clone());
                             for row in saving.rows {
                                 self.store.rows.insert(row.line, row);
                             }
                         }
-                        self.deliver_later(Event::Saved(written));
+                        if commit_ms > 0.0 {
+                            self.order += 1;
+                            let at = self.now + commit_ms;
+                            self.arriving.push((at, self.order, Event::Saved(written)));
+                        } else {
+                            self.deliver_later(Event::Saved(written));
+                        }
                     }
                     Command::RefreshWorkspace => {}
                 }
@@ -1532,8 +1752,14 @@ mod tests {
                 self.submitting.remove(row);
             }
             let commands = self.engine.handle(self.now, event);
+            self.count_outputs_in_memory();
             if self.engine.take_changed() {
                 self.page.absorb(self.engine.take_news());
+                // The page says "done" with every row final, as the person reads it.
+                if self.page.phase() == &Phase::Done {
+                    let going = self.page.rows().iter().find(|r| !r.state.is_final());
+                    assert!(going.is_none(), "done, but {going:?}");
+                }
                 // What an export reads: a row the page holds without its records has them in
                 // the store.
                 for row in self.page.rows() {
@@ -1551,6 +1777,37 @@ mod tests {
                 }
             }
             self.execute(commands);
+        }
+
+        /// Counts the runs whose records are in the engine's rows or in an answer on its way to
+        /// it, and keeps the most.
+        fn count_outputs_in_memory(&mut self) {
+            let rows = self.engine.rows();
+            let running = |id: &str| {
+                rows.iter()
+                    .any(|r| r.state.is_running() && r.run_id.as_deref() == Some(id))
+            };
+            let held = rows.iter().filter(|r| !r.output.is_empty()).count();
+            let arriving: usize = self
+                .arriving
+                .iter()
+                .map(|(_, _, event)| match event {
+                    Event::Submitted {
+                        answer: SubmitAnswer::Accepted(run),
+                        ..
+                    } => usize::from(!run.output.is_empty()),
+                    Event::RunRead {
+                        answer: ReadAnswer::Read { value, .. },
+                        ..
+                    } => usize::from(!value.output.is_empty()),
+                    Event::RunListRead(ReadAnswer::Read { value, .. }) => value
+                        .iter()
+                        .filter(|run| !run.output.is_empty() && running(&run.id))
+                        .count(),
+                    _ => 0,
+                })
+                .sum();
+            self.most_outputs_in_memory = self.most_outputs_in_memory.max(held + arriving);
         }
 
         /// Runs until the engine is settled or `until` (ms after the start) has passed; `true`
@@ -1855,8 +2112,79 @@ mod tests {
         assert_eq!(sim.engine.tally().count(RowState::Completed), 3);
     }
 
+    #[test]
+    fn a_store_slower_than_the_api_slows_the_batch_and_holds_memory_flat() {
+        // 2,000 rows at 50/s (40 s at the rate limit), and a store that takes 100 ms to write
+        // each finished row's records: 10 rows a second, so about 200 s at the store's pace.
+        let mut sim = Sim::new(2_000, FakeApi::new(50.0, 50.0, 800.0), NO_FAULTS, 3);
+        sim.store_ms_per_output = 100.0;
+        let mut said = HashSet::new();
+        while !sim.run_until(sim.now - START + 5_000.0) {
+            said.extend(sim.engine.counters().paced_by);
+            assert!(sim.now - START < 600_000.0, "not settled in 10 minutes");
+        }
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 2_000);
+        sim.check_keys_and_runs();
+        assert!(
+            sim.most_outputs_in_memory <= OUTPUTS_IN_MEMORY_AT_MOST,
+            "{} runs' records in memory at once",
+            sim.most_outputs_in_memory
+        );
+        assert!(said.contains(&PacedBy::ThisComputer), "{said:?}");
+        // At the store's pace, give or take: it is kept busy.
+        let c = sim.engine.counters();
+        let store_pace = c.outputs_saved as f64 / (c.store_busy_ms / 1000.0);
+        let took = (sim.now - START) / 1000.0;
+        assert!(
+            took < 2_000.0 / store_pace * 1.15,
+            "{took} s at {store_pace} rows/s"
+        );
+        assert!(sim.store.rows.values().all(|r| r.output.len() == r.records));
+    }
+
+    #[test]
+    fn with_a_fast_store_the_rate_limit_paces_the_batch() {
+        let mut sim = Sim::new(600, FakeApi::new(10.0, 20.0, 800.0), NO_FAULTS, 5);
+        let mut said = HashSet::new();
+        while !sim.run_until(sim.now - START + 5_000.0) {
+            said.extend(sim.engine.counters().paced_by);
+        }
+        assert_eq!(said, HashSet::from([PacedBy::RateLimit]));
+        // Said while it held; nothing held the finished batch.
+        assert_eq!(sim.engine.counters().paced_by, None);
+        assert!(sim.most_outputs_in_memory <= OUTPUTS_IN_MEMORY_AT_MOST);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// However slowly the store commits, the records in memory stay bounded, every row
+        /// ends with one run, and the store has every row's records at the end.
+        #[test]
+        fn any_store_speed_keeps_outputs_in_memory_bounded_and_one_run_per_row(
+            seed in any::<u64>(),
+            rows in 1usize..400,
+            store_ms_per_output in 0.0f64..200.0,
+            per_sec in 5.0f64..100.0,
+            run_ms in 100.0f64..3_000.0,
+            read_failure in 0.0f64..0.2,
+            reload_after in proptest::option::of(0.0f64..20_000.0),
+        ) {
+            let faults = Faults { read_failure, failed_run: 0.05, ..NO_FAULTS };
+            let mut sim = Sim::new(rows, FakeApi::new(per_sec, per_sec, run_ms), faults, seed);
+            sim.store_ms_per_output = store_ms_per_output;
+            if let Some(at) = reload_after
+                && !sim.run_until(at)
+            {
+                sim.reload();
+            }
+            prop_assert!(sim.run_until(3_600_000.0), "settled within an hour");
+            prop_assert!(sim.most_outputs_in_memory <= OUTPUTS_IN_MEMORY_AT_MOST,
+                "{} runs' records in memory", sim.most_outputs_in_memory);
+            sim.check_keys_and_runs();
+            prop_assert_eq!(sim.api.runs.len(), rows, "one run per row");
+            prop_assert!(sim.store.rows.values().all(|r| r.state.is_final() && r.output.len() == r.records));
+        }
 
         /// Whatever the API answers and in whatever order, each row has one key per attempt,
         /// each key one run, and the batch ends with every row final; a reload at any point
