@@ -27,67 +27,84 @@ pub struct Merge {
 /// (a run page and its submission, two tabs, the bulk worker) all count. A run already kept as
 /// it is now is not written again.
 async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
-    let mut merge = Merge::default();
     if workspace.is_empty() || seen.is_empty() {
-        return Ok(merge);
+        return Ok(Merge::default());
     }
-    let keys: Vec<String> = seen
+    let mut merge = Merge::default();
+    let reads = history_reads(workspace, &seen);
+    let decide = |kept: Vec<Option<String>>| {
+        let (changes, merged) = history_changes(workspace, seen, kept);
+        merge = merged;
+        changes
+    };
+    store::update(reads, decide).await.map_err(|_| ())?;
+    Ok(merge)
+}
+
+/// What [`history_changes`] reads first: each sighting's kept run, then when the history
+/// started. For a writer that puts the history's changes into a transaction of its own.
+pub fn history_reads(workspace: &str, seen: &[KeptRun]) -> Vec<store::Read> {
+    let mut reads: Vec<store::Read> = seen
         .iter()
-        .map(|kept| kept_run_key(workspace, &kept.run.id))
-        .collect();
-    let mut reads: Vec<store::Read> = keys
-        .iter()
-        .map(|key| store::Read {
+        .map(|kept| store::Read {
             store: store::RUNS,
-            key: key.clone(),
+            key: kept_run_key(workspace, &kept.run.id),
         })
         .collect();
     reads.push(store::Read {
         store: store::META,
         key: since_key(workspace),
     });
-    let decide = |mut kept: Vec<Option<String>>| {
-        let since = kept.pop().flatten();
-        let mut changes = Vec::new();
-        for ((seen, kept), key) in seen.into_iter().zip(kept).zip(keys) {
-            let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
-            let after = match &before {
-                Some(before) => before.clone().merged(seen),
-                None => seen,
-            };
-            match &before {
-                // Written when the run changed, not for every sighting of a finished run.
-                Some(before)
-                    if before.run == after.run
-                        && before.records == after.records
-                        && before.input == after.input
-                        && before.idempotency_key == after.idempotency_key =>
-                {
-                    merge.unchanged += 1;
-                    continue;
-                }
-                Some(_) => merge.updated += 1,
-                None => merge.added += 1,
+    reads
+}
+
+/// The changes that keep `seen` in `workspace`'s history, given what [`history_reads`] read
+/// (in its order): each sighting merged with what was kept of it.
+pub fn history_changes(
+    workspace: &str,
+    seen: Vec<KeptRun>,
+    mut kept: Vec<Option<String>>,
+) -> (Vec<Change>, Merge) {
+    let mut merge = Merge::default();
+    let since = kept.pop().flatten();
+    let mut changes = Vec::new();
+    for (seen, kept) in seen.into_iter().zip(kept) {
+        let key = kept_run_key(workspace, &seen.run.id);
+        let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
+        let after = match &before {
+            Some(before) => before.clone().merged(seen),
+            None => seen,
+        };
+        match &before {
+            // Written when the run changed, not for every sighting of a finished run.
+            Some(before)
+                if before.run == after.run
+                    && before.records == after.records
+                    && before.input == after.input
+                    && before.idempotency_key == after.idempotency_key =>
+            {
+                merge.unchanged += 1;
+                continue;
             }
-            changes.push(Change::Put {
-                store: store::RUNS,
-                key,
-                json: serde_json::to_string(&after).unwrap_or_default(),
-            });
+            Some(_) => merge.updated += 1,
+            None => merge.added += 1,
         }
-        // The first run kept for a workspace starts its history: when is kept with it (what
-        // the history covers, and a mark that this browser holds data for the workspace).
-        if merge.added > 0 && since.is_none() {
-            changes.push(Change::Put {
-                store: store::META,
-                key: since_key(workspace),
-                json: serde_json::to_string(&js_sys::Date::now()).unwrap_or_default(),
-            });
-        }
-        changes
-    };
-    store::update(reads, decide).await.map_err(|_| ())?;
-    Ok(merge)
+        changes.push(Change::Put {
+            store: store::RUNS,
+            key,
+            json: serde_json::to_string(&after).unwrap_or_default(),
+        });
+    }
+    // The first run kept for a workspace starts its history: when is kept with it (what the
+    // history covers, and a mark that this browser holds data for the workspace).
+    if merge.added > 0 && since.is_none() {
+        changes.push(Change::Put {
+            store: store::META,
+            key: since_key(workspace),
+            json: serde_json::to_string(&js_sys::Date::now()).unwrap_or_default(),
+        });
+    }
+    (changes, merge)
 }
 
 /// The key of the time `workspace`'s history started in this browser (ms since the epoch).
@@ -176,7 +193,7 @@ pub fn keep_in_background(workspace: Option<String>, runs: Vec<Run>) {
 }
 
 /// The key of a workspace's [`ListReads`] in the store's meta.
-fn list_reads_key(workspace: &str) -> String {
+pub fn list_reads_key(workspace: &str) -> String {
     format!("{workspace}/list-reads")
 }
 
@@ -198,16 +215,29 @@ pub async fn keep_list(workspace: &str, runs: &[Run]) -> Result<(), ()> {
         return Ok(());
     }
     keep_runs(workspace, runs).await?;
-    let reads = list_reads(workspace)
-        .await?
-        .after_read(runs, js_sys::Date::now());
-    store::write(vec![Change::Put {
+    let kept = store::get(store::META, &list_reads_key(workspace))
+        .await
+        .map_err(|_| ())?;
+    let now = js_sys::Date::now();
+    store::write(vec![list_reads_change(workspace, kept, &[(runs, now)])])
+        .await
+        .map_err(|_| ())
+}
+
+/// The change that records reads of the runs list, each its runs and when, in the order they
+/// were made, after what was kept of the earlier ones (`kept`, as stored).
+pub fn list_reads_change(workspace: &str, kept: Option<String>, reads: &[(&[Run], f64)]) -> Change {
+    let before: ListReads = kept
+        .and_then(|json| serde_json::from_str(&json).ok())
+        .unwrap_or_default();
+    let after = reads
+        .iter()
+        .fold(before, |known, (runs, at)| known.after_read(runs, *at));
+    Change::Put {
         store: store::META,
         key: list_reads_key(workspace),
-        json: serde_json::to_string(&reads).unwrap_or_default(),
-    }])
-    .await
-    .map_err(|_| ())
+        json: serde_json::to_string(&after).unwrap_or_default(),
+    }
 }
 
 /// What this browser keeps for a workspace, counted.

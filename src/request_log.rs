@@ -50,6 +50,7 @@ pub struct RequestLogger {
     gathered: Arc<Mutex<Gathered>>,
     origin: Origin,
     keeper: Keeper,
+    gather: std::time::Duration,
 }
 
 impl PartialEq for RequestLogger {
@@ -66,6 +67,16 @@ impl RequestLogger {
             gathered: Arc::default(),
             origin,
             keeper,
+            gather: std::time::Duration::from_millis(GATHER_MS),
+        }
+    }
+
+    /// Hands exchanges to the keeper at once rather than every second: for a keeper that only
+    /// queues them (the bulk worker's writer gathers them with its own writes).
+    pub fn without_gathering(self) -> Self {
+        RequestLogger {
+            gather: std::time::Duration::ZERO,
+            ..self
         }
     }
 
@@ -121,14 +132,21 @@ impl RequestLogger {
         self.write_soon(&mut gathered);
     }
 
+    /// Writes what is pending in a moment, unless a write is already coming or under way: one
+    /// at a time, so writes never pile up behind a slow store (what arrives meanwhile goes with
+    /// the next one).
     fn write_soon(&self, gathered: &mut Gathered) {
-        if gathered.writing_soon || gathered.workspace.is_none() || gathered.pending.is_empty() {
+        if gathered.writing_soon
+            || gathered.writing > 0
+            || gathered.workspace.is_none()
+            || gathered.pending.is_empty()
+        {
             return;
         }
         gathered.writing_soon = true;
         let logger = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            crate::browser::sleep(std::time::Duration::from_millis(GATHER_MS)).await;
+            crate::browser::sleep(logger.gather).await;
             let taken = logger.gathered.lock().ok().and_then(|mut gathered| {
                 gathered.writing_soon = false;
                 if gathered.closed {
@@ -142,14 +160,15 @@ impl RequestLogger {
                 (logger.keeper)(workspace, exchanges, logger.origin).await;
                 if let Ok(mut gathered) = logger.gathered.lock() {
                     gathered.writing -= 1;
+                    logger.write_soon(&mut gathered);
                 }
             }
         });
     }
 }
 
-/// The meta key of a workspace's "stop keeping the request log" switch.
-fn paused_key(workspace: &str) -> String {
+/// The meta key of a workspace's "stop keeping the request log" switch (set: not kept).
+pub fn paused_key(workspace: &str) -> String {
     format!("{workspace}/log-paused")
 }
 
@@ -180,7 +199,19 @@ pub async fn keep(workspace: String, exchanges: Vec<Exchange>, origin: Origin) {
     if !is_keeping(&workspace).await {
         return;
     }
-    let mut changes = Vec::with_capacity(exchanges.len() * 2);
+    if store::write(entry_changes(&workspace, exchanges, origin))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let _ = trim(&workspace).await;
+}
+
+/// The changes that add the exchanges to the workspace's log: for a writer that puts them in a
+/// transaction with other changes (the bulk worker's), after it read [`paused_key`].
+pub fn entry_changes(workspace: &str, exchanges: Vec<Exchange>, origin: Origin) -> Vec<Change> {
+    let mut changes = Vec::with_capacity(exchanges.len() * 3);
     for exchange in exchanges {
         let id = entry_id(exchange.at, uuid::Uuid::new_v4().as_u128() as u32);
         let key = format!("{workspace}/{id}");
@@ -214,13 +245,12 @@ pub async fn keep(workspace: String, exchanges: Vec<Exchange>, origin: Origin) {
             json: entry,
         });
     }
-    if store::write(changes).await.is_err() {
-        return;
-    }
-    let _ = trim(&workspace).await;
+    changes
 }
 
-async fn trim(workspace: &str) -> Result<(), wasm_bindgen::JsValue> {
+/// Drops the oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past
+/// [`WHOLE_BODIES_KEPT`].
+pub async fn trim(workspace: &str) -> Result<(), wasm_bindgen::JsValue> {
     let mut changes = Vec::new();
     let kept = store::count_under(LOG, workspace).await? as usize;
     if kept > KEPT_ENTRIES {

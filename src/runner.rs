@@ -9,6 +9,14 @@
 //!
 //! The page talks to it with [`ToRunner`] and hears [`FromRunner`], as JSON text. The credential
 //! arrives by message ([`ToRunner::SignedIn`]) and lives in the worker's memory only.
+//!
+//! Nothing here queues without bound, whatever the computer's speed: the store's writes go one
+//! transaction at a time (`writes`), the engine reads records only while it has room for them,
+//! and the page hears the batch's news one message at a time, coalesced: the next goes once the
+//! page said it took the last ([`ToRunner::NewsShown`]), and no more often than
+//! [`NEWS_EVERY_MS`].
+
+mod writes;
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -20,7 +28,6 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
 
 use crate::api::{ApiClient, ApiError};
-use crate::archive;
 use crate::browser::sleep;
 use crate::model::bulk::engine::{
     CancelAnswer, Command, Engine, Event, Phase, ReadAnswer, Saving, SubmitAnswer,
@@ -39,6 +46,9 @@ pub const WORKER_URL: &str = "/bulk-worker-loader.js";
 
 /// The longest the runner's clock sleeps: the engine is asked again at least this often.
 const LONGEST_SLEEP_MS: f64 = 1_000.0;
+/// The page hears the batch's news at most this often (ms): drawing a change per answer would
+/// keep its main thread busy for nothing a person can see.
+pub const NEWS_EVERY_MS: f64 = 250.0;
 
 /// Where the API is and the credential to send. It reaches the worker by message, and lives in
 /// its memory only.
@@ -115,6 +125,8 @@ pub enum ToRunner {
     Resume,
     Cancel,
     RetryFailed,
+    /// The page took the last [`FromRunner::News`]: the next may go.
+    NewsShown,
 }
 
 /// What the runner tells its page.
@@ -228,6 +240,28 @@ fn workspace() -> Option<String> {
     })
 }
 
+/// The batch the store's writes are for (`writes`).
+fn batch_for_writes() -> Option<writes::Batch> {
+    RUNNER.with_borrow(|r| {
+        r.as_ref().map(|runner| writes::Batch {
+            workspace: runner.engine.workspace.clone(),
+        })
+    })
+}
+
+/// The store wrote (or refused) a save: the engine hears it, and the other tabs showing the
+/// batch are told the rows saved.
+fn saved(rows: Vec<BatchRow>, written: bool) {
+    handle(Event::Saved(written));
+    if written {
+        RUNNER.with_borrow(|runner| {
+            if let Some(runner) = runner {
+                tell_tabs(runner, rows);
+            }
+        });
+    }
+}
+
 /// The batch being run, in the worker.
 struct Runner {
     engine: Engine,
@@ -236,6 +270,42 @@ struct Runner {
     /// The phase the other tabs were last told.
     told_phase: Option<Phase>,
     clock_running: bool,
+    /// The page's news: one message on its way at a time.
+    news: NewsFlow,
+}
+
+/// Where the page's news stands.
+#[derive(Default)]
+struct NewsFlow {
+    /// Something changed that the page was not told yet.
+    waiting: bool,
+    /// A message went and the page did not say it took it yet.
+    on_its_way: bool,
+    /// When the last message went, ms since the epoch.
+    last_sent_at: f64,
+}
+
+impl Runner {
+    /// Tells the page the batch's news, if there is any, the page took the last, and the last
+    /// went long enough ago; `settling` sends what waits regardless (the last news before
+    /// [`FromRunner::Settled`]).
+    fn tell_page_news(&mut self, now: f64, settling: bool) {
+        let news = &mut self.news;
+        let due = !news.on_its_way && now - news.last_sent_at >= NEWS_EVERY_MS;
+        if !news.waiting || !(due || settling) {
+            return;
+        }
+        news.waiting = false;
+        news.on_its_way = true;
+        news.last_sent_at = now;
+        tell_page(&FromRunner::News(self.engine.take_news()));
+    }
+
+    /// When the news waiting is due, if it is waiting for time rather than for the page.
+    fn news_due_at(&self) -> Option<f64> {
+        (self.news.waiting && !self.news.on_its_way)
+            .then_some(self.news.last_sent_at + NEWS_EVERY_MS)
+    }
 }
 
 thread_local! {
@@ -244,15 +314,19 @@ thread_local! {
     static CLIENT: RefCell<Option<ApiClient>> = const { RefCell::new(None) };
     /// The worker's requests, for the request log: a new logger for each credential, so a
     /// request made before the page says which workspace it is for waits for it.
-    static LOG: RefCell<RequestLogger> = RefCell::new(RequestLogger::new(Origin::BulkWorker, keep_in_log));
+    static LOG: RefCell<RequestLogger> =
+        RefCell::new(RequestLogger::new(Origin::BulkWorker, keep_in_log).without_gathering());
 }
 
+/// The worker's logger hands its requests to the worker's one writer, which writes them with
+/// the batch's next save.
 fn keep_in_log(
     workspace: String,
     exchanges: Vec<Exchange>,
-    origin: Origin,
+    _origin: Origin,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
-    Box::pin(crate::request_log::keep(workspace, exchanges, origin))
+    writes::log(workspace, exchanges);
+    Box::pin(std::future::ready(()))
 }
 
 #[wasm_bindgen]
@@ -300,7 +374,8 @@ fn hear(message: ToRunner) {
                     .on_exchange(LOG.with_borrow_mut(|log| {
                         // What the previous logger holds is for its own workspace: it writes
                         // it there.
-                        *log = RequestLogger::new(Origin::BulkWorker, keep_in_log);
+                        *log =
+                            RequestLogger::new(Origin::BulkWorker, keep_in_log).without_gathering();
                         log.observer()
                     }))
             });
@@ -332,6 +407,7 @@ fn hear(message: ToRunner) {
                 channel,
                 told_phase: None,
                 clock_running: false,
+                news: NewsFlow::default(),
             }));
             handle(Event::Tick);
             if resume {
@@ -342,6 +418,12 @@ fn hear(message: ToRunner) {
         ToRunner::Resume => handle(Event::Resume),
         ToRunner::Cancel => handle(Event::Cancel),
         ToRunner::RetryFailed => handle(Event::RetryFailed),
+        ToRunner::NewsShown => RUNNER.with_borrow_mut(|runner| {
+            if let Some(runner) = runner {
+                runner.news.on_its_way = false;
+                runner.tell_page_news(now(), false);
+            }
+        }),
     }
 }
 
@@ -352,12 +434,12 @@ fn handle(event: Event) {
         let runner = runner.as_mut()?;
         let commands = runner.engine.handle(now, event);
         if runner.engine.take_changed() {
-            let news = runner.engine.take_news();
-            if runner.told_phase.as_ref() != Some(&news.phase) {
-                runner.told_phase = Some(news.phase.clone());
+            if runner.told_phase.as_ref() != Some(runner.engine.phase()) {
+                runner.told_phase = Some(runner.engine.phase().clone());
                 tell_tabs(runner, Vec::new());
             }
-            tell_page(&FromRunner::News(news));
+            runner.news.waiting = true;
+            runner.tell_page_news(now, false);
         }
         let start_clock = !runner.clock_running;
         runner.clock_running = true;
@@ -390,12 +472,7 @@ fn execute(action: ActionId, command: Command) {
                 Some(client) => match client.submit(action.as_str(), false, &key, &body).await {
                     Ok(submitted) => {
                         if let Some(workspace) = workspace() {
-                            let (run, body, key) =
-                                (submitted.run.clone(), body.clone(), key.clone());
-                            spawn_local(async move {
-                                let _ =
-                                    archive::keep_submitted(&workspace, &run, &body, &key).await;
-                            });
+                            writes::submitted(&workspace, &submitted.run, &body, &key);
                         }
                         SubmitAnswer::Accepted(submitted.run)
                     }
@@ -411,10 +488,7 @@ fn execute(action: ActionId, command: Command) {
                     ReadAnswer::Read { value, bytes } => {
                         // The list holds the workspace's other runs too: all go into its history.
                         if let Some(workspace) = workspace() {
-                            let runs = value.runs.clone();
-                            spawn_local(async move {
-                                let _ = archive::keep_list(&workspace, &runs).await;
-                            });
+                            writes::list_read(&workspace, &value.runs);
                         }
                         ReadAnswer::Read {
                             value: value.runs,
@@ -434,8 +508,10 @@ fn execute(action: ActionId, command: Command) {
                 Some(client) => read_answer(client.run(&run_id).await),
                 None => ReadAnswer::Unauthorized,
             };
-            if let ReadAnswer::Read { value, .. } = &answer {
-                archive::keep_in_background(workspace(), vec![value.clone()]);
+            if let ReadAnswer::Read { value, .. } = &answer
+                && let Some(workspace) = workspace()
+            {
+                writes::read(&workspace, value);
             }
             handle(Event::RunRead { row, answer });
         }),
@@ -446,16 +522,18 @@ fn execute(action: ActionId, command: Command) {
             };
             handle(Event::CancelAnswered { row, answer });
         }),
-        Command::Save(saving) => spawn_local(async move {
-            let written = store::write(changes(action, &saving)).await.is_ok();
-            handle(Event::Saved(written));
-            if written {
-                RUNNER.with_borrow(|runner| {
-                    if let Some(runner) = runner {
-                        tell_tabs(runner, saving.rows);
-                    }
-                });
-            }
+        // The save's records leave as the store's JSON at once; the other tabs get its rows
+        // without them (they read records from the store).
+        Command::Save(saving) => writes::save(writes::Save {
+            changes: changes(action, &saving),
+            rows: saving
+                .rows
+                .into_iter()
+                .map(|row| BatchRow {
+                    output: Vec::new(),
+                    ..row
+                })
+                .collect(),
         }),
         Command::RefreshWorkspace => tell_page(&FromRunner::RefreshWorkspace),
     }
@@ -476,15 +554,21 @@ async fn clock() {
         }
         handle(Event::Tick);
         let now = now();
-        let (settled, wake_at) = RUNNER.with_borrow(|r| {
-            r.as_ref().map_or((true, None), |runner| {
-                (runner.engine.is_settled(), runner.engine.wake_at(now))
+        let (settled, wake_at) = RUNNER.with_borrow_mut(|r| {
+            r.as_mut().map_or((true, None), |runner| {
+                runner.tell_page_news(now, false);
+                let wake_at = [runner.engine.wake_at(now), runner.news_due_at()]
+                    .into_iter()
+                    .flatten()
+                    .reduce(f64::min);
+                (runner.engine.is_settled(), wake_at)
             })
         });
         if settled {
             RUNNER.with_borrow_mut(|r| {
                 if let Some(runner) = r {
                     runner.clock_running = false;
+                    runner.tell_page_news(now, true);
                 }
             });
             tell_page(&FromRunner::Settled);

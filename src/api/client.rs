@@ -70,7 +70,7 @@ impl ApiClient {
         self
     }
 
-    /// Tells `observer` of every request and its answer (`state::request_log`).
+    /// Tells `observer` of every request and its answer (`crate::request_log`).
     pub fn on_exchange(mut self, observer: ExchangeObserver) -> Self {
         self.on_exchange = Some(observer);
         self

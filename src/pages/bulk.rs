@@ -516,6 +516,14 @@ fn BatchView() -> impl IntoView {
             crate::model::format::duration(chrono::TimeDelta::milliseconds((left * 1000.0) as i64))
         ))
     };
+    // What holds the batch back (the rate limit, or this computer's storage), while it runs.
+    let paced_by = move || {
+        bulk.batch.with(|b| {
+            b.as_ref()
+                .filter(|b| *b.phase() == Phase::Running)
+                .and_then(|b| b.counters().paced_by)
+        })
+    };
     let here = move || bulk.role.get() == Role::Runs;
     let running = move || here() && phase.get() == Some(Phase::Running);
     let paused_reason = move || match phase.get() {
@@ -561,7 +569,9 @@ fn BatchView() -> impl IntoView {
         });
     };
     view! {
-        <div class="batch" data-field="batch" data-phase=move || headline().to_lowercase()>
+        <div class="batch" data-field="batch" data-phase=move || headline().to_lowercase()
+            data-outputs-saved=move || bulk.batch.with(|b| b.as_ref().map_or(0, |b| b.counters().outputs_saved))
+            data-store-busy-ms=move || bulk.batch.with(|b| b.as_ref().map_or(0, |b| b.counters().store_busy_ms as u64))>
             <h2 class="batch-title">
                 <code>{action}</code> " · " <span data-field="batch-phase">{headline}</span>
             </h2>
@@ -574,6 +584,9 @@ fn BatchView() -> impl IntoView {
             <p data-field="batch-finished">
                 {move || { let t = tally.get(); format!("{} of {} rows finished", group_thousands(t.finished as u64), group_thousands(t.to_send as u64)) }}
                 {move || pace().map(|p| format!(" · {p}"))}
+                {move || paced_by().map(|by| view! {
+                    " · " <span data-field="paced-by" data-paced-by=by.as_str()>{by.sentence()}</span>
+                })}
             </p>
             <dl class="stats batch-counts">
                 {RowState::ALL.into_iter().map(|state| view! {

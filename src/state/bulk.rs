@@ -345,11 +345,20 @@ impl Bulk {
                 }
             }),
             FromRunner::Failed(reason) => self.runner_stopped(batch, reason, false),
-            FromRunner::News(news) => self.batch.update(|b| {
-                if let Some(engine) = b {
-                    engine.absorb(news);
-                }
-            }),
+            FromRunner::News(news) => {
+                self.batch.update(|b| {
+                    if let Some(engine) = b {
+                        engine.absorb(news);
+                    }
+                });
+                // Taken: the worker may send the next (it sends one at a time, so a page busier
+                // than the batch gets its news coalesced instead of queued).
+                BATCH_RUNNER.with_borrow(|runner| {
+                    if let Some(runner) = runner {
+                        post(&runner.worker, &ToRunner::NewsShown);
+                    }
+                });
+            }
             FromRunner::Unauthorized { message } => self.session.expire(message),
             FromRunner::RefreshWorkspace => self.workspace.refresh(),
             FromRunner::Settled => {

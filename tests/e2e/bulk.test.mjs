@@ -5,6 +5,7 @@
 // quick runs and a raised rate limit.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import { expect } from "@playwright/test";
 import { withSandbox } from "./fixtures.mjs";
 import { screenshot, api, besides, seriousViolations, signIn, go } from "./harness.mjs";
 
@@ -72,6 +73,9 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   await page.locator('[data-field="leave-out-invalid"]').check();
   await start.click();
   await page.locator('[data-field="batch"]').waitFor();
+  // At 40 a second the rate limit holds the batch back (not this computer), and the page says so.
+  await expect(page.locator('[data-field="paced-by"]')).toHaveAttribute("data-paced-by", "rate-limit");
+  await expect(page.locator('[data-field="paced-by"]')).toHaveText("paced by the API's rate limit");
   await axeClean(page, "running");
   await screenshot(page, "bulk-running");
   await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 90_000 });

@@ -17,10 +17,10 @@
 //!   A finished run's output is read once.
 //! - Memory does not depend on how fast the computer is: once the batch is kept, at most
 //!   [`OUTPUTS_IN_MEMORY_AT_MOST`] runs' records are held or on their way at once. A request
-//!   that may bring records (a status read, a submission, the run list) is made only while there
-//!   is room, and room comes back when the store has written the records. So a store slower than
-//!   the API's answers slows the batch to what it can write ([`PacedBy::ThisComputer`]) instead
-//!   of filling memory.
+//!   that may bring records (a status read, the run list, a key sent again) is made only while
+//!   there is room, and room comes back when the store has written the records. So a store
+//!   slower than the API's answers slows the batch to what it can write
+//!   ([`PacedBy::ThisComputer`]) instead of filling memory.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -567,6 +567,15 @@ impl Engine {
         self.holding.len() + self.reading.len() + self.list_outputs + self.replaying.len()
     }
 
+    /// A request waits for room for records: when records wait for the store, the store (this
+    /// computer) is what holds the batch back; otherwise the room is taken by answers on their
+    /// way, which is neither the store nor the rate limit.
+    fn held_back_for_room(&mut self, now: f64) {
+        if self.holding.len() >= SAVE_AT_ONCE_HOLDING {
+            self.store_bound_at = now;
+        }
+    }
+
     /// How many more runs' records may come into memory now.
     fn output_room(&self) -> usize {
         match self.keeping {
@@ -922,7 +931,7 @@ impl Engine {
             // submission takes room for them.
             let replay = self.may_have_run.contains(&index);
             if replay && self.output_room() == 0 {
-                self.store_bound_at = now;
+                self.held_back_for_room(now);
                 return;
             }
             if self.submitting >= self.pacer.window() || self.pacer.ready_at(now) > now {
@@ -1111,7 +1120,7 @@ impl Engine {
                 break;
             }
             if self.output_room() == 0 {
-                self.store_bound_at = now;
+                self.held_back_for_room(now);
                 break;
             }
             let Some(run_id) = self.rows[row].run_id.clone() else {
@@ -1865,6 +1874,16 @@ mod tests {
             self.engine = Engine::restore(summary, rows, self.now).unwrap();
         }
 
+        /// Runs until `at` (ms after the start), if given, then reloads, unless the batch was
+        /// settled by then.
+        fn reload_at(&mut self, at: Option<f64>) {
+            if let Some(at) = at
+                && !self.run_until(at)
+            {
+                self.reload();
+            }
+        }
+
         /// A reload, then Resume.
         fn reload(&mut self) {
             self.restore_from_store();
@@ -2173,11 +2192,7 @@ mod tests {
             let faults = Faults { read_failure, failed_run: 0.05, ..NO_FAULTS };
             let mut sim = Sim::new(rows, FakeApi::new(per_sec, per_sec, run_ms), faults, seed);
             sim.store_ms_per_output = store_ms_per_output;
-            if let Some(at) = reload_after
-                && !sim.run_until(at)
-            {
-                sim.reload();
-            }
+            sim.reload_at(reload_after);
             prop_assert!(sim.run_until(3_600_000.0), "settled within an hour");
             prop_assert!(sim.most_outputs_in_memory <= OUTPUTS_IN_MEMORY_AT_MOST,
                 "{} runs' records in memory", sim.most_outputs_in_memory);
@@ -2204,11 +2219,7 @@ mod tests {
         ) {
             let faults = Faults { server_error, lost_answer, refused: 0.0, unauthorized, no_retry_after, read_failure, failed_run: 0.1 };
             let mut sim = Sim::new(rows, FakeApi::new(burst, per_sec, 800.0), faults, seed);
-            if let Some(at) = reload_after
-                && !sim.run_until(at)
-            {
-                sim.reload();
-            }
+            sim.reload_at(reload_after);
             prop_assert!(sim.run_until(3_600_000.0), "settled within an hour");
             prop_assert!(!sim.sent_before_kept);
             sim.check_keys_and_runs();
