@@ -240,15 +240,6 @@ fn workspace() -> Option<String> {
     })
 }
 
-/// The batch the store's writes are for (`writes`).
-fn batch_for_writes() -> Option<writes::Batch> {
-    RUNNER.with_borrow(|r| {
-        r.as_ref().map(|runner| writes::Batch {
-            workspace: runner.engine.workspace.clone(),
-        })
-    })
-}
-
 /// The store wrote (or refused) a save: the engine hears it, and the other tabs showing the
 /// batch are told the rows saved.
 fn saved(rows: Vec<BatchRow>, written: bool) {

@@ -83,11 +83,6 @@ thread_local! {
     static WRITER: RefCell<Writer> = RefCell::default();
 }
 
-/// The batch the writes are for: its workspace (the history's and the log's).
-pub struct Batch {
-    pub workspace: Option<String>,
-}
-
 /// Writes the engine's save now (or as soon as the write under way has finished).
 pub fn save(save: Save) {
     WRITER.with_borrow_mut(|w| w.waiting.save = Some(save));
@@ -160,10 +155,6 @@ fn write_soon() {
 /// Starts the next transaction with everything that waits, unless one is under way (then its
 /// end starts the next).
 fn write_next() {
-    // Nothing is written for a worker without a batch (nothing is asked of it either).
-    let Some(batch) = super::batch_for_writes() else {
-        return;
-    };
     let taken = WRITER.with_borrow_mut(|w| {
         if w.writing || w.waiting.is_empty() {
             return None;
@@ -177,7 +168,7 @@ fn write_next() {
     wasm_bindgen_futures::spawn_local(async move {
         let logged = logged_entries(&waiting);
         let (waiting, saved_rows) = waiting.without_saved_rows();
-        let written = write(batch, waiting).await;
+        let written = write(super::workspace(), waiting).await;
         let trims = WRITER.with_borrow_mut(|w| {
             w.writing = false;
             if !written {
@@ -221,16 +212,16 @@ fn logged_entries(waiting: &Waiting) -> Vec<(String, usize)> {
 /// One transaction: the save, the history's sightings merged with what it kept, the reads of
 /// the run list, the log's entries (unless the person stopped the log). `false` when the store
 /// refused it: the engine keeps its rows to save again; the history and the log lose these
-/// (best effort, as everywhere in the console).
-async fn write(batch: Batch, waiting: Waiting) -> bool {
+/// (best effort, as everywhere in the console). The sightings go under `workspace`, the batch's
+/// (dropped while it is not known).
+async fn write(workspace: Option<String>, waiting: Waiting) -> bool {
     let Waiting {
         save,
         sightings,
         list_reads,
         exchanges,
     } = waiting;
-    let history = batch
-        .workspace
+    let history = workspace
         .filter(|workspace| !workspace.is_empty())
         .map(|workspace| (workspace, sightings.into_values().collect::<Vec<_>>()));
     // The reads, in order: the history's, the run list's reads, then each log's switch.

@@ -563,7 +563,7 @@ impl Engine {
 
     /// Runs whose records are in memory or may arrive in an answer on its way (bounded by
     /// [`OUTPUTS_IN_MEMORY_AT_MOST`] once the batch is kept).
-    pub fn outputs_in_memory(&self) -> usize {
+    fn outputs_in_memory(&self) -> usize {
         self.holding.len() + self.reading.len() + self.list_outputs + self.replaying.len()
     }
 
