@@ -5,8 +5,6 @@
 
 pub mod auth;
 pub mod config;
-pub mod console_csp;
-pub mod console_hosting;
 pub mod data;
 pub mod engine;
 pub mod error;
@@ -44,7 +42,7 @@ pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
         axum::routing::get(|| async { axum::Json(openapi::document()) }),
     );
     if let Some(dist) = dist {
-        router = router.fallback_service(console_hosting::files(&dist, &connect_src));
+        router = router.fallback_service(console_hosting::from_dir(&dist, &connect_src));
     }
     router
         .layer(axum::middleware::from_fn(request_id::stamp_request_id))

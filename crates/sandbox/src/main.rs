@@ -130,7 +130,7 @@ impl Cli {
 async fn main() -> std::io::Result<()> {
     let cli = Cli::parse();
     if let Some(Command::Headers { dist, api_origin }) = &cli.command {
-        match sandbox::console_hosting::hosting_headers(dist, api_origin) {
+        match console_hosting::hosting_headers(dist, api_origin) {
             Ok(text) => {
                 print!("{text}");
                 return Ok(());

@@ -1,5 +1,10 @@
-//! How a built console is served: precompressed files, cache rules and security headers, one set
-//! of rules for the sandbox's `--dist` and for the headers `sandbox headers` prints for others.
+//! How a built console is served: precompressed files, cache rules and security headers. One set
+//! of rules for the console in a folder (the sandbox's `--dist`, console-server's `--dist`), the
+//! console built into a binary (console-server), and the headers `sandbox headers` prints for
+//! other servers.
+
+pub mod csp;
+mod embedded;
 
 use std::path::Path;
 
@@ -10,8 +15,6 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
-
-use crate::console_csp;
 
 /// For files whose name carries their content's hash: a new build means a new name.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -42,17 +45,17 @@ pub fn security_headers(index_html: &str, connect_src: &[String]) -> [(HeaderNam
     [
         (
             header::CONTENT_SECURITY_POLICY,
-            console_csp::content_security_policy(index_html, connect_src),
+            csp::content_security_policy(index_html, connect_src),
         ),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
         (header::REFERRER_POLICY, REFERRER_POLICY.to_owned()),
     ]
 }
 
-/// The console in `dist` as a service: each file as `name.br` or `name.gz` when the client
-/// accepts it and the build wrote one (crates/xtask, `finish-dist`), any other path answers
+/// The console in the folder `dist` as a service: each file as `name.br` or `name.gz` when the
+/// client accepts it and the build wrote one (crates/xtask, `finish-dist`), any other path answers
 /// `index.html` so deep links like `/runs/abc` load the app; security and cache headers on all.
-pub fn files(dist: &Path, connect_src: &[String]) -> Router {
+pub fn from_dir(dist: &Path, connect_src: &[String]) -> Router {
     let index = dist.join("index.html");
     let html = std::fs::read_to_string(&index).unwrap_or_default();
     let serve = ServeDir::new(dist)
@@ -63,10 +66,25 @@ pub fn files(dist: &Path, connect_src: &[String]) -> Router {
                 .precompressed_br()
                 .precompressed_gzip(),
         );
-    let mut router = Router::new()
-        .fallback_service(serve)
-        .layer(axum::middleware::from_fn(cache_rules));
-    for (name, value) in security_headers(&html, connect_src) {
+    with_rules(Router::new().fallback_service(serve), &html, connect_src)
+}
+
+/// The console built into this binary by `#[derive(RustEmbed)]` as a service, under the same
+/// rules as [`from_dir`]; `None` when it holds no `index.html` (the binary was built before the
+/// console was).
+pub fn from_embedded<Files: rust_embed::RustEmbed + Send + Sync + 'static>(
+    connect_src: &[String],
+) -> Option<Router> {
+    let index = Files::get("index.html")?;
+    let html = String::from_utf8_lossy(&index.data).into_owned();
+    let files = Router::new().fallback(embedded::serve::<Files>);
+    Some(with_rules(files, &html, connect_src))
+}
+
+/// `files` with the cache rules and the security headers.
+fn with_rules(files: Router, index_html: &str, connect_src: &[String]) -> Router {
+    let mut router = files.layer(axum::middleware::from_fn(cache_rules));
+    for (name, value) in security_headers(index_html, connect_src) {
         let value = HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static(""));
         router = router.layer(SetResponseHeaderLayer::overriding(name, value));
     }

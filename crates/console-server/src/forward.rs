@@ -1,0 +1,288 @@
+//! `/v1/…` to the upstream, after axum's reverse-proxy example: hyper-util's pooled client, TLS by
+//! rustls, bodies streamed both ways. Only the headers the console and the contract need cross,
+//! in either direction; a failure of the upstream becomes the contract's error body.
+
+use std::error::Error as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use rustls_pki_types::CertificateDer;
+
+use crate::paths::{check_api_path, is_live_submission};
+use crate::refusal::Refusal;
+use crate::upstream::Upstream;
+
+/// Request headers that go to the upstream: the credential, the body's type and size, what the
+/// console accepts, the contract's idempotency key. Never cookies, `Origin`, `Host` (the
+/// upstream's own is set), `Forwarded`, or hop-by-hop headers.
+const FORWARDED_REQUEST_HEADERS: [HeaderName; 6] = [
+    header::AUTHORIZATION,
+    header::CONTENT_TYPE,
+    header::CONTENT_LENGTH,
+    header::ACCEPT,
+    header::ACCEPT_ENCODING,
+    HeaderName::from_static(api_contract::IDEMPOTENCY_KEY_HEADER),
+];
+
+/// Answer headers passed back: the body's type, size and encoding, the contract's `Retry-After`
+/// and request id (and the common other spelling of it), caching, the challenge of a 401, and a
+/// redirect's target (rewritten to this server when it points at the upstream). Never
+/// `Set-Cookie`, nor anything hop-by-hop.
+const PASSED_BACK_HEADERS: [HeaderName; 10] = [
+    header::CONTENT_TYPE,
+    header::CONTENT_LENGTH,
+    header::CONTENT_ENCODING,
+    header::RETRY_AFTER,
+    HeaderName::from_static(api_contract::REQUEST_ID_HEADER),
+    HeaderName::from_static("request-id"),
+    header::CACHE_CONTROL,
+    header::VARY,
+    header::ETAG,
+    header::WWW_AUTHENTICATE,
+];
+
+/// How long to wait for the upstream.
+#[derive(Clone, Copy, Debug)]
+pub struct Timeouts {
+    /// For the answer to a live submission (`/run/live`), which the provider holds until the
+    /// run ends or its lease runs out.
+    pub live: Duration,
+    /// For the answer to any other request, and between two pieces of any answer's body.
+    pub other: Duration,
+    /// For a connection (and its TLS handshake) to the upstream.
+    pub connect: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            live: Duration::from_secs(600),
+            other: Duration::from_secs(30),
+            connect: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Marks an answer that came from the upstream, which this server passes back as it is.
+#[derive(Clone, Copy, Debug)]
+pub struct FromUpstream;
+
+type UpstreamClient = Client<HttpsConnector<HttpConnector>, Body>;
+
+/// The handler's state: one pooled client for the one upstream.
+#[derive(Clone)]
+pub struct Forwarder {
+    client: UpstreamClient,
+    upstream: Arc<Upstream>,
+    timeouts: Timeouts,
+}
+
+impl Forwarder {
+    /// A client that trusts the platform's certificate store, Mozilla's roots and `extra_roots`
+    /// (`--upstream-ca`, for an upstream with a private CA).
+    pub fn new(
+        upstream: Upstream,
+        timeouts: Timeouts,
+        extra_roots: &[CertificateDer<'static>],
+    ) -> Result<Self, String> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        // Certificates the platform has but rustls cannot read are skipped, as curl skips them.
+        let _ = roots.add_parsable_certificates(rustls_native_certs::load_native_certs().certs);
+        for root in extra_roots {
+            roots
+                .add(root.clone())
+                .map_err(|e| format!("an --upstream-ca certificate is not usable: {e}"))?;
+        }
+        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_connect_timeout(Some(timeouts.connect));
+        http.set_nodelay(true);
+        let https = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
+        let client = Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(60))
+            .build(https);
+        Ok(Forwarder {
+            client,
+            upstream: Arc::new(upstream),
+            timeouts,
+        })
+    }
+
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+}
+
+/// The `/v1/…` handler.
+pub async fn forward(State(forwarder): State<Forwarder>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path();
+    if let Err(why) = check_api_path(path) {
+        return Refusal::new(StatusCode::BAD_REQUEST, "invalid_path", why.message())
+            .into_response();
+    }
+    let path_and_query = parts.uri.path_and_query().map_or(path, |p| p.as_str());
+    let Ok(target) = forwarder.upstream.target(path_and_query) else {
+        return Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_path",
+            "The path is not a valid URL path.",
+        )
+        .into_response();
+    };
+    let mut outgoing = axum::http::Request::new(body);
+    *outgoing.method_mut() = parts.method.clone();
+    *outgoing.uri_mut() = target;
+    copy_headers(
+        &parts.headers,
+        outgoing.headers_mut(),
+        &FORWARDED_REQUEST_HEADERS,
+    );
+    outgoing.headers_mut().insert(
+        header::USER_AGENT,
+        HeaderValue::from_static(concat!("console-server/", env!("CARGO_PKG_VERSION"))),
+    );
+    let limit = if is_live_submission(path) {
+        forwarder.timeouts.live
+    } else {
+        forwarder.timeouts.other
+    };
+    let origin = forwarder.upstream.origin();
+    match tokio::time::timeout(limit, forwarder.client.request(outgoing)).await {
+        Err(_elapsed) => Refusal::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "upstream_timeout",
+            format!(
+                "The API at {origin} did not answer within {} s. The request may still have \
+                 reached it: look for its run before sending it again.",
+                limit.as_secs()
+            ),
+        )
+        .into_response(),
+        Ok(Err(error)) => refusal_for(&error, origin).into_response(),
+        Ok(Ok(answer)) => {
+            let (answer_parts, answer_body) = answer.into_parts();
+            let mut response = Response::new(Body::new(answer_body));
+            *response.status_mut() = answer_parts.status;
+            response.extensions_mut().insert(FromUpstream);
+            copy_headers(
+                &answer_parts.headers,
+                response.headers_mut(),
+                &PASSED_BACK_HEADERS,
+            );
+            if let Some(location) = answer_parts
+                .headers
+                .get(header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+            {
+                let location = forwarder
+                    .upstream
+                    .relative_location(location)
+                    .unwrap_or_else(|| location.to_owned());
+                if let Ok(value) = HeaderValue::from_str(&location) {
+                    response.headers_mut().insert(header::LOCATION, value);
+                }
+            }
+            response
+        }
+    }
+}
+
+fn copy_headers(from: &HeaderMap, to: &mut HeaderMap, names: &[HeaderName]) {
+    for name in names {
+        for value in from.get_all(name) {
+            to.append(name.clone(), value.clone());
+        }
+    }
+}
+
+/// What the person is told when the upstream gave no usable answer.
+fn refusal_for(error: &hyper_util::client::legacy::Error, origin: &str) -> Refusal {
+    let causes = || std::iter::successors(error.source(), |cause| (*cause).source());
+    if causes().any(|e| e.is::<http_body_util::LengthLimitError>()) {
+        return too_large();
+    }
+    let tls_error = error.source().and_then(tls_cause);
+    if let Some(tls) = tls_error {
+        return Refusal::new(
+            StatusCode::BAD_GATEWAY,
+            "upstream_unreachable",
+            format!(
+                "The API at {origin} could not be reached securely ({tls}). If it uses a private \
+                 certificate authority, start console-server with --upstream-ca."
+            ),
+        );
+    }
+    // The innermost cause says it best: "Connection refused", "connection reset", "invalid HTTP
+    // version parsed".
+    let cause = causes()
+        .last()
+        .map_or_else(|| error.to_string(), |e| e.to_string());
+    if error.is_connect() {
+        Refusal::new(
+            StatusCode::BAD_GATEWAY,
+            "upstream_unreachable",
+            format!(
+                "The API at {origin} could not be reached ({cause}). The console's server is \
+                 up; check that the API is, and that --upstream names it."
+            ),
+        )
+    } else {
+        Refusal::new(
+            StatusCode::BAD_GATEWAY,
+            "upstream_unreachable",
+            format!(
+                "The API at {origin} gave no valid answer ({cause}). The request may have reached \
+                 it: look for its run before sending it again."
+            ),
+        )
+    }
+}
+
+/// The rustls error among `error`'s causes. It arrives inside io::Errors, whose `source` skips
+/// their own payload, so those are opened too.
+fn tls_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    let mut cause = error;
+    loop {
+        if let Some(tls) = cause.downcast_ref::<rustls::Error>() {
+            return Some(tls);
+        }
+        let payload = cause
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .map(|inner| inner as &(dyn std::error::Error + 'static));
+        cause = payload.or_else(|| cause.source())?;
+    }
+}
+
+/// The 413 for a body over the limit, whether its length said so or its bytes did.
+pub fn too_large() -> Refusal {
+    Refusal::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "request_too_large",
+        format!(
+            "The request's body is over {} KiB; the API did not receive it.",
+            crate::MAX_REQUEST_BODY_BYTES / 1024
+        ),
+    )
+}
