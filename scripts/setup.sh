@@ -95,9 +95,9 @@ log "wasm toolchain: $route"
 # Steps 2–4 mostly download and unpack; step 5 compiles. On a fresh machine they run side by
 # side, so the downloads cost no time of their own; a failure on either side fails setup, once
 # both have ended.
-browser_packages=(chromium chromium-driver curl firefox-esr)
+e2e_packages=(chromium chromium-driver curl firefox-esr nginx-light libnginx-mod-http-brotli-static)
 # A step in the background cannot ask for sudo's password: ask for it here when apt has work.
-if [ "$(id -u)" -ne 0 ] && [ -n "$(apt_missing "${browser_packages[@]}")" ] && command -v sudo >/dev/null; then
+if [ "$(id -u)" -ne 0 ] && [ -n "$(apt_missing "${e2e_packages[@]}")" ] && command -v sudo >/dev/null; then
   sudo -v
 fi
 # Should step 5 fail, setup still waits for the downloads rather than leave them running.
@@ -107,8 +107,11 @@ trap 'wait' EXIT
   # 2. Browser and driver for the end-to-end tests; curl runs the console's curl snippets
   # (tests/e2e/snippets.test.mjs; its Python snippets use the venv of step 4, whose schemathesis
   # brings requests); firefox-esr is the second engine of tests/e2e/firefox.test.mjs (WebDriver
-  # BiDi through puppeteer-core, which downloads no browser of its own).
-  apt_install "${browser_packages[@]}"
+  # BiDi through puppeteer-core, which downloads no browser of its own). nginx with the brotli
+  # static module runs docs/hosting.md's configuration (tests/e2e/nginx.test.mjs). Installing it
+  # may start Debian's own nginx on port 80 (its default site); the test does not use that one:
+  # it starts nginx with a prefix, configuration, pid file and free port of its own.
+  apt_install "${e2e_packages[@]}"
 
   # 3. Node tools: wasm-opt (binaryen), esbuild, @playwright/test (the end-to-end runner) with
   # playwright-core, and puppeteer-core, pinned by package-lock.json.

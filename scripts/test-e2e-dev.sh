@@ -2,7 +2,7 @@
 # The end-to-end tests against a development build of the console (debug assertions on), which
 # also fail on Leptos's development warnings (a signal read outside a tracking context, a
 # disposed signal, …). Usage: bash scripts/test-e2e-dev.sh [test files...] (default: all but
-# chunks and serve, which test the release build's split and precompressed files).
+# chunks, serve and nginx, which test the release build's split and precompressed files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The sandbox is a native program: built before the wasm environment (its target dir, build-std)
@@ -17,7 +17,7 @@ if [ "${DEV_DIST_BUILT:-}" != "$dev_dist" ]; then
   trunk build --dist "$dev_dist"
 fi
 if [ "$#" -eq 0 ]; then
-  set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$')
+  set -- $(ls tests/e2e/*.test.mjs | grep -v -e '/chunks\.test\.mjs$' -e '/serve\.test\.mjs$' -e '/nginx\.test\.mjs$')
 fi
 # The runner takes its arguments as filters and skips one that matches nothing: a file that is
 # not there must fail here instead.
