@@ -130,7 +130,14 @@ impl ApiClient {
             }
             None => builder.send().await,
         };
-        let response = sent.map_err(|e| ApiError::Network(network_reason(&e)))?;
+        let response = match sent {
+            Ok(response) => response,
+            // The browser hides the cause of a failed fetch: gather what it does tell.
+            Err(gloo_net::Error::JsError(_)) => {
+                return Err(ApiError::NoAnswer(super::probe::why_no_answer(&url).await));
+            }
+            Err(other) => return Err(ApiError::Network(other.to_string())),
+        };
         let status = response.status();
         let request_id = response.headers().get(REQUEST_ID_HEADER);
         let body = response
@@ -298,16 +305,6 @@ struct Exchanged {
     status: u16,
     request_id: Option<String>,
     body: String,
-}
-
-fn network_reason(error: &gloo_net::Error) -> String {
-    match error {
-        // The browser hides the cause of a failed fetch; say what it usually is.
-        gloo_net::Error::JsError(_) => {
-            "no response; the server may be down or refuse this origin".to_owned()
-        }
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 use api_contract::{ErrorBody, ErrorDetail};
 use serde::de::DeserializeOwned;
 
+use crate::model::no_answer::NoAnswer;
+
 /// Everything that can go wrong between the console and the API.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ApiError {
@@ -22,7 +24,10 @@ pub enum ApiError {
         request_id: Option<String>,
         detail: String,
     },
-    /// No answer at all: the server is down, the URL is wrong, or CORS refused it.
+    /// No answer at all, and why, as far as the browser lets the console tell (down, CORS,
+    /// mixed content, the console's own policy, offline).
+    NoAnswer(NoAnswer),
+    /// The request could not be made or its answer not read (`detail` from the browser).
     Network(String),
     /// No request was made: nobody is signed in.
     SignedOut,
@@ -34,7 +39,7 @@ impl ApiError {
             ApiError::Api { status, .. }
             | ApiError::UnexpectedStatus { status, .. }
             | ApiError::Decode { status, .. } => Some(*status),
-            ApiError::Network(_) | ApiError::SignedOut => None,
+            ApiError::NoAnswer(_) | ApiError::Network(_) | ApiError::SignedOut => None,
         }
     }
 
@@ -45,7 +50,7 @@ impl ApiError {
             ApiError::UnexpectedStatus { request_id, .. } | ApiError::Decode { request_id, .. } => {
                 request_id.as_deref()
             }
-            ApiError::Network(_) | ApiError::SignedOut => None,
+            ApiError::NoAnswer(_) | ApiError::Network(_) | ApiError::SignedOut => None,
         }
     }
 
@@ -79,7 +84,8 @@ impl ApiError {
 
     /// Worth trying again with the same request: no answer, a 5xx, or a 429.
     pub fn is_transient(&self) -> bool {
-        matches!(self, ApiError::Network(_)) || matches!(self.status(), Some(429) | Some(500..=599))
+        matches!(self, ApiError::NoAnswer(_) | ApiError::Network(_))
+            || matches!(self.status(), Some(429) | Some(500..=599))
     }
 
     /// A sentence for people: what happened, in words, without jargon they cannot act on.
@@ -115,6 +121,7 @@ impl ApiError {
                 "The server answered HTTP {status}, but not like this API: {detail}. Is the API \
                  base URL right?"
             ),
+            ApiError::NoAnswer(why) => why.message(),
             ApiError::Network(detail) => format!(
                 "The API could not be reached ({detail}). Check the base URL and your connection."
             ),
@@ -289,6 +296,12 @@ mod tests {
     fn only_no_answer_5xx_and_429_are_transient() {
         let api = |status| interpret_error(status, None, r#"{"error":{"code":"x","message":"m"}}"#);
         assert!(ApiError::Network("down".into()).is_transient());
+        assert!(
+            ApiError::NoAnswer(NoAnswer::NothingAnswers {
+                api_origin: "http://x".into()
+            })
+            .is_transient()
+        );
         assert!(api(500).is_transient());
         assert!(api(503).is_transient());
         assert!(api(429).is_transient());

@@ -3,6 +3,7 @@
 
 mod client;
 mod error;
+mod probe;
 
 pub use client::{ApiClient, ExchangeObserver, Submitted, UnauthorizedHandler, WithRequestId};
 pub use error::{ApiError, interpret_error, interpret_response};

@@ -10,6 +10,7 @@ pub mod explore;
 pub mod form;
 pub mod format;
 pub mod keys;
+pub mod no_answer;
 pub mod output;
 pub mod request_log;
 pub mod snippets;

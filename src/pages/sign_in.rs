@@ -46,7 +46,8 @@ fn describe(token: &str) -> Option<String> {
 fn nothing_answers(error: &ApiError) -> bool {
     matches!(
         error,
-        ApiError::Network(_)
+        ApiError::NoAnswer(_)
+            | ApiError::Network(_)
             | ApiError::UnexpectedStatus {
                 status: 500..=599,
                 ..
