@@ -1,5 +1,5 @@
 # The two commands of the README. Both install what they need first (scripts/setup.sh).
-.PHONY: demo test setup build bench bench-sandbox
+.PHONY: demo test setup build bench bench-sandbox console-server
 
 demo:
 	@bash scripts/demo.sh
@@ -17,6 +17,11 @@ setup:
 
 build: setup
 	@bash scripts/build-console.sh
+
+# The console in front of a workspace's real API: one binary with the release console built in
+# (target/server/console-server; run it with --upstream, see the README).
+console-server:
+	@bash scripts/build-console-server.sh
 
 # Benchmarks (not part of the test suite): first load of the console, Swagger UI and RapiDoc on
 # loopback and Slow 4G, bulk batches (bench/bulk.mjs), a bulk batch behind another tab and the
