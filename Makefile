@@ -1,5 +1,5 @@
 # The two commands of the README. Both install what they need first (scripts/setup.sh).
-.PHONY: demo test setup build bench bench-sandbox console-server
+.PHONY: demo test setup build bench bench-sandbox bench-console-server console-server
 
 demo:
 	@bash scripts/demo.sh
@@ -27,10 +27,15 @@ console-server:
 # loopback and Slow 4G, bulk batches (bench/bulk.mjs), a bulk batch behind another tab and the
 # browser's memory in a 10,000-row batch, each in a Chromium driven over the DevTools protocol
 # (Node 20 has WebSocket behind a flag), the run history at 100,000 runs (bench/history.mjs),
-# exploring 10,000 records (bench/explore.mjs), and sandbox load. scripts/bench.sh writes the
-# run's tables to docs/benchmarks.md.
+# exploring 10,000 records (bench/explore.mjs), and what console-server adds in front of the
+# sandbox, beside nginx (scripts/bench-console-server.sh: wrk, and 1,000 live requests held open).
+# scripts/bench.sh writes the run's tables to docs/benchmarks.md.
 bench: build
 	@bash scripts/bench.sh
 
 bench-sandbox:
 	@bash scripts/bench-sandbox.sh
+
+# console-server alone (about 8 minutes): throughput, latency and memory against the direct path.
+bench-console-server:
+	@bash scripts/bench-console-server.sh
