@@ -71,6 +71,9 @@ impl Default for Timeouts {
     }
 }
 
+/// How many idle connections to the upstream are kept for reuse.
+const IDLE_CONNECTIONS_KEPT: usize = 32;
+
 /// Marks an answer that came from the upstream, which this server passes back as it is.
 #[derive(Clone, Copy, Debug)]
 pub struct FromUpstream;
@@ -118,8 +121,11 @@ impl Forwarder {
             .https_or_http()
             .enable_http1()
             .wrap_connector(http);
+        // Connections are reused, but after a burst (many live runs ending at once) only a few
+        // stay open: idle ones hold buffers here and a connection at the provider.
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))
+            .pool_max_idle_per_host(IDLE_CONNECTIONS_KEPT)
             .build(https);
         Ok(Forwarder {
             client,
