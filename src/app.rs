@@ -18,7 +18,6 @@ use crate::pages::lazy::{
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
-use crate::state::environment::{Environment, use_environment};
 use crate::state::registry::Registry;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::{SharedWorkspace, use_workspace};
@@ -26,7 +25,6 @@ use crate::state::workspace::{SharedWorkspace, use_workspace};
 #[component]
 pub fn App() -> impl IntoView {
     let session = Session::provide();
-    Environment::provide(session);
     SharedWorkspace::provide(session);
     Registry::provide(session);
     Drafts::provide();
@@ -43,7 +41,6 @@ pub fn App() -> impl IntoView {
                 <progress class="route-progress" aria-label="Loading the page"></progress>
             })}
             <AppHeader />
-            <SandboxBand />
             <main id="main" class="main" tabindex="-1" aria-busy=move || routing.get().to_string()>
                 <FlatRoutes fallback=NotFoundPage>
                     <Route path=path!("/sign-in") view=SignInPage />
@@ -124,7 +121,6 @@ fn AppHeader() -> impl IntoView {
                     <A href="/keys">"API keys"</A>
                     <A href="/log">"Log"</A>
                 </nav>
-                <LiveEnvironment />
                 <HeaderCredits />
             })}
             <div class="header-end">
@@ -137,51 +133,6 @@ fn AppHeader() -> impl IntoView {
                 <ThemeToggle />
             </div>
         </header>
-    }
-}
-
-/// The live environment's name in the header, so a screenshot says where the credits went.
-#[component]
-fn LiveEnvironment() -> impl IntoView {
-    let environment = use_environment();
-    move || {
-        environment
-            .current()
-            .filter(|env| env.is_live())
-            .map(|env| {
-                view! {
-                    <span class="environment-live" data-field="environment"
-                        title="Live: runs here spend this workspace's real credits">
-                        {env.name}
-                    </span>
-                }
-            })
-    }
-}
-
-/// The sandbox's band under the header, on every page; and the tab's title, which names the
-/// environment (a live one's name, or "Sandbox") so a row of tabs tells them apart.
-#[component]
-fn SandboxBand() -> impl IntoView {
-    let environment = use_environment();
-    Effect::new(move |_| {
-        let title = match environment.current() {
-            Some(env) => format!("{} · Extraction Console", env.name),
-            None => "Extraction Console".to_owned(),
-        };
-        document().set_title(&title);
-    });
-    move || {
-        environment
-            .current()
-            .filter(|env| !env.is_live())
-            .map(|env| {
-                view! {
-                    <div class="sandbox-band" role="note" data-field="environment">
-                        <strong>{env.name}</strong>": nothing here spends real credits."
-                    </div>
-                }
-            })
     }
 }
 
