@@ -133,10 +133,6 @@ impl Forwarder {
             timeouts,
         })
     }
-
-    pub fn upstream(&self) -> &Upstream {
-        &self.upstream
-    }
 }
 
 /// The `/v1/…` handler.
