@@ -18,13 +18,18 @@ use crate::pages::lazy::{
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
+use crate::state::environment::{Environment, use_environment};
 use crate::state::registry::Registry;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::{SharedWorkspace, use_workspace};
 
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(
+    /// What the console's own server said it is in front of, asked before mounting.
+    served_environment: Option<api_contract::ConsoleEnvironment>,
+) -> impl IntoView {
     let session = Session::provide();
+    Environment::provide(session, served_environment);
     SharedWorkspace::provide(session);
     Registry::provide(session);
     Drafts::provide();
@@ -41,6 +46,7 @@ pub fn App() -> impl IntoView {
                 <progress class="route-progress" aria-label="Loading the page"></progress>
             })}
             <AppHeader />
+            <SandboxBand />
             <main id="main" class="main" tabindex="-1" aria-busy=move || routing.get().to_string()>
                 <FlatRoutes fallback=NotFoundPage>
                     <Route path=path!("/sign-in") view=SignInPage />
@@ -121,6 +127,7 @@ fn AppHeader() -> impl IntoView {
                     <A href="/keys">"API keys"</A>
                     <A href="/log">"Log"</A>
                 </nav>
+                <LiveEnvironment />
                 <HeaderCredits />
             })}
             <div class="header-end">
@@ -133,6 +140,46 @@ fn AppHeader() -> impl IntoView {
                 <ThemeToggle />
             </div>
         </header>
+    }
+}
+
+/// The live environment's name in the header, so a screenshot says where the credits went.
+#[component]
+fn LiveEnvironment() -> impl IntoView {
+    let environment = use_environment();
+    move || {
+        Some(environment.current())
+            .filter(|env| env.is_live())
+            .map(|env| {
+                view! {
+                    <span class="environment-live" data-field="environment"
+                        title="Live: runs here spend this workspace's real credits">
+                        {env.name}
+                    </span>
+                }
+            })
+    }
+}
+
+/// The sandbox's band under the header, on every page; and the tab's title, which names the
+/// environment (a live one's name, or "Sandbox") so a row of tabs tells them apart.
+#[component]
+fn SandboxBand() -> impl IntoView {
+    let environment = use_environment();
+    Effect::new(move |_| {
+        let title = format!("{} · Extraction Console", environment.current().name);
+        document().set_title(&title);
+    });
+    move || {
+        Some(environment.current())
+            .filter(|env| !env.is_live())
+            .map(|env| {
+                view! {
+                    <div class="sandbox-band" role="note" data-field="environment">
+                        <strong>{env.name}</strong>": nothing here spends real credits."
+                    </div>
+                }
+            })
     }
 }
 

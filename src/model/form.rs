@@ -34,6 +34,11 @@ impl Values {
         self.0.insert(name, value);
     }
 
+    /// Empties a field: it was not typed.
+    pub fn remove(&mut self, name: &str) {
+        self.0.remove(name);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -269,17 +274,32 @@ impl FormModel {
             .map_or(full, |cap| full.min(cap))
     }
 
+    /// `values` as the person would have typed them: a `max_credits` equal to the estimate of the
+    /// other values is the cap every body carries (see [`FormModel::body`]), not one the person
+    /// chose, so it is left empty, where it follows the estimate if the input changes ("Run
+    /// again with changes" opens the form from a sent body).
+    pub fn without_automatic_cap(&self, mut values: Values) -> Values {
+        let typed = self.max_credits(&values).ok().flatten();
+        let mut uncapped = values.clone();
+        uncapped.remove(MAX_CREDITS);
+        if typed.is_some_and(|cap| cap == self.estimate(&uncapped).clamp(1, MAX_CREDITS_LIMIT)) {
+            values.remove(MAX_CREDITS);
+        }
+        values
+    }
+
     /// The submission body, as sent and as previewed (indented, so a person can read it).
-    /// Limits that are empty or invalid are left out.
+    /// `max_results` when it is typed and valid; `max_credits` always, equal to the estimate
+    /// shown (what was typed, when that is lower), so the API can never charge more than the
+    /// form said.
     pub fn body(&self, values: &Values) -> String {
         let mut body = Map::new();
         body.insert("input".into(), Value::Object(self.input(values)));
         if let Ok(Some(n)) = self.max_results(values) {
             body.insert(MAX_RESULTS.into(), n.into());
         }
-        if let Ok(Some(n)) = self.max_credits(values) {
-            body.insert(MAX_CREDITS.into(), n.into());
-        }
+        let max_credits = self.estimate(values).clamp(1, MAX_CREDITS_LIMIT);
+        body.insert(MAX_CREDITS.into(), max_credits.into());
         serde_json::to_string_pretty(&Value::Object(body)).unwrap_or_default()
     }
 }
@@ -573,6 +593,66 @@ mod tests {
     }
 
     #[test]
+    fn a_body_sent_again_leaves_the_automatic_cap_out_of_the_form() {
+        let people = model(ActionId::PremiumSearchPeople);
+        let sent = typed(&[("keywords", "a"), (MAX_RESULTS, "3")]);
+        let saved = SavedSubmission {
+            workspace: "ws".into(),
+            action: people.action.clone(),
+            live: false,
+            body: people.body(&sent),
+        };
+        let back = people.without_automatic_cap(saved.values().unwrap());
+        assert_eq!(
+            back.get(MAX_CREDITS),
+            None,
+            "3 was the estimate, not a choice"
+        );
+        // Raising max results afterwards raises the cap with it.
+        let mut raised = back.clone();
+        raised.insert(MAX_RESULTS.into(), "10".into());
+        assert_eq!(people.estimate(&raised), 10);
+        // A cap the person chose stays.
+        let chosen = typed(&[("keywords", "a"), (MAX_RESULTS, "30"), (MAX_CREDITS, "12")]);
+        assert_eq!(
+            people
+                .without_automatic_cap(chosen.clone())
+                .get(MAX_CREDITS),
+            Some(&"12".to_owned())
+        );
+    }
+
+    #[test]
+    fn every_body_caps_the_charge_at_the_estimate_shown() {
+        let max_credits = |form: &FormModel, values: &Values| {
+            let body: Value = serde_json::from_str(&form.body(values)).unwrap();
+            body[MAX_CREDITS].as_u64()
+        };
+        // One enriched profile at 20 credits.
+        let enrich = model(ActionId::NetworkExtractPeople);
+        let one = typed(&[("identifier", "a")]);
+        assert_eq!(max_credits(&enrich, &one), Some(20));
+        // Up to 100 results at 1 credit, or as many as asked for.
+        let people = model(ActionId::PremiumSearchPeople);
+        let empty = typed(&[("keywords", "a")]);
+        assert_eq!(max_credits(&people, &empty), Some(100));
+        let three = typed(&[("keywords", "a"), (MAX_RESULTS, "3")]);
+        assert_eq!(max_credits(&people, &three), Some(3));
+        // The person may lower it, not raise it past the estimate.
+        let lowered = typed(&[("keywords", "a"), (MAX_RESULTS, "30"), (MAX_CREDITS, "12")]);
+        assert_eq!(max_credits(&people, &lowered), Some(12));
+        let raised = typed(&[("keywords", "a"), (MAX_RESULTS, "3"), (MAX_CREDITS, "900")]);
+        assert_eq!(max_credits(&people, &raised), Some(3));
+        for values in [&empty, &three, &lowered, &raised] {
+            assert_eq!(
+                max_credits(&people, values),
+                Some(people.estimate(values)),
+                "the figure on the screen"
+            );
+        }
+    }
+
+    #[test]
     fn body_and_request_for_code() {
         let people = model(ActionId::PremiumSearchPeople);
         let body = people.body(&typed(&[
@@ -580,9 +660,10 @@ mod tests {
             (MAX_RESULTS, "5"),
             (MAX_CREDITS, "not a number"),
         ]));
+        // An invalid max_credits is left as the estimate: 5 records at 1 credit.
         assert_eq!(
             body,
-            "{\n  \"input\": {\n    \"keywords\": \"it's\"\n  },\n  \"max_results\": 5\n}"
+            "{\n  \"input\": {\n    \"keywords\": \"it's\"\n  },\n  \"max_credits\": 5,\n  \"max_results\": 5\n}"
         );
         let request = submission_request(
             "http://127.0.0.1:8787",
@@ -633,7 +714,8 @@ mod tests {
             ("last_name", "Lovelace"),
             ("company", "Analytical \"Engines\""),
             ("max_results", "3"),
-            ("max_credits", "40"),
+            // Under the estimate (3 credits): a lower cap is kept as typed.
+            ("max_credits", "2"),
         ]
         .into_iter()
         .map(|(n, v)| (n.to_owned(), v.to_owned()))

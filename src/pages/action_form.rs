@@ -104,10 +104,16 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             .collect()
     });
     let draft = if prefill.is_empty() {
-        drafts.get(&action).unwrap_or(Draft {
-            values: Values::new(),
-            live: true,
-        })
+        drafts
+            .get(&action)
+            .map(|draft| Draft {
+                values: model.without_automatic_cap(draft.values),
+                live: draft.live,
+            })
+            .unwrap_or(Draft {
+                values: Values::new(),
+                live: true,
+            })
     } else {
         Draft {
             values: prefill,
@@ -443,8 +449,8 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                     } />
                 <Field state=state_of(MAX_CREDITS) error=error_of(MAX_CREDITS.to_owned())
                     label="Max credits".to_owned() required=false numeric=true
-                    placeholder="no cap".to_owned()
-                    help=format!("1 to {}. Optional; caps what this run may cost.", group_thousands(api_contract::input::MAX_CREDITS_LIMIT)) />
+                    placeholder="the estimate".to_owned()
+                    help="Empty: the estimate below, which is sent as max_credits so the run can never cost more. Lower it to spend less.".to_owned() />
             </fieldset>
             <fieldset class="mode">
                 <legend>"Mode"</legend>

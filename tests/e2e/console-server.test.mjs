@@ -32,7 +32,8 @@ async function startConsoleServer(sandbox) {
   assert.ok(existsSync(BIN), `no ${BIN}: build it with \`cargo build -p console-server --target-dir target\``);
   credentials.set("the API key", sandbox.api_key);
   credentials.set("the session token", sandbox.session_token);
-  server = spawn(BIN, ["--upstream", sandbox.url, "--addr", "127.0.0.1:0", "--dist", dist], {
+  // Named as a live workspace's would be: the console must say so wherever it is.
+  server = spawn(BIN, ["--upstream", sandbox.url, "--addr", "127.0.0.1:0", "--dist", dist, "--environment", "Production"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stderr.setEncoding("utf8");
@@ -159,6 +160,11 @@ test("an API key through console-server: a live run with its records, an async r
   const { page, problems, seen } = await signedInThrough(pages, sandbox, origin, "/workspace", sandbox.api_key);
   const balance = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
   await expect(page.locator('[data-field="credits_balance"] .stat-value')).toHaveText(balance.toLocaleString("en-US"));
+  // The environment console-server was started with, in the header and the tab's title; no
+  // sandbox band, whatever is behind it.
+  await expect(page.locator('.app-header [data-field="environment"]')).toHaveText("Production");
+  await expect(page).toHaveTitle("Production · Extraction Console");
+  await expect(page.locator(".sandbox-band")).toHaveCount(0);
 
   // Live: the submission's answer is the finished run, records and all.
   await go(page, "/actions/premium-search-people");
@@ -207,7 +213,7 @@ test("an API key through console-server: a live run with its records, an async r
   // The idempotency key crossed: the API made one run per submission, under the key sent.
   for (const { call, key } of seen.api.filter((c) => c.call.startsWith("POST /v1/actions/"))) {
     expect(key, call).toMatch(/^[a-zA-Z0-9_:-]{8,128}$/);
-    const again = await api(sandbox, "POST", call.slice("POST ".length), { key, body: { input: { keywords: call.endsWith("live") ? "live through console-server" : "async through console-server" }, max_results: call.endsWith("live") ? 6 : 4 } });
+    const again = await api(sandbox, "POST", call.slice("POST ".length), { key, body: { input: { keywords: call.endsWith("live") ? "live through console-server" : "async through console-server" }, max_credits: call.endsWith("live") ? 6 : 4, max_results: call.endsWith("live") ? 6 : 4 } });
     expect(again.json.id, `the sandbox knows ${call}'s key`).toBe(call.endsWith("live") ? liveRun.id : id);
   }
   // Logged: method, path, status and the API's request id; the console's files without one.

@@ -2,6 +2,7 @@
 // never charged twice across a 500 and Retry or a 429 countdown, and a request preview without
 // the credential (copy as code: snippets.test.mjs runs them). Headless Chromium against the sandbox.
 import assert from "node:assert/strict";
+import { expect } from "@playwright/test";
 import { withSandbox } from "./fixtures.mjs";
 import { screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
 
@@ -141,7 +142,8 @@ test("the request preview and copy-as-code never carry the credential", async ({
   assert.equal(await field(page, "Keywords").inputValue(), "from the url");
   await page.locator("details.preview summary").click();
   const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
-  assert.deepEqual(body, { input: { keywords: "from the url" } });
+  // Every body carries the estimate as its cap: up to 100 results at 1 credit.
+  assert.deepEqual(body, { input: { keywords: "from the url" }, max_credits: 100 });
   const snippet = page.locator('[data-field="code-snippet"]');
   await page.locator('button[data-language="curl"]').click();
   const curl = await snippet.textContent();
@@ -212,6 +214,32 @@ test("a 401 on submit leads to sign-in and back to the form with the input kept"
   assert.deepEqual(besides(problems, 401), []);
 });
 
+test("every submission carries max_credits equal to the estimate on screen, or the lower cap typed", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/actions/network-extract-people");
+  const sent = trackSubmissions(page);
+  const estimate = page.locator('[data-field="estimate"]');
+  await fill(page, { Identifier: "ada-lovelace" });
+  // One enriched profile: 20 credits.
+  await expect(estimate).toHaveText("20");
+  await page.getByLabel("Async: queue it and watch the run").check();
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\//);
+  expect(sent.map((s) => s.body.max_credits)).toEqual([20]);
+
+  await go(page, "/actions/premium-search-people");
+  await fill(page, { Keywords: "capped" });
+  await field(page, "Max results").fill("40");
+  await expect(estimate).toHaveText("40");
+  await field(page, "Max credits").fill("25");
+  await expect(estimate).toHaveText("25");
+  await page.getByLabel("Async: queue it and watch the run").check();
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await page.waitForURL(/\/runs\//);
+  expect(sent.map((s) => s.body.max_credits)).toEqual([20, 25]);
+  expect(sent[1].body.max_results).toBe(40);
+  assert.deepEqual(besides(problems), []);
+});
+
 test("run again with changes: the form opens with the run's input, and makes a new run with a new key", async ({ sandbox, pages }) => {
   const { page, problems } = await pages.signedIn("/actions/premium-search-company-employees");
   const sent = trackSubmissions(page);
@@ -229,13 +257,14 @@ test("run again with changes: the form opens with the run's input, and makes a n
   assert.equal(await field(page, "Company").inputValue(), "Initech");
   assert.equal(await field(page, "Keywords").inputValue(), "staplers");
   assert.equal(await field(page, "Max results").inputValue(), "3");
+  assert.equal(await field(page, "Max credits").inputValue(), "", "the cap it was sent with was the estimate, not a choice");
   assert.equal(await page.getByLabel("Async: queue it and watch the run").isChecked(), true, "the mode it was sent in");
   await field(page, "Keywords").fill("red staplers");
   await page.getByRole("button", { name: "Queue run" }).click();
   await page.waitForURL((url) => url.pathname.startsWith("/runs/") && !url.pathname.endsWith(firstRun));
   assert.equal(sent.length, 2);
   assert.notEqual(sent[0].key, sent[1].key, "a new submission has a new key");
-  assert.deepEqual(sent[1].body, { input: { company: "Initech", keywords: "red staplers" }, max_results: 3 });
+  assert.deepEqual(sent[1].body, { input: { company: "Initech", keywords: "red staplers" }, max_credits: 3, max_results: 3 });
 
   // A run made elsewhere (here: straight through the API): its input is not known here.
   const other = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", { key: `elsewhere-${Date.now()}`, body: { input: { query: "made elsewhere" } } });

@@ -1,6 +1,7 @@
 // The console's shell end to end: sign-in, workspace numbers, the 16 actions, not-found, and
 // the way back after sign-in, in real headless Chromium against the sandbox.
 import assert from "node:assert/strict";
+import { expect } from "@playwright/test";
 import { withSandbox } from "./fixtures.mjs";
 import { screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
 
@@ -25,6 +26,9 @@ test("signing in with the API key shows the workspace numbers from the API", asy
   const { page, problems } = await pages.open();
   await page.goto(sandbox.url);
   await page.waitForURL(/\/sign-in/);
+  // The sandbox says it is one, on every page and in the tab's title.
+  await expect(page.locator('.sandbox-band[data-field="environment"]')).toHaveText("Sandbox: nothing here spends real credits.");
+  await expect(page).toHaveTitle("Sandbox · Extraction Console");
   await screenshot(page, "sign-in");
   await signIn(page, sandbox.api_key);
   await page.waitForURL(/\/workspace$/);
@@ -40,6 +44,8 @@ test("signing in with the API key shows the workspace numbers from the API", asy
   assert.equal(await shown("profiles"), String(ws.usage_today.profiles));
   assert.equal(await shown("premium_lines"), String(ws.usage_today.premium_lines));
   await assert.doesNotReject(page.getByText(/API key sk_sandbox_/).waitFor());
+  await expect(page.locator('.sandbox-band[data-field="environment"]')).toBeVisible();
+  await expect(page.locator('.app-header [data-field="environment"]')).toHaveCount(0);
   await screenshot(page, "workspace");
   assert.deepEqual(problems, []);
 });

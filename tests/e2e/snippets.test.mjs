@@ -53,7 +53,7 @@ test("the form's snippets run as they read: each is the same run as the form's s
   await page.getByLabel(/^Max results/).fill("3");
   await page.locator("details.preview summary").click();
   const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
-  assert.deepEqual(body, { input: { keywords }, max_results: 3 });
+  assert.deepEqual(body, { input: { keywords }, max_credits: 3, max_results: 3 });
   const snippet = page.locator('[data-field="code-snippet"]');
   const runs = [];
   for (const language of Object.keys(RUNNERS)) {

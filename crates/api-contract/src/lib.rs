@@ -4,10 +4,12 @@
 //! validation, so the console's field errors and the sandbox's 400s come from one place.
 
 pub mod actions;
+pub mod environment;
 pub mod input;
 pub mod timestamp;
 pub mod types;
 
 pub use actions::{ActionGroup, ActionId};
+pub use environment::{ConsoleEnvironment, ENVIRONMENT_PATH, EnvironmentKind};
 pub use input::{FieldError, FieldKind, FieldSpec, InputShape, RunInput, Submission};
 pub use types::*;

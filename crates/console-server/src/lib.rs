@@ -13,12 +13,15 @@ pub mod upstream;
 use std::path::Path;
 use std::time::Duration;
 
-use axum::Router;
+use api_contract::ConsoleEnvironment;
 use axum::extract::Request;
+use axum::http::header;
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use axum::routing::get;
+use axum::{Json, Router};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::ResponseBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -54,9 +57,14 @@ pub fn console_files(dist: Option<&Path>) -> Result<Router, String> {
     }
 }
 
-/// The whole service: `/v1/…` forwarded, everything else the console's files; one access-log
-/// line per request.
-pub fn app(forwarder: Forwarder, files: Router, body_timeout: Duration) -> Router {
+/// The whole service: `/v1/…` forwarded, [`api_contract::ENVIRONMENT_PATH`] saying which API
+/// that is, everything else the console's files; one access-log line per request.
+pub fn app(
+    forwarder: Forwarder,
+    files: Router,
+    environment: ConsoleEnvironment,
+    body_timeout: Duration,
+) -> Router {
     let api = Router::new()
         .route("/v1/{*rest}", any(forward::forward))
         .route("/v1", any(forward::forward))
@@ -64,7 +72,15 @@ pub fn app(forwarder: Forwarder, files: Router, body_timeout: Duration) -> Route
         .layer(ResponseBodyTimeoutLayer::new(body_timeout))
         .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
         .layer(axum::middleware::map_response(body_limit_in_contract_form));
-    api.merge(files)
+    let environment = Router::new().route(
+        api_contract::ENVIRONMENT_PATH,
+        get(move || {
+            let environment = environment.clone();
+            async move { ([(header::CACHE_CONTROL, "no-cache")], Json(environment)) }
+        }),
+    );
+    api.merge(environment)
+        .merge(files)
         .layer(axum::middleware::from_fn(refuse_foreign_targets))
         .layer(
             TraceLayer::new_for_http()

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use api_contract::{ConsoleEnvironment, EnvironmentKind};
 use clap::Parser;
 use console_server::{Forwarder, Timeouts, Upstream, app, console_files};
 use rustls_pki_types::CertificateDer;
@@ -46,10 +47,27 @@ struct Cli {
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     shutdown_grace_secs: u64,
 
+    /// The name the console shows for this API, in its header and the tab's title (default:
+    /// the upstream's host).
+    #[arg(long, value_name = "NAME")]
+    environment: Option<String>,
+
+    /// Whether runs here spend real credits (live) or play money (sandbox).
+    #[arg(long, value_name = "KIND", default_value = "live", value_parser = environment_kind)]
+    environment_kind: EnvironmentKind,
+
     /// A PEM file of certificate authorities to trust for the API, besides the system's and
     /// Mozilla's (an API behind a private CA); repeatable.
     #[arg(long, value_name = "PEM")]
     upstream_ca: Vec<PathBuf>,
+}
+
+fn environment_kind(text: &str) -> Result<EnvironmentKind, String> {
+    match text {
+        "live" => Ok(EnvironmentKind::Live),
+        "sandbox" => Ok(EnvironmentKind::Sandbox),
+        _ => Err(format!("{text} is neither live nor sandbox")),
+    }
 }
 
 fn read_roots(files: &[PathBuf]) -> Result<Vec<CertificateDer<'static>>, String> {
@@ -93,17 +111,34 @@ async fn main() -> std::io::Result<()> {
     };
     let upstream = cli.upstream.clone();
     let forwarder = Forwarder::new(upstream.clone(), timeouts, &roots).unwrap_or_else(|e| fail(&e));
+    let environment = ConsoleEnvironment {
+        kind: cli.environment_kind,
+        name: cli
+            .environment
+            .clone()
+            .filter(|name| !name.trim().is_empty())
+            .unwrap_or_else(|| ConsoleEnvironment::live_at(upstream.origin()).name),
+    };
     let listener = tokio::net::TcpListener::bind(cli.addr).await?;
     let addr = listener.local_addr()?;
     let line = serde_json::json!({
         "url": format!("http://{addr}"),
         "upstream": upstream.to_string(),
+        "environment": environment,
     });
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{line}")?;
     stdout.flush()?;
     drop(stdout);
-    eprintln!("console-server: the console on http://{addr}, /v1 forwarded to {upstream}");
+    let kind = if environment.is_live() {
+        "live: real credits"
+    } else {
+        "sandbox"
+    };
+    eprintln!(
+        "console-server: the console on http://{addr}, /v1 forwarded to {upstream} ({}, {kind})",
+        environment.name
+    );
     if !upstream.is_https() && !upstream.is_loopback() {
         eprintln!(
             "console-server: warning: {upstream} is plain http; credentials cross the network \
@@ -112,12 +147,15 @@ async fn main() -> std::io::Result<()> {
     }
 
     let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(listener, app(forwarder, files, timeouts.other))
-        .with_graceful_shutdown(async move {
-            stop_signal().await;
-            eprintln!("console-server: stopping; finishing the requests in flight");
-            let _ = stopping_tx.send(());
-        });
+    let server = axum::serve(
+        listener,
+        app(forwarder, files, environment.clone(), timeouts.other),
+    )
+    .with_graceful_shutdown(async move {
+        stop_signal().await;
+        eprintln!("console-server: stopping; finishing the requests in flight");
+        let _ = stopping_tx.send(());
+    });
     let grace = Duration::from_secs(cli.shutdown_grace_secs);
     tokio::select! {
         served = server => served,

@@ -28,6 +28,12 @@ async fn spawn(upstream: &str) -> (Child, std::net::SocketAddr) {
         .await
         .unwrap();
     let start: serde_json::Value = serde_json::from_str(&line).unwrap();
+    // Named after the upstream's host unless --environment says otherwise; live by default.
+    assert_eq!(start["environment"]["kind"], "live");
+    assert_eq!(
+        start["environment"]["name"],
+        upstream.trim_start_matches("http://")
+    );
     let url = start["url"].as_str().unwrap();
     (child, url.trim_start_matches("http://").parse().unwrap())
 }

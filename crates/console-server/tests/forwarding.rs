@@ -437,5 +437,9 @@ async fn the_console_is_served_beside_the_api() {
         csp.contains("connect-src 'self';"),
         "the API is on this origin: {csp}"
     );
+    let environment = get(server, api_contract::ENVIRONMENT_PATH).await;
+    assert_eq!(environment.status, StatusCode::OK);
+    assert_eq!(environment.header("cache-control"), Some("no-cache"));
+    assert_eq!(environment.text(), r#"{"kind":"live","name":"Production"}"#);
     assert!(upstream.seen().is_empty(), "files never reach the upstream");
 }

@@ -37,10 +37,22 @@ pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
             next.run(request).await
         },
     ));
-    let mut router = Router::new().nest("/v1", v1).route(
-        "/openapi.json",
-        axum::routing::get(|| async { axum::Json(openapi::document()) }),
-    );
+    let mut router = Router::new()
+        .nest("/v1", v1)
+        .route(
+            "/openapi.json",
+            axum::routing::get(|| async { axum::Json(openapi::document()) }),
+        )
+        // What the console says it is spending on: play money.
+        .route(
+            api_contract::ENVIRONMENT_PATH,
+            axum::routing::get(|| async {
+                (
+                    [(axum::http::header::CACHE_CONTROL, "no-cache")],
+                    axum::Json(api_contract::ConsoleEnvironment::sandbox()),
+                )
+            }),
+        );
     if let Some(dist) = dist {
         router = router.fallback_service(console_hosting::from_dir(&dist, &connect_src));
     }

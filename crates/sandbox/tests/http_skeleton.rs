@@ -107,6 +107,18 @@ async fn registry_lists_all_16_actions_in_published_order_without_credentials() 
 }
 
 #[tokio::test]
+async fn the_console_is_told_this_is_the_sandbox() {
+    let (router, _) = sandbox();
+    let reply = get(&router, api_contract::ENVIRONMENT_PATH, None).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.content_type, "application/json");
+    assert_eq!(
+        reply.json::<api_contract::ConsoleEnvironment>(),
+        api_contract::ConsoleEnvironment::sandbox()
+    );
+}
+
+#[tokio::test]
 async fn workspace_is_scoped_to_the_credential() {
     let (router, seeded) = sandbox();
     for (seed, bearer) in seeded

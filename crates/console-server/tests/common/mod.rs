@@ -166,7 +166,11 @@ pub async fn start_server_trusting(
     let files = console_server::console_files(Some(&fixture_dist())).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = console_server::app(forwarder, files, timeouts.other);
+    let environment = api_contract::ConsoleEnvironment {
+        kind: api_contract::EnvironmentKind::Live,
+        name: "Production".to_owned(),
+    };
+    let app = console_server::app(forwarder, files, environment, timeouts.other);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
