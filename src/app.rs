@@ -13,13 +13,15 @@ use crate::components::{RequireSession, ThemeToggle};
 use crate::model::format::{counted, group_thousands};
 use crate::pages::lazy::{
     ActionFormRoute, ActionsRoute, BulkRoute, CompareRunsRoute, CreditsRoute, KeysRoute,
-    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, StorageRoute, schedule_preload,
+    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, SafeguardsRoute, StorageRoute,
+    schedule_preload,
 };
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::environment::{Environment, use_environment};
 use crate::state::registry::Registry;
+use crate::state::safeguards::{SpendingSafeguards, use_safeguards};
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::{SharedWorkspace, use_workspace};
 
@@ -33,6 +35,7 @@ pub fn App(
     SharedWorkspace::provide(session);
     Registry::provide(session);
     Drafts::provide();
+    SpendingSafeguards::provide(use_workspace());
     Bulk::provide(session, use_workspace());
     // The other pages' code, fetched in the background (see pages::lazy).
     schedule_preload(session, use_workspace());
@@ -63,6 +66,7 @@ pub fn App(
                     <Route path=path!("/credits") view={Lazy::<CreditsRoute>::new()} />
                     <Route path=path!("/log") view={Lazy::<LogRoute>::new()} />
                     <Route path=path!("/log/:id") view={Lazy::<LogEntryRoute>::new()} />
+                    <Route path=path!("/safeguards") view={Lazy::<SafeguardsRoute>::new()} />
                 </FlatRoutes>
             </main>
         </Router>
@@ -259,20 +263,31 @@ fn SignOut() -> impl IntoView {
     }
 }
 
-/// The workspace in one line: its name and the credits a new run can still reserve. Shows the
-/// last answer while a newer one loads, and nothing until the first.
+/// The workspace in one line: its name and the credits a new run can still reserve, marked
+/// low below the person's threshold (`/safeguards`). Shows the last answer while a newer one
+/// loads, and nothing until the first.
 #[component]
 fn HeaderCredits() -> impl IntoView {
     let workspace = use_workspace().resource;
+    let safeguards = use_safeguards();
     move || {
         workspace.get().and_then(Result::ok).map(|ws| {
+            let available = ws.credits_available();
+            let low = safeguards.get().low_balance(available);
+            let title = low.map_or_else(
+                || "Credits available: balance minus reserved".to_owned(),
+                |low| low.sentence(),
+            );
             view! {
-                <a class="header-credits" href="/workspace" title="Credits available: balance minus reserved">
+                <a class="header-credits" class:low=low.is_some() href="/workspace" title=title>
                     {ws.name.clone()} " · "
-                    <span data-field="header-available">{group_thousands(ws.credits_available())}</span>
+                    <span data-field="header-available">{group_thousands(available)}</span>
                     " credits"
                     // Said on wide screens; narrower ones keep the header on one line.
                     <span class="wide-only">" available"</span>
+                    {low.map(|_| view! {
+                        <span class="low-balance" data-field="low-balance">" · low"</span>
+                    })}
                 </a>
             }
         })

@@ -302,8 +302,9 @@ pub async fn counts(workspace: &str) -> Result<KeptCounts, ()> {
 const EXPORT_SLICE: usize = 1_000;
 
 /// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
-/// resolves with the number of runs, and saves nothing when there are none.
-pub async fn export_history(workspace: &str) -> Result<usize, ()> {
+/// resolves with the number of runs, and saves nothing when there are none. `file_prefix` (the
+/// environment's, `Environment::file_name`) starts the file's name.
+pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<usize, ()> {
     let lines = store::all_under(store::RUNS, workspace)
         .await
         .map_err(|_| ())?;
@@ -318,7 +319,7 @@ pub async fn export_history(workspace: &str) -> Result<usize, ()> {
     // The local date, as the rest of the console shows times.
     let now = crate::model::format::local_time(chrono::Utc::now());
     let today = now.split(' ').next().unwrap_or_default();
-    file.download(&format!("runs-{workspace}-{today}.jsonl"));
+    file.download(&format!("{file_prefix}runs-{workspace}-{today}.jsonl"));
     Ok(lines.len())
 }
 

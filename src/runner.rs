@@ -79,6 +79,9 @@ pub enum BatchToRun {
         headers: Vec<String>,
         rows: Vec<BatchRow>,
         created_at: f64,
+        /// The most the batch may commit, in credits (`None`: no budget of its own).
+        #[serde(default)]
+        budget: Option<u64>,
     },
     /// Kept in this browser and taken up again: paused (or going on with its cancel), and
     /// resumed when `resume`.
@@ -101,8 +104,10 @@ impl BatchToRun {
                 headers,
                 rows,
                 created_at,
+                budget,
             } => {
-                let mut engine = Engine::new(id, workspace, action, headers, rows, now);
+                let mut engine =
+                    Engine::new(id, workspace, action, headers, rows, now).with_budget(budget);
                 engine.created_at = created_at;
                 Some(engine)
             }
@@ -125,6 +130,8 @@ pub enum ToRunner {
     Resume,
     Cancel,
     RetryFailed,
+    /// The person changed the batch's budget (it does not resume a paused batch).
+    SetBudget(Option<u64>),
     /// The page took the last [`FromRunner::News`]: the next may go.
     NewsShown,
 }
@@ -409,6 +416,7 @@ fn hear(message: ToRunner) {
         ToRunner::Resume => handle(Event::Resume),
         ToRunner::Cancel => handle(Event::Cancel),
         ToRunner::RetryFailed => handle(Event::RetryFailed),
+        ToRunner::SetBudget(budget) => handle(Event::SetBudget(budget)),
         ToRunner::NewsShown => RUNNER.with_borrow_mut(|runner| {
             if let Some(runner) = runner {
                 runner.news.on_its_way = false;
@@ -660,7 +668,9 @@ mod tests {
                 headers: vec!["keywords".into()],
                 rows: Vec::new(),
                 created_at: 1.7e12,
+                budget: Some(2_000),
             }),
+            ToRunner::SetBudget(Some(5_000)),
             ToRunner::Pause,
             ToRunner::RetryFailed,
         ];

@@ -1,6 +1,7 @@
 //! Widgets used by several pages, and the route guard.
 
 mod api_error_panel;
+mod confirm_spend;
 mod copy_as_code;
 mod credits_chart;
 mod missed_runs;
@@ -11,6 +12,7 @@ mod run_status_badge;
 mod theme_toggle;
 
 pub use api_error_panel::ApiErrorPanel;
+pub use confirm_spend::ConfirmSpend;
 pub use copy_as_code::CopyAsCode;
 pub use credits_chart::CreditsChart;
 pub use missed_runs::MissedRuns;

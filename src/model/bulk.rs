@@ -4,8 +4,10 @@
 //! that keeps submissions at the API's rate limit, and the merged export.
 //!
 //! Pure functions, tested natively. [`engine`] runs a batch as a state machine without I/O,
-//! at the pace of [`pacer`]; `state/bulk.rs` drives it and `pages/bulk.rs` renders it.
+//! at the pace of [`pacer`] and within its credit [`budget`]; `state/bulk.rs` drives it and
+//! `pages/bulk.rs` renders it.
 
+pub mod budget;
 pub mod engine;
 pub mod pacer;
 
@@ -491,6 +493,19 @@ pub struct SavedBatch {
     /// The rate limit's pace as learned so far (absent in batches kept before it was kept).
     #[serde(default)]
     pub pace: Option<LearnedPace>,
+    /// The most the batch may commit, in credits (absent: no budget, as batches kept before
+    /// budgets were).
+    #[serde(default)]
+    pub budget: Option<u64>,
+    /// What runs of earlier attempts charged ("Retry failed rows" moved their rows on).
+    #[serde(default)]
+    pub charged_before: u64,
+    /// With a budget, the lines whose key may have made a run the batch has not heard of: sent
+    /// without an answer, or cleared to be sent before the next save. A reload counts their
+    /// worst case and sends them again with the same key; any other waiting row was never sent.
+    /// Without it (no budget), every waiting row may have been sent.
+    #[serde(default)]
+    pub may_have_run: Option<Vec<usize>>,
 }
 
 /// `field reason; …` for people.
@@ -1021,6 +1036,9 @@ mod tests {
             to_send: 3,
             finished: 1,
             pace: Some(LearnedPace { interval_ms: 480.0 }),
+            budget: Some(12_000),
+            charged_before: 40,
+            may_have_run: Some(vec![3, 7]),
         };
         let back: SavedBatch =
             serde_json::from_str(&serde_json::to_string(&summary).unwrap()).unwrap();
@@ -1056,6 +1074,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!((summary.to_send, summary.pace), (90, None));
+        assert_eq!(
+            (summary.budget, summary.charged_before, summary.may_have_run),
+            (None, 0, None),
+            "kept before budgets: no budget"
+        );
     }
 
     #[test]

@@ -20,6 +20,43 @@ pub fn group_thousands(n: u64) -> String {
     out
 }
 
+/// A name as the start of a file name: lower case, letters and digits, words joined by `-`
+/// (`Production EU` → `production-eu`, `127.0.0.1:8787` → `127-0-0-1-8787`); `console` when
+/// nothing is left.
+pub fn file_label(name: &str) -> String {
+    let mut label = String::with_capacity(name.len());
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            label.push(c);
+        } else if !label.is_empty() && !label.ends_with('-') {
+            label.push('-');
+        }
+    }
+    let label = label.trim_end_matches('-');
+    if label.is_empty() {
+        "console".to_owned()
+    } else {
+        label.to_owned()
+    }
+}
+
+/// Whole credits as typed, from 1 to `max`; thousands separators (`,` or spaces) are allowed.
+/// The error completes a sentence that starts with the field's name.
+pub fn parse_credits(text: &str, max: u64) -> Result<u64, String> {
+    let digits: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != ',' && *c != ' ')
+        .collect();
+    match digits.parse::<u64>() {
+        Ok(credits) if (1..=max).contains(&credits) => Ok(credits),
+        _ => Err(format!(
+            "must be a whole number of credits from 1 to {}",
+            group_thousands(max)
+        )),
+    }
+}
+
 /// A size for people, from bytes: `1.2 GB`, `200.0 MB`, `4.1 KB`.
 pub fn size(bytes: f64) -> String {
     if bytes >= 1e9 {
@@ -92,6 +129,15 @@ pub fn run_duration(created: DateTime<Utc>, completed: Option<DateTime<Utc>>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_become_file_labels() {
+        assert_eq!(file_label("Production EU"), "production-eu");
+        assert_eq!(file_label("127.0.0.1:8787"), "127-0-0-1-8787");
+        assert_eq!(file_label("Sandbox"), "sandbox");
+        assert_eq!(file_label("  ../Prod/ "), "prod");
+        assert_eq!(file_label("…"), "console");
+    }
 
     #[test]
     fn a_size_takes_the_unit_that_reads_best() {

@@ -13,5 +13,6 @@ pub mod keys;
 pub mod no_answer;
 pub mod output;
 pub mod request_log;
+pub mod safeguards;
 pub mod snippets;
 pub mod urls;

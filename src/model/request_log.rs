@@ -6,8 +6,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use api_contract::ErrorBody;
 use api_contract::timestamp::to_wire;
+use api_contract::{ConsoleEnvironment, ErrorBody};
 
 use super::snippets::RequestSpec;
 use super::urls::encode;
@@ -426,8 +426,9 @@ impl Entry {
     }
 
     /// Markdown for a support ticket: what was asked, when, what came back, with the request id
-    /// and the error's body. Never the credential (the entry has none).
-    pub fn ticket_text(&self, answer: &KeptBody) -> String {
+    /// and the error's body, and the environment it was sent to (live or a sandbox, by name).
+    /// Never the credential (the entry has none).
+    pub fn ticket_text(&self, answer: &KeptBody, environment: &ConsoleEnvironment) -> String {
         let mut text = format!(
             "**{} {}: {}**\n\n",
             self.method,
@@ -463,6 +464,18 @@ impl Entry {
                 &format!("{} {}", code_span(&error.code), error.message),
             );
         }
+        line(
+            "Environment",
+            &format!(
+                "{} ({})",
+                environment.name,
+                if environment.is_live() {
+                    "live"
+                } else {
+                    "sandbox: no real credits"
+                }
+            ),
+        );
         line("API", &self.base_url);
         line("Sent by", &format!("the console's {}", self.origin.label()));
         if let Some(body) = &self.request_body {
@@ -543,8 +556,21 @@ mod tests {
         assert_eq!(entry.request_id.as_deref(), Some("req_1"));
         assert_eq!(recorded.answer.text, REFUSED);
         assert!(recorded.whole_answer.is_none());
-        let ticket = entry.ticket_text(&recorded.answer);
+        let production = ConsoleEnvironment {
+            kind: api_contract::EnvironmentKind::Live,
+            name: "Production".to_owned(),
+        };
+        let ticket = entry.ticket_text(&recorded.answer, &production);
         assert!(ticket.contains("`req_1`"), "{ticket}");
+        assert!(
+            ticket.contains("- Environment: Production (live)\n"),
+            "{ticket}"
+        );
+        let sandbox = entry.ticket_text(&recorded.answer, &ConsoleEnvironment::sandbox());
+        assert!(
+            sandbox.contains("- Environment: Sandbox (sandbox: no real credits)\n"),
+            "{sandbox}"
+        );
         assert!(ticket.contains("HTTP 400"));
         assert!(ticket.contains("2026-11-24T09:15:02.123Z"));
         assert!(ticket.contains("2026-11-24T09:15:02.243Z (120 ms)"));

@@ -13,15 +13,18 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use crate::api::{ApiClient, ApiError, Submitted};
 use crate::app::use_id_param;
 use crate::browser::{focus_id, sleep};
-use crate::components::{ApiErrorPanel, CopyAsCode};
+use crate::components::{ApiErrorPanel, ConfirmSpend, CopyAsCode};
 use crate::model::form::{
     FormModel, MAX_CREDITS, MAX_RESULTS, SavedSubmission, Values, idempotency_key,
     split_server_errors, submission_request,
 };
 use crate::model::format::{duration, group_thousands};
+use crate::model::safeguards::{Confirmation, Spend};
 use crate::model::urls::run_path;
 use crate::state::drafts::{Draft, use_drafts};
+use crate::state::environment::use_environment;
 use crate::state::registry::use_registry;
+use crate::state::safeguards::use_safeguards;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 use crate::store::{self, Change};
@@ -91,6 +94,8 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     let session = use_session();
     let drafts = use_drafts();
     let workspace = use_workspace();
+    let environment = use_environment();
+    let safeguards = use_safeguards();
     let navigate = use_navigate();
     let query = use_query_map();
     let action = model.action.clone();
@@ -208,23 +213,10 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         }
     };
 
-    let on_submit = {
+    // A new logical submission of the body on screen, with its key.
+    let send_new = {
         let action = action.clone();
         move || {
-            if pending.get_untracked() || countdown.get_untracked() > 0 {
-                return;
-            }
-            show_all_errors.set(true);
-            field_states.with_value(|fs| fs.iter().for_each(|f| f.server_error.set(None)));
-            if let Some(first) = errors.get_untracked().first() {
-                // A rule spanning fields focuses the first field.
-                let first = first.field.clone().unwrap_or_else(|| {
-                    field_states
-                        .with_value(|fs| fs.first().map(|f| f.name.clone()).unwrap_or_default())
-                });
-                focus_id(&format!("field-{first}"));
-                return;
-            }
             let Some(client) = session.client_untracked() else {
                 return;
             };
@@ -239,6 +231,54 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 body,
             }));
             send_again();
+        }
+    };
+    // The question asked before a costly submission, while it is on screen.
+    let asking = RwSignal::new(None::<Confirmation>);
+    let estimate_untracked =
+        move || values.with_untracked(|v| stored_model.with_value(|m| m.estimate(v)));
+    let available_untracked = move || {
+        workspace
+            .resource
+            .get_untracked()
+            .and_then(Result::ok)
+            .map(|ws| ws.credits_available())
+    };
+
+    let on_submit = {
+        let send_new = send_new.clone();
+        move || {
+            if pending.get_untracked()
+                || countdown.get_untracked() > 0
+                || asking.with_untracked(Option::is_some)
+            {
+                return;
+            }
+            show_all_errors.set(true);
+            field_states.with_value(|fs| fs.iter().for_each(|f| f.server_error.set(None)));
+            if let Some(first) = errors.get_untracked().first() {
+                // A rule spanning fields focuses the first field.
+                let first = first.field.clone().unwrap_or_else(|| {
+                    field_states
+                        .with_value(|fs| fs.first().map(|f| f.name.clone()).unwrap_or_default())
+                });
+                focus_id(&format!("field-{first}"));
+                return;
+            }
+            // A run that may cost more than the person's threshold, or more than is available,
+            // asks first; nothing is sent unless they agree.
+            let spend = Spend::Run {
+                worst_case: estimate_untracked(),
+            };
+            let confirmation = safeguards.get_untracked().before_spending(
+                &environment.current_untracked(),
+                spend,
+                available_untracked(),
+            );
+            match confirmation {
+                Some(confirmation) => asking.set(Some(confirmation)),
+                None => send_new(),
+            }
         }
     };
 
@@ -495,7 +535,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 <span data-field="countdown">{move || countdown.get()}</span> " s…"
             </p>
             <div class="actions-row">
-                <button type="submit" class="button primary" disabled=move || pending.get()>
+                <button type="submit" id="submit-run" class="button primary" disabled=move || pending.get()>
                     {move || if pending.get() { "Submitting…" } else if live() { "Run live" } else { "Queue run" }}
                 </button>
                 <span class="help">"Ctrl/⌘ + Enter submits"</span>
@@ -505,6 +545,20 @@ fn ActionForm(model: FormModel) -> impl IntoView {
                 </span>
             </div>
         </form>
+        {move || asking.get().map(|confirmation| {
+            let send_new = send_new.clone();
+            view! {
+                <ConfirmSpend confirmation
+                    on_confirm=Callback::new(move |()| {
+                        asking.set(None);
+                        send_new();
+                    })
+                    on_dismiss=Callback::new(move |()| {
+                        asking.set(None);
+                        focus_id("submit-run");
+                    }) />
+            }
+        })}
         <details class="preview">
             <summary>"Request preview"</summary>
             <p class="help">"The body as it will be sent, and the same request as code."</p>

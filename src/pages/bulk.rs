@@ -7,7 +7,8 @@ use api_contract::{ActionEntry, ActionId};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::components::{ApiErrorPanel, OutputExplorer};
+use crate::components::{ApiErrorPanel, ConfirmSpend, OutputExplorer};
+use crate::model::bulk::budget::{Spending, default_budget, parse_budget};
 use crate::model::bulk::{
     CheckedRow, ColumnMapping, ExportFormat, RowError, RowState, SavedBatch, Source, check_rows,
     describe, read_table,
@@ -15,6 +16,7 @@ use crate::model::bulk::{
 use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
+use crate::model::safeguards::{Confirmation, Spend};
 use crate::model::urls::run_path;
 use crate::state::bulk::{
     ExploredRecords, ExportProgress, Keeping, Phase, Role, saved_batches, saved_rows, use_bulk,
@@ -195,6 +197,8 @@ fn source_choice(source: &Source) -> String {
 fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
     let bulk = use_bulk();
     let workspace = use_workspace().resource;
+    let environment = crate::state::environment::use_environment();
+    let safeguards = crate::state::safeguards::use_safeguards();
     let query = use_query_map();
     let first = query
         .with_untracked(|q| q.get_str("action").map(str::to_owned))
@@ -268,15 +272,51 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
         });
     };
 
-    let start = move |_| {
-        if !can_start() {
-            return;
-        }
+    // The batch's budget: empty is the default (the worst case, capped by what is available).
+    let budget_text = RwSignal::new(String::new());
+    let default_budget_now = move || default_budget(worst_case.get(), available());
+    let budget_error = Memo::new(move |_| {
+        budget_text.with(|t| {
+            (!t.trim().is_empty())
+                .then(|| parse_budget(t).err())
+                .flatten()
+        })
+    });
+    let asking = RwSignal::new(None::<Confirmation>);
+    let start_with = move |budget: u64| {
         let (Some(Ok(table)), rows) = (table.get_untracked(), checked.get_untracked()) else {
             return;
         };
         if let Some(action) = ActionId::parse(&action.get_untracked()) {
-            bulk.start(action, table.headers, rows);
+            bulk.start(action, table.headers, rows, Some(budget));
+        }
+    };
+    let start = move |_| {
+        if !can_start() {
+            return;
+        }
+        let budget = match untrack(|| budget_error.get()) {
+            Some(_) => {
+                crate::browser::focus_id("bulk-budget");
+                return;
+            }
+            None => budget_text
+                .with_untracked(|t| parse_budget(t).ok())
+                .unwrap_or_else(|| untrack(default_budget_now)),
+        };
+        // A batch whose budget passes the person's threshold, or what is available, asks first.
+        let spend = Spend::Batch {
+            rows: valid.get_untracked(),
+            budget,
+        };
+        let available = untrack(available);
+        match safeguards.get_untracked().before_spending(
+            &environment.current_untracked(),
+            spend,
+            available,
+        ) {
+            Some(confirmation) => asking.set(Some(confirmation)),
+            None => start_with(budget),
         }
     };
 
@@ -330,6 +370,34 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
                             </p>
                         })}
                     </div>
+                }
+            })}
+            {move || (valid.get() > 0).then(|| view! {
+                <div class="field budget-field">
+                    <label for="bulk-budget">"Budget, in credits " <span class="optional">"(optional)"</span></label>
+                    <input id="bulk-budget" type="text" inputmode="numeric" autocomplete="off"
+                        placeholder=move || group_thousands(default_budget_now())
+                        aria-describedby="bulk-budget-help bulk-budget-error"
+                        aria-invalid=move || budget_error.with(Option::is_some).to_string()
+                        bind:value=budget_text />
+                    <p class="help" id="bulk-budget-help">
+                        "Empty: " {move || group_thousands(default_budget_now())}
+                        ", the worst case capped by the credits available. The batch pauses before a row that could take it past the budget, and each row is sent with max_credits within what is left; you can raise it then."
+                    </p>
+                    <p class="field-error" id="bulk-budget-error" role="alert">
+                        {move || budget_error.get().map(|e| format!("Budget {e}"))}
+                    </p>
+                </div>
+            })}
+            {move || asking.get().map(|confirmation| {
+                let budget = confirmation.spend.worst_case();
+                view! {
+                    <ConfirmSpend confirmation
+                        on_confirm=Callback::new(move |()| {
+                            asking.set(None);
+                            start_with(budget);
+                        })
+                        on_dismiss=Callback::new(move |()| asking.set(None)) />
                 }
             })}
             <button type="button" class="button primary" data-field="start-batch"
@@ -540,6 +608,7 @@ fn BatchView() -> impl IntoView {
         Some(Phase::Done) => "Done",
         None => "",
     };
+    let environment = crate::state::environment::use_environment();
     let exporting = RwSignal::new(None::<ExportProgress>);
     let export_problem = RwSignal::new(None::<String>);
     let export = move |format: ExportFormat| {
@@ -547,8 +616,9 @@ fn BatchView() -> impl IntoView {
             return;
         }
         export_problem.set(None);
+        let file_prefix = environment.file_name("");
         leptos::task::spawn_local(async move {
-            if let Err(problem) = bulk.export(format, exporting).await {
+            if let Err(problem) = bulk.export(format, &file_prefix, exporting).await {
                 export_problem.set(Some(problem));
             }
         });
@@ -605,6 +675,9 @@ fn BatchView() -> impl IntoView {
                 </div>
             </dl>
             {move || paused_reason().map(|reason| view! { <p class="notice" role="status" data-field="paused-reason">{reason}</p> })}
+            <BatchBudget
+                here=Signal::derive(here)
+                going=Signal::derive(move || matches!(phase.get(), Some(Phase::Running | Phase::Paused(_)))) />
             {move || (!here()).then(|| view! {
                 <div class="notice" role="status" data-field="elsewhere">
                     <p>"This batch is running in another tab of this browser. This tab shows its progress as that tab saves it, and sends nothing."</p>
@@ -678,7 +751,7 @@ fn BatchView() -> impl IntoView {
                                 "The batch's records as read just now, each with its row's line, input and run.".to_owned()
                             }}</p>
                             <OutputExplorer action=action.get_untracked().to_owned()
-                                name=format!("bulk-{}-results", action.get_untracked())
+                                name=crate::state::environment::use_environment().file_name(&format!("bulk-{}-results", action.get_untracked()))
                                 records notice=explore_notice />
                             <p class="help" role="status">{move || explore_notice.get()}</p>
                         </section>
@@ -802,5 +875,57 @@ fn BatchRows() -> impl IntoView {
             <button type="button" class="button secondary" disabled=move || { page.get() + 1 >= pages() }
                 on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
         </nav>
+    }
+}
+
+/// The batch's credits against its budget ("budget · charged · reserved · left"), and, in the
+/// tab that runs it while it goes, the way to change the budget (a paused batch then resumes
+/// on Resume).
+#[component]
+fn BatchBudget(
+    /// This tab runs the batch.
+    here: Signal<bool>,
+    /// The batch is running or paused.
+    going: Signal<bool>,
+) -> impl IntoView {
+    let bulk = use_bulk();
+    let spending = Memo::new(move |_| {
+        bulk.batch
+            .with(|b| b.as_ref().map(|b| *b.spending()))
+            .unwrap_or_default()
+    });
+    let typed = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let on_set = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match parse_budget(&typed.get_untracked()) {
+            Ok(budget) => {
+                bulk.set_budget(Some(budget));
+                typed.set(String::new());
+                error.set(None);
+            }
+            Err(reason) => {
+                error.set(Some(format!("Budget {reason}")));
+                crate::browser::focus_id("batch-budget");
+            }
+        }
+    };
+    let sentence = move || {
+        let spending: Spending = spending.get();
+        format!("Credits: {}", spending.sentence())
+    };
+    view! {
+        <p data-field="batch-spending">{sentence}</p>
+        {move || (here.get() && going.get()).then(|| view! {
+            <form class="budget-change" on:submit=on_set novalidate>
+                <label for="batch-budget">"New budget, in credits"</label>
+                <input id="batch-budget" type="text" inputmode="numeric" autocomplete="off"
+                    aria-describedby="batch-budget-error"
+                    aria-invalid=move || error.with(Option::is_some).to_string()
+                    bind:value=typed />
+                <button type="submit" class="button secondary" data-field="set-budget">"Set budget"</button>
+                <p class="field-error" id="batch-budget-error" role="alert">{move || error.get()}</p>
+            </form>
+        })}
     }
 }

@@ -28,7 +28,7 @@ use crate::state::workspace::SharedWorkspace;
 
 use super::{
     ActionFormPage, ActionsPage, BulkPage, CompareRunsPage, CreditsPage, KeysPage, LogEntryPage,
-    RequestLogPage, RunDetailPage, RunsPage, StoragePage,
+    RequestLogPage, RunDetailPage, RunsPage, SafeguardsPage, StoragePage,
 };
 
 /// A page's code could not be fetched or instantiated.
@@ -57,6 +57,7 @@ pub enum PageKey {
     Log,
     LogEntry,
     CompareRuns,
+    Safeguards,
 }
 
 /// Builds a page, inside the chunk. One chunk holds all of them rather than one per page group:
@@ -206,6 +207,9 @@ fn page_view(key: PageKey) -> AnyView {
         }
         PageKey::Log => view! { <RequireSession><RequestLogPage /></RequireSession> }.into_any(),
         PageKey::LogEntry => view! { <RequireSession><LogEntryPage /></RequireSession> }.into_any(),
+        PageKey::Safeguards => {
+            view! { <RequireSession><SafeguardsPage /></RequireSession> }.into_any()
+        }
     }
 }
 
@@ -252,7 +256,7 @@ fn in_chunk(path: &str) -> bool {
         .unwrap_or_default();
     matches!(
         first,
-        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits" | "log"
+        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits" | "log" | "safeguards"
     )
 }
 
@@ -362,6 +366,7 @@ lazy_route!(CreditsRoute, PageKey::Credits);
 lazy_route!(LogRoute, PageKey::Log);
 lazy_route!(CompareRunsRoute, PageKey::CompareRuns);
 lazy_route!(LogEntryRoute, PageKey::LogEntry);
+lazy_route!(SafeguardsRoute, PageKey::Safeguards);
 
 #[cfg(test)]
 mod tests {
@@ -380,6 +385,7 @@ mod tests {
             "/credits?range=90d",
             "/log?status=4xx",
             "/log/0001763975702123-0a1b2c3d",
+            "/safeguards",
         ] {
             assert!(in_chunk(path), "{path}");
         }

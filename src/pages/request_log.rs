@@ -345,7 +345,8 @@ pub fn LogEntryPage() -> impl IntoView {
 }
 
 fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl IntoView {
-    let ticket = entry.ticket_text(&answer);
+    let environment = crate::state::environment::use_environment().of_base_url(&entry.base_url);
+    let ticket = entry.ticket_text(&answer, &environment);
     let ticket_for_copy = ticket.clone();
     let copied = RwSignal::new(false);
     let whole_request = RwSignal::new(None::<Option<String>>);

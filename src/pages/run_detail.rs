@@ -279,7 +279,7 @@ fn RunView(
             };
             view! { <p class="muted" data-field="no-output">{why}</p> }.into_any()
         } else {
-            view! { <OutputExplorer name=format!("run-{}", run.id) action=run.action records=run.output notice=state.notice /> }.into_any()
+            view! { <OutputExplorer name=crate::state::environment::use_environment().file_name(&format!("run-{}", run.id)) action=run.action records=run.output notice=state.notice /> }.into_any()
         }}
     }
 }

@@ -24,6 +24,7 @@ struct KeptHere {
 #[component]
 pub fn StoragePage() -> impl IntoView {
     let workspace = use_workspace();
+    let environment = crate::state::environment::use_environment();
     let workspace_id = move || workspace.id();
     // Counted again after each import or removal.
     let changed = RwSignal::new(0_u32);
@@ -59,8 +60,9 @@ pub fn StoragePage() -> impl IntoView {
             return;
         };
         exporting.set(true);
+        let file_prefix = environment.file_name("");
         leptos::task::spawn_local(async move {
-            let note = match archive::export_history(&id).await {
+            let note = match archive::export_history(&id, &file_prefix).await {
                 Ok(0) => {
                     "There is nothing to export yet: this browser keeps no run of this workspace."
                         .to_owned()

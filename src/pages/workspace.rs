@@ -14,6 +14,8 @@ use crate::browser::{sleep, until_visible};
 use crate::components::{ApiErrorPanel, CreditsChart};
 use crate::model::credits::CreditsOverTime;
 use crate::model::format::group_thousands;
+use crate::state::environment::use_environment;
+use crate::state::safeguards::use_safeguards;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 
@@ -99,10 +101,28 @@ fn WorkspaceSummary(ws: Workspace) -> impl IntoView {
             {stat("Reserved", "credits_reserved", ws.credits_reserved, "held by runs in progress")}
             {stat("Available", "credits_available", ws.credits_available(), "balance minus reserved")}
         </dl>
+        <SafeguardsSummary available=ws.credits_available() />
         <h3 class="section-title">"Usage today"</h3>
         <dl class="stats">
             {stat("Profiles", "profiles", ws.usage_today.profiles, "enriched profiles returned")}
             {stat("Premium lines", "premium_lines", ws.usage_today.premium_lines, "premium-search records returned")}
         </dl>
+    }
+}
+
+/// The safeguards in one sentence, the low-balance warning when it applies, and the way to
+/// change them.
+#[component]
+fn SafeguardsSummary(available: u64) -> impl IntoView {
+    let safeguards = use_safeguards();
+    let environment = use_environment();
+    view! {
+        {move || safeguards.get().low_balance(available).map(|low| view! {
+            <p class="notice" role="status" data-field="low-balance-notice">{low.sentence()}</p>
+        })}
+        <p class="help" data-field="safeguards-summary">
+            {move || safeguards.get().summary(environment.current().kind)} " "
+            <a href="/safeguards">"Spending safeguards"</a>
+        </p>
     }
 }

@@ -161,8 +161,15 @@ impl Bulk {
         }
     }
 
-    /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent).
-    pub fn start(&self, action: ActionId, headers: Vec<String>, rows: Vec<CheckedRow>) {
+    /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent),
+    /// which pauses before a row that would take it past `budget` credits.
+    pub fn start(
+        &self,
+        action: ActionId,
+        headers: Vec<String>,
+        rows: Vec<CheckedRow>,
+        budget: Option<u64>,
+    ) {
         let to_run = BatchToRun::New {
             id: uuid::Uuid::new_v4().simple().to_string(),
             workspace: self.workspace.id_untracked(),
@@ -170,6 +177,7 @@ impl Bulk {
             headers,
             rows: rows.into_iter().map(BatchRow::new).collect(),
             created_at: now(),
+            budget,
         };
         let Some(engine) = to_run.clone().engine(now()) else {
             return;
@@ -432,6 +440,7 @@ impl Bulk {
                         headers: engine.headers.clone(),
                         rows: engine.rows().to_vec(),
                         created_at: engine.created_at,
+                        budget: engine.spending().budget,
                     }),
                     Keeping::Refused => Some(BatchToRun::Kept {
                         summary: engine.summary(),
@@ -636,6 +645,11 @@ impl Bulk {
         self.command(ToRunner::Cancel);
     }
 
+    /// Changes the batch's budget; a batch paused at its budget goes on once resumed.
+    pub fn set_budget(&self, budget: Option<u64>) {
+        self.command(ToRunner::SetBudget(budget));
+    }
+
     /// Sends the failed rows again as new submissions (new keys, so they may cost again).
     pub fn retry_failed(&self) {
         self.command(ToRunner::RetryFailed);
@@ -675,6 +689,8 @@ impl Bulk {
     pub async fn export(
         &self,
         format: ExportFormat,
+        // The environment's file label (`Environment::file_name`), first in the file's name.
+        file_prefix: &str,
         progress: RwSignal<Option<ExportProgress>>,
     ) -> Result<(), String> {
         let Some((id, action, headers, total)) = self.batch.with_untracked(|b| {
@@ -720,7 +736,7 @@ impl Bulk {
             }
             file.push(&export.finish()).ok_or_else(no_room)?;
             file.download(&format!(
-                "bulk-{}-{}.{}",
+                "{file_prefix}bulk-{}-{}.{}",
                 action.as_str(),
                 &id[..8.min(id.len())],
                 format.extension()

@@ -72,16 +72,37 @@ impl Environment {
     /// origin). Tracked (the session).
     pub fn current(&self) -> ConsoleEnvironment {
         let own_origin = window().location().origin().unwrap_or_default();
-        let base_url = self
-            .session
-            .base_url()
-            .unwrap_or_else(|| own_origin.clone());
-        if base_url != own_origin {
-            return ConsoleEnvironment::live_at(&base_url);
+        let base_url = self.session.base_url().unwrap_or(own_origin);
+        self.of_base_url(&base_url)
+    }
+
+    /// The environment of an API at `base_url`: what the console's own server says for its own
+    /// origin, else live and named by its host. For a request log entry, sent to its base URL.
+    pub fn of_base_url(&self, base_url: &str) -> ConsoleEnvironment {
+        let own_origin = window().location().origin().unwrap_or_default();
+        if base_url != own_origin && !base_url.is_empty() {
+            return ConsoleEnvironment::live_at(base_url);
         }
         self.served
             .get_value()
             .unwrap_or_else(|| ConsoleEnvironment::live_at(&own_origin))
+    }
+}
+
+impl Environment {
+    /// A file name for an export made now: the environment first (`production-run-…`), so a
+    /// file from the sandbox is never mistaken for a live one's.
+    pub fn file_name(&self, rest: &str) -> String {
+        let environment = self.current_untracked();
+        format!(
+            "{}-{rest}",
+            crate::model::format::file_label(&environment.name)
+        )
+    }
+
+    /// Like [`Environment::current`], untracked: for event handlers.
+    pub fn current_untracked(&self) -> ConsoleEnvironment {
+        untrack(|| self.current())
     }
 }
 

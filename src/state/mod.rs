@@ -8,5 +8,6 @@ pub mod environment;
 pub mod history;
 pub mod polling;
 pub mod registry;
+pub mod safeguards;
 pub mod session;
 pub mod workspace;

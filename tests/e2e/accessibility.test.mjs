@@ -34,6 +34,10 @@ const screens = [
   { name: "run-json", path: ({ runId }) => `/runs/${runId}`, ready: async (p) => { await p.getByRole("button", { name: "JSON", exact: true }).click(); await p.locator('[data-field="output-json"]').waitFor(); }, signedIn: true },
   { name: "run-failed", path: ({ failedId }) => `/runs/${failedId}`, ready: (p) => p.locator('[data-field="run-error"]').waitFor(), signedIn: true },
   { name: "form", path: "/actions/premium-search-person", ready: async (p) => { await p.getByRole("button", { name: "Run live" }).click(); await p.getByText("Company is required").waitFor(); }, signedIn: true },
+  // The safeguards page, saved with a threshold the next screen's run passes and a low-balance
+  // warning that the header shows from then on.
+  { name: "safeguards", path: "/safeguards", ready: async (p) => { await p.getByLabel("Ask before a run or batch that may cost more than a threshold").check(); await p.getByLabel("Threshold, in credits").fill("50"); await p.getByLabel("Warn in the header when the credits available fall below a threshold").check(); await p.getByLabel("Warn below, in credits").fill("1000000"); await p.getByRole("button", { name: "Save" }).click(); await p.locator('[data-field="low-balance"]').waitFor(); }, signedIn: true },
+  { name: "confirm-spend", path: "/actions/premium-search-people", ready: async (p) => { await p.getByLabel("Keywords").fill("data engineer"); await p.getByRole("button", { name: "Run live" }).click(); await p.getByRole("dialog").waitFor(); }, signedIn: true },
   { name: "keys-api-key", path: "/keys", ready: (p) => p.getByText("Managing API keys needs an account session.").waitFor(), signedIn: true },
   { name: "credits", path: "/credits", ready: (p) => p.locator('[data-field="credits-scope"], [data-field="credits-empty"]').first().waitFor(), signedIn: true },
   { name: "storage", path: "/storage", ready: (p) => p.locator('[data-field="space-used"]').waitFor(), signedIn: true },

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { expect } from "@playwright/test";
 import { withSandbox } from "./fixtures.mjs";
-import { screenshot, api, besides, seriousViolations, signIn, go } from "./harness.mjs";
+import { screenshot, api, besides, seriousViolations, signIn, signInAt, go, startSandbox } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
 
@@ -124,7 +124,7 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   // JSON Lines: one object per row with its records (read back from this browser's store, where
   // finished rows keep them), the same records as the CSV.
   const [jsonl] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-jsonl"]').click()]);
-  assert.match(jsonl.suggestedFilename(), /^bulk-premium-search-people-[0-9a-f]{8}\.jsonl$/);
+  assert.match(jsonl.suggestedFilename(), /^sandbox-bulk-premium-search-people-[0-9a-f]{8}\.jsonl$/);
   const items = (await readFile(await jsonl.path(), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
   assert.equal(items.length, 200);
   assert.equal(items.reduce((n, item) => n + item.records.length, 0), records);
@@ -173,7 +173,13 @@ test("a lack of credits pauses the batch with the API's message", async ({ sandb
   await page.getByLabel("Action").selectOption("premium-search-people");
   await page.locator("#bulk-text").fill(lines.join("\n"));
   await page.locator('[data-field="credits-warning"]').waitFor();
+  // A budget of the whole worst case, past the 1,500 credits available (the default budget
+  // would stop the batch at what is available, before the API refuses a row): starting asks.
+  await page.getByLabel("Budget, in credits (optional)").fill("4000");
   await page.locator('[data-field="start-batch"]').click();
+  const asked = page.getByRole("dialog");
+  await expect(asked).toContainText("This batch of 40 rows may spend up to its budget of 4,000 credits: more than the 1,500 credits available");
+  await asked.getByRole("button", { name: "Spend up to 4,000 credits" }).click();
   await page.locator('[data-field="batch"][data-phase="paused"]').waitFor({ timeout: 30_000 });
   assert.match(await page.locator('[data-field="paused-reason"]').textContent(), /only \d+ are available.*Resume once credits are available/);
   await axeClean(page, "paused");
@@ -304,9 +310,24 @@ async function openInSecondTab(sandbox, context, keys) {
   return { page, problems };
 }
 
-test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async ({ sandbox, pages }) => {
-  const rows = 400;
-  const { context, page: first, problems } = await pages.signedIn("/bulk");
+test("one tab runs a batch: another tab shows it read-only and can take it over, which stops the first", async ({ pages }) => {
+  // A sandbox of its own, whose rate limit spreads the batch's sending over about 30 s: the
+  // take-over must come while rows are left to send, and opening, checking and photographing
+  // the second tab takes a few seconds (more on a loaded machine). At the file's 40 a second,
+  // the first tab had once sent every row before the second could take over.
+  const sandbox = await startSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "10", "--rate-per-sec", "8"] });
+  test.info().setTimeout(120_000);
+  try {
+    await takeOver(sandbox, pages);
+  } finally {
+    sandbox.stop();
+  }
+});
+
+async function takeOver(sandbox, pages) {
+  const rows = 240;
+  const { context, page: first, problems } = await pages.open();
+  await signInAt(first, sandbox, "/bulk", sandbox.api_key);
   const firstKeys = submissionKeys(first);
   await startKeptBatch(first, "two tabs", rows);
   // A second tab of the same browser opens the batch: it only watches.
@@ -322,6 +343,7 @@ test("one tab runs a batch: another tab shows it read-only and can take it over,
   await screenshot(second, "bulk-watching");
 
   // Taking it over: the second tab runs it, the first stops sending and watches.
+  expect(firstKeys.length, "rows are left to send at the take-over").toBeLessThan(rows);
   await second.locator('[data-field="take-over"]').click();
   await second.locator('[data-field="elsewhere"]').waitFor({ state: "detached" });
   await first.locator('[data-field="elsewhere"]').waitFor();
@@ -344,7 +366,7 @@ test("one tab runs a batch: another tab shows it read-only and can take it over,
   await screenshot(second, "bulk-taken-over");
   assert.deepEqual(besides(problems, 429), []);
   assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
-});
+}
 
 test("when the tab running a batch is closed, a tab showing it takes it up, paused, and finishes it", async ({ sandbox, pages }) => {
   const rows = 400;

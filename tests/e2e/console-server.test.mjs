@@ -203,6 +203,28 @@ test("an API key through console-server: a live run with its records, an async r
   await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
   await screenshot(page, "console-server-run");
 
+  // On a live API a batch whose budget passes 1,000 credits asks first (the default there),
+  // naming the environment; Cancel sends nothing. 20 rows of up to 100 results: 2,000 at worst.
+  await go(page, "/bulk");
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  await page.locator("#bulk-text").fill(["keywords", ...Array.from({ length: 20 }, (_, i) => `asked ${i + 1}`)].join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  const asked = page.getByRole("dialog");
+  await expect(asked.getByRole("heading")).toHaveText("Spend up to 2,000 credits on Production?");
+  await expect(asked).toContainText("Production is live: these are the workspace's real credits.");
+  await expect(asked).toContainText("Asked because it is more than 1,000 credits, the default threshold on a live API.");
+  await screenshot(page, "console-server-confirm");
+  await asked.getByRole("button", { name: "Cancel" }).click();
+  await expect(asked).toHaveCount(0);
+  await expect(page.locator('[data-field="batch"]')).toHaveCount(0);
+
+  // The request log's ticket text names the environment the request was sent to.
+  await go(page, "/log");
+  const logEntry = page.locator(".log-table tbody tr").filter({ hasText: "/run/live" }).first();
+  await logEntry.waitFor({ timeout: 15_000 });
+  await logEntry.getByRole("link").click();
+  await expect(page.locator('[data-field="ticket-text"]')).toContainText("- Environment: Production (live)\n- API: " + origin);
+
   // Every API call went to console-server: sign-in's check, both submissions, the polls.
   onlyThroughConsoleServer(seen, origin);
   const calls = seen.api.map((c) => c.call);

@@ -251,7 +251,7 @@ test("/storage: what is kept, exported as JSON Lines, forgotten after a confirma
     page.waitForEvent("download"),
     page.getByRole("button", { name: "Export the history" }).click(),
   ]);
-  assert.match(download.suggestedFilename(), new RegExp(`^runs-${workspace}-\\d{4}-\\d{2}-\\d{2}\\.jsonl$`));
+  assert.match(download.suggestedFilename(), new RegExp(`^sandbox-runs-${workspace}-\\d{4}-\\d{2}-\\d{2}\\.jsonl$`));
   const lines = readFileSync(await download.path(), "utf8").trimEnd().split("\n");
   assert.equal(lines.length, listed);
   const exported = lines.map((line) => JSON.parse(line));

@@ -67,6 +67,7 @@ test("a failed submission's log entry shows its request id and error body, and i
   assert.ok(ticket.includes(requestId), "the ticket has the request id");
   assert.ok(ticket.includes(answer.error.code) && ticket.includes(answer.error.message), "and the error body");
   assert.match(ticket, /HTTP 500/);
+  assert.match(ticket, /^- Environment: Sandbox \(sandbox: no real credits\)$/m, "and where it was sent");
   await page.locator('[data-field="copy-ticket"]').click();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), ticket);
   await screenshot(page, "log-entry-failed");

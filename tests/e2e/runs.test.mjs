@@ -176,7 +176,7 @@ test("hostile output stays inert: no script runs, no unsafe link, and the CSV is
   // CSV: every field that would start a formula starts with a quote instead.
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
   const csv = readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "");
-  assert.match(download.suggestedFilename(), /^run-.+\.csv$/);
+  assert.match(download.suggestedFilename(), /^sandbox-run-.+\.csv$/);
   const fields = parseCsv(csv).flat();
   assert.ok(fields.includes("'=HYPERLINK(\"https://evil.example\",\"click\")"));
   assert.ok(fields.includes("'+cmd|' /C calc'!A0"));

@@ -1,7 +1,7 @@
 //! The bulk engine: a batch as a state machine without I/O. It is fed events (time passed, an
-//! answer from the API, the store's answer, the person's pause, resume, cancel and retry) and
-//! answers with commands (submit this row with this key, read the run list, read this run,
-//! cancel this run, save these rows, refresh the workspace). A thin driver (`crate::runner`, in
+//! answer from the API, the store's answer, the person's pause, resume, cancel, retry and credit
+//! budget) and answers with commands (submit this row with this key, read the run list, read
+//! this run, cancel this run, save these rows, refresh the workspace). A thin driver (`crate::runner`, in
 //! the bulk worker) does the requests and the timers; the tests drive it with a fake clock, a
 //! fake API and a fake store.
 //!
@@ -21,12 +21,16 @@
 //!   there is room, and room comes back when the store has written the records. So a store
 //!   slower than the API's answers slows the batch to what it can write
 //!   ([`PacedBy::ThisComputer`]) instead of filling memory.
+//! - With a budget, charged plus reserved credits ([`Spending`]) never pass it: a row is sent
+//!   for the first time only if its worst case fits what is left, and only once a save holds it
+//!   as "may have run", so a reload counts it; otherwise the batch pauses and says so.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use api_contract::{ActionId, Run};
 use serde::{Deserialize, Serialize};
 
+use super::budget::{RowShare, Spending};
 use super::pacer::{LearnedPace, Pacer, retry_delay_ms};
 use super::{BatchRow, RUN_LIST_LIMIT, RowError, RowState, SavedBatch, Tally, row_key};
 
@@ -125,6 +129,9 @@ pub enum Event {
     },
     /// The save asked for last was written (`true`) or refused.
     Saved(bool),
+    /// The person set the batch's credit budget (`None`: none). It does not resume a batch
+    /// paused at the budget: Resume does, and pauses again at once if it is still too small.
+    SetBudget(Option<u64>),
 }
 
 /// A run this batch made, for the store of submissions ("Run again with changes").
@@ -231,6 +238,9 @@ pub struct BatchNews {
     pub cancelled: bool,
     pub counters: Counters,
     pub rows: Vec<BatchRow>,
+    /// The credits against the budget (absent from news of workers before budgets).
+    #[serde(default)]
+    pub spending: Spending,
 }
 
 /// A running row's schedule of status reads.
@@ -270,6 +280,14 @@ const PACED_BY_SHOWN_MS: f64 = 5_000.0;
 const WORKSPACE_WAIT_MS: f64 = 5_000.0;
 /// A failed cancel is asked again after this long (ms).
 const CANCEL_AGAIN_MS: f64 = 1_000.0;
+/// With a budget, rows are cleared to be sent (and saved as such) for this long at the learned
+/// pace ahead of sending them: several saves, so sends do not wait for the store.
+const CLEARED_AHEAD_MS: f64 = 5_000.0;
+/// Rows cleared ahead before the pace is known: more than the API's burst before its first 429.
+const CLEARED_AHEAD_UNPACED: usize = 100;
+/// Rows cleared ahead at the slowest and at the fastest pace.
+const CLEARED_AHEAD_AT_LEAST: usize = 20;
+const CLEARED_AHEAD_AT_MOST: usize = 500;
 
 /// A batch: its rows and everything needed to drive them. See the module's documentation.
 #[derive(Clone, Debug)]
@@ -304,6 +322,20 @@ pub struct Engine {
     /// Such rows' submissions on their way: they take room for records; a first submission
     /// makes a queued run and brings none.
     replaying: BTreeSet<usize>,
+    /// The budget, what ended runs charged and what rows hold back, kept up to date with every
+    /// change of a row, of `may_have_run` and of `cleared`.
+    spending: Spending,
+    /// What runs of earlier attempts charged (part of `spending.charged`).
+    charged_before: u64,
+    /// With a budget: rows whose worst case the budget took in, to be sent for the first time.
+    /// Each counts its worst case until its submission is answered with a run or a refusal.
+    cleared: BTreeSet<usize>,
+    /// With a budget, the rows the store's last written summary lists as "may have run". In a
+    /// kept batch a cleared row is sent for the first time only once it is listed there (and in
+    /// the save on its way, if any), so a reload counts every row that may have made a run.
+    listed_in_store: BTreeSet<usize>,
+    /// The next row waits for a save that lists it (see `listed_in_store`).
+    sends_wait_for_store: bool,
     /// When the store (`store_bound_at`) or the rate limit (`rate_bound_at`) last held
     /// something back, ms since the epoch.
     store_bound_at: f64,
@@ -339,6 +371,8 @@ struct SaveInFlight {
     rows: Vec<usize>,
     new_runs: Vec<NewRun>,
     summary: SavedBatch,
+    /// The rows the summary lists as "may have run".
+    listed: BTreeSet<usize>,
 }
 
 impl Engine {
@@ -352,6 +386,7 @@ impl Engine {
         now: f64,
     ) -> Engine {
         let dirty = (0..rows.len()).collect();
+        let spending = Spending::of(None, 0, &rows, |_| false);
         let mut engine = Engine {
             id,
             workspace,
@@ -378,6 +413,11 @@ impl Engine {
             holding: BTreeSet::new(),
             may_have_run: BTreeSet::new(),
             replaying: BTreeSet::new(),
+            spending,
+            charged_before: 0,
+            cleared: BTreeSet::new(),
+            listed_in_store: BTreeSet::new(),
+            sends_wait_for_store: false,
             store_bound_at: f64::NEG_INFINITY,
             rate_bound_at: f64::NEG_INFINITY,
             list_bytes: None,
@@ -402,19 +442,37 @@ impl Engine {
         engine
     }
 
+    /// The batch with a credit budget (`None`: none), for a batch being created.
+    pub fn with_budget(mut self, budget: Option<u64>) -> Engine {
+        self.spending.budget = budget;
+        self
+    }
+
     /// A batch kept in this browser, taken up again after a reload: paused (or going on with
     /// its cancel). A row that was on its way goes again with the same key once resumed: the API
     /// answers with the run it made, if it made one, so nothing runs twice.
     pub fn restore(summary: SavedBatch, mut rows: Vec<BatchRow>, now: f64) -> Option<Engine> {
         let action = ActionId::parse(&summary.action)?;
-        // A row kept as waiting may have been sent after the last save: any of them may answer
-        // with a run.
+        // Without a budget, a row kept as waiting may have been sent after the last save: any of
+        // them may answer with a run. With one, the summary lists the rows that may have run
+        // (no row is sent for the first time before a save lists it).
+        let listed: Option<HashSet<usize>> = summary
+            .may_have_run
+            .as_ref()
+            .map(|lines| lines.iter().copied().collect());
         let mut may_have_run = BTreeSet::new();
         for (index, row) in rows.iter_mut().enumerate() {
-            if row.state == RowState::Submitting {
+            let was_on_its_way = row.state == RowState::Submitting;
+            if was_on_its_way {
                 row.state = RowState::Waiting;
             }
-            if row.state == RowState::Waiting {
+            let may = match &listed {
+                None => row.state == RowState::Waiting,
+                Some(lines) => {
+                    row.run_id.is_none() && (was_on_its_way || lines.contains(&row.line))
+                }
+            };
+            if may {
                 may_have_run.insert(index);
             }
             // Kept before the count was: count the records kept with the row.
@@ -437,7 +495,13 @@ impl Engine {
         engine.created_at = summary.created_at;
         engine.keeping = Keeping::Kept;
         engine.dirty.clear();
+        if summary.may_have_run.is_some() {
+            engine.listed_in_store = may_have_run.clone();
+        }
         engine.may_have_run = may_have_run;
+        engine.charged_before = summary.charged_before;
+        engine.spending.budget = summary.budget;
+        engine.count_spending();
         // Whoever shows the batch hears every row once, as kept: a page whose copy missed a
         // row's last change (told once stored, and the worker before this one stopped in
         // between) shows it as it is.
@@ -507,6 +571,26 @@ impl Engine {
         self.pacer.learned()
     }
 
+    /// The credits against the budget.
+    pub fn spending(&self) -> &Spending {
+        &self.spending
+    }
+
+    /// A row waits but counts its worst case (see [`RowShare::of`]).
+    fn held(&self, index: usize) -> bool {
+        self.may_have_run.contains(&index) || self.cleared.contains(&index)
+    }
+
+    /// Counts the spending from scratch, after a change of the budget or of many rows at once.
+    fn count_spending(&mut self) {
+        self.spending = Spending::of(
+            self.spending.budget,
+            self.charged_before,
+            &self.rows,
+            |index| self.held(index),
+        );
+    }
+
     /// Waiting for the person to sign in again after a 401.
     pub fn awaiting_sign_in(&self) -> bool {
         self.awaiting_sign_in
@@ -537,6 +621,7 @@ impl Engine {
             cancelled: self.cancelled,
             counters: self.counters.clone(),
             rows,
+            spending: self.spending,
         }
     }
 
@@ -616,6 +701,7 @@ impl Engine {
         self.keeping = news.keeping;
         self.cancelled = news.cancelled;
         self.counters = news.counters;
+        self.spending = news.spending;
         self.changed = true;
     }
 
@@ -663,6 +749,7 @@ impl Engine {
                 self.cancel_answered(now, row, answer, &mut commands)
             }
             Event::Saved(written) => self.saved(now, written),
+            Event::SetBudget(budget) => self.set_budget(budget),
         }
         self.due(now, &mut commands);
         commands
@@ -674,7 +761,7 @@ impl Engine {
         // Without room for records, reads and submissions wait for the store's answer (an
         // event), not for a time.
         let room = self.output_room() > 0;
-        if self.may_send() && room {
+        if self.may_send() && room && !self.sends_wait_for_store {
             let earliest_row = self
                 .rows
                 .iter()
@@ -709,7 +796,7 @@ impl Engine {
         if self.save_in_flight.is_none() && self.keeping != Keeping::Refused && self.has_unsaved() {
             at = at.min(if self.workspace.is_none() {
                 self.created_at + WORKSPACE_WAIT_MS
-            } else if self.holding.len() >= SAVE_AT_ONCE_HOLDING {
+            } else if self.holding.len() >= SAVE_AT_ONCE_HOLDING || self.sends_wait_for_store {
                 now
             } else {
                 self.last_save_at + SAVE_EVERY_MS
@@ -733,8 +820,10 @@ impl Engine {
         }
     }
 
-    /// Changes one row, keeping the tally, the save list and the watch list up to date.
+    /// Changes one row, keeping the tally, the spending, the save list and the watch list up
+    /// to date.
     fn change_row(&mut self, index: usize, change: impl FnOnce(&mut BatchRow)) {
+        let held_before = self.held(index);
         let Some(row) = self.rows.get_mut(index) else {
             return;
         };
@@ -743,6 +832,15 @@ impl Engine {
         if *row == before {
             return;
         }
+        // A clearance lasts until the row's submission is answered with a run or a refusal
+        // (a 429 or a 401 sends it again, still cleared).
+        if !matches!(row.state, RowState::Waiting | RowState::Submitting) {
+            self.cleared.remove(&index);
+        }
+        let held_after = self.held(index);
+        let row = &self.rows[index];
+        self.spending.remove(RowShare::of(&before, held_before));
+        self.spending.add(RowShare::of(row, held_after));
         self.tally.remove(&before);
         self.tally.add(row);
         if row.run_id.is_some() && row.run_id != before.run_id {
@@ -764,8 +862,105 @@ impl Engine {
         self.changed = true;
     }
 
+    /// Marks whether a row's key may have made a run, keeping the spending up to date.
+    fn set_may_have_run(&mut self, index: usize, may: bool) {
+        let Some(row) = self.rows.get(index) else {
+            return;
+        };
+        let before = RowShare::of(row, self.held(index));
+        if may {
+            self.may_have_run.insert(index);
+        } else {
+            self.may_have_run.remove(&index);
+        }
+        let after = RowShare::of(row, self.held(index));
+        self.spending.remove(before);
+        self.spending.add(after);
+    }
+
+    /// A new budget. Rows cleared under the old one and not sent yet are cleared again under
+    /// the new one. A running batch that no longer fits pauses before its next row; a paused
+    /// one waits for the person's Resume.
+    fn set_budget(&mut self, budget: Option<u64>) {
+        let had_budget = self.spending.budget.is_some();
+        self.spending.budget = budget;
+        let not_sent: Vec<usize> = self
+            .cleared
+            .iter()
+            .copied()
+            .filter(|&index| {
+                self.rows[index].state == RowState::Waiting && !self.may_have_run.contains(&index)
+            })
+            .collect();
+        for index in not_sent {
+            self.cleared.remove(&index);
+        }
+        if budget.is_none() {
+            self.cleared.clear();
+        } else if !had_budget {
+            // Sent before there was a budget: the summary lists them from now on.
+            let on_their_way: Vec<usize> = (0..self.rows.len())
+                .filter(|&index| self.rows[index].state == RowState::Submitting)
+                .collect();
+            self.cleared.extend(on_their_way);
+        }
+        self.count_spending();
+        self.changed = true;
+    }
+
+    /// How many rows to keep cleared ahead of sending: a few seconds at the learned pace.
+    fn cleared_ahead(&self) -> usize {
+        match self.pacer.interval() {
+            Some(interval) => ((CLEARED_AHEAD_MS / interval).ceil() as usize)
+                .clamp(CLEARED_AHEAD_AT_LEAST, CLEARED_AHEAD_AT_MOST),
+            None => CLEARED_AHEAD_UNPACED,
+        }
+    }
+
+    /// With a budget, clears the next rows never sent, in order, while their worst case fits
+    /// what is left, up to [`Engine::cleared_ahead`] waiting (and at least through
+    /// `through`); the first that does not fit stops it, so no row is skipped. Refilled once
+    /// half are sent, so the summary changes once every few saves.
+    fn clear_ahead(&mut self, through: Option<usize>) {
+        if self.spending.budget.is_none() {
+            return;
+        }
+        let ahead = self.cleared_ahead();
+        let mut waiting = self
+            .cleared
+            .iter()
+            .filter(|&&index| {
+                self.rows[index].state == RowState::Waiting && !self.may_have_run.contains(&index)
+            })
+            .count();
+        if waiting >= ahead / 2 && through.is_none() {
+            return;
+        }
+        for index in 0..self.rows.len() {
+            if waiting >= ahead && through.is_none_or(|through| index > through) {
+                return;
+            }
+            let row = &self.rows[index];
+            if row.state != RowState::Waiting || self.held(index) {
+                continue;
+            }
+            if !self.spending.fits(row.estimate) {
+                return;
+            }
+            let before = RowShare::of(row, false);
+            self.cleared.insert(index);
+            let after = RowShare::of(row, true);
+            self.spending.remove(before);
+            self.spending.add(after);
+            waiting += 1;
+        }
+    }
+
     /// What every due thing asks for now.
     fn due(&mut self, now: f64, commands: &mut Vec<Command>) {
+        if self.phase == Phase::Running {
+            self.clear_ahead(None);
+        }
         self.due_saves(now, commands);
         if self.awaiting_sign_in {
             return;
@@ -775,6 +970,9 @@ impl Engine {
         // made.
         self.due_reads(now, commands);
         self.due_submissions(now, commands);
+        if self.sends_wait_for_store {
+            self.due_saves(now, commands);
+        }
         if !self.watches.is_empty() && now - self.last_refresh_at >= REFRESH_EVERY_MS {
             self.last_refresh_at = now;
             commands.push(Command::RefreshWorkspace);
@@ -825,11 +1023,28 @@ impl Engine {
             to_send: self.tally.to_send,
             finished: self.tally.finished,
             pace: self.pacer.learned(),
+            budget: self.spending.budget,
+            charged_before: self.charged_before,
+            may_have_run: self.spending.budget.map(|_| {
+                self.listed()
+                    .into_iter()
+                    .map(|index| self.rows[index].line)
+                    .collect()
+            }),
+        }
+    }
+
+    /// With a budget, the rows the summary lists as "may have run": sent without an answer, or
+    /// cleared to be sent.
+    fn listed(&self) -> BTreeSet<usize> {
+        match self.spending.budget {
+            Some(_) => self.may_have_run.union(&self.cleared).copied().collect(),
+            None => BTreeSet::new(),
         }
     }
 
     fn due_saves(&mut self, now: f64, commands: &mut Vec<Command>) {
-        let pressed = self.holding.len() >= SAVE_AT_ONCE_HOLDING;
+        let pressed = self.holding.len() >= SAVE_AT_ONCE_HOLDING || self.sends_wait_for_store;
         if self.save_in_flight.is_some()
             || self.keeping == Keeping::Refused
             || !self.has_unsaved()
@@ -858,6 +1073,7 @@ impl Engine {
             rows,
             new_runs,
             summary,
+            listed: self.listed(),
         });
         self.last_save_at = now;
     }
@@ -870,6 +1086,8 @@ impl Engine {
         self.changed = true;
         if written {
             self.saved_summary = Some(save.summary);
+            // The store lists these rows as "may have run" now: cleared, they may go.
+            self.listed_in_store = save.listed;
             if self.keeping != Keeping::Kept {
                 self.keeping = Keeping::Kept;
                 self.changed = true;
@@ -916,6 +1134,7 @@ impl Engine {
     }
 
     fn due_submissions(&mut self, now: f64, commands: &mut Vec<Command>) {
+        self.sends_wait_for_store = false;
         if !self.may_send() {
             return;
         }
@@ -933,6 +1152,28 @@ impl Engine {
             if replay && self.output_room() == 0 {
                 self.held_back_for_room(now);
                 return;
+            }
+            // A row sent for the first time must fit the budget; a key sent before is counted
+            // already.
+            if !replay && self.spending.budget.is_some() {
+                if !self.cleared.contains(&index) {
+                    self.clear_ahead(Some(index));
+                }
+                if !self.cleared.contains(&index) {
+                    let row = &self.rows[index];
+                    let reason = self.spending.pause_reason(row.line, row.estimate);
+                    self.set_phase(Phase::Paused(Some(reason)));
+                    return;
+                }
+                let listed = self.listed_in_store.contains(&index)
+                    && self
+                        .save_in_flight
+                        .as_ref()
+                        .is_none_or(|save| save.listed.contains(&index));
+                if self.keeping == Keeping::Kept && !listed {
+                    self.sends_wait_for_store = true;
+                    return;
+                }
             }
             if self.submitting >= self.pacer.window() || self.pacer.ready_at(now) > now {
                 self.rate_bound_at = now;
@@ -975,11 +1216,9 @@ impl Engine {
         self.replaying.remove(&index);
         match &answer {
             // The run may have been made, its answer lost.
-            SubmitAnswer::Transient => {
-                self.may_have_run.insert(index);
-            }
+            SubmitAnswer::Transient => self.set_may_have_run(index, true),
             SubmitAnswer::Accepted(_) | SubmitAnswer::Refused(_) => {
-                self.may_have_run.remove(&index);
+                self.set_may_have_run(index, false)
             }
             SubmitAnswer::RateLimited { .. }
             | SubmitAnswer::Unauthorized
@@ -1333,8 +1572,12 @@ impl Engine {
             return;
         }
         for index in failed {
-            // A new attempt is a new key: nothing was made with it.
-            self.may_have_run.remove(&index);
+            // A new attempt is a new key: nothing was made with it. The old attempt's run still
+            // counts against the budget.
+            self.set_may_have_run(index, false);
+            let charged = self.rows[index].credits_used;
+            self.charged_before = self.charged_before.saturating_add(charged);
+            self.spending.charged = self.spending.charged.saturating_add(charged);
             self.change_row(index, |row| {
                 row.attempt += 1;
                 row.tries = 0;
@@ -1450,6 +1693,10 @@ mod tests {
         fails: bool,
         cancelled_at: Option<f64>,
         records: usize,
+        /// The body's `max_credits`: the API never charges a run more.
+        max_credits: u64,
+        /// What the run charges if it completes (a failed or cancelled one charges part of it).
+        charge: u64,
     }
 
     /// The API as the contract describes it: one run per idempotency key, a token bucket per
@@ -1467,6 +1714,10 @@ mod tests {
         keys_sent: Vec<(usize, String)>,
         limited: usize,
         accepted_submissions: usize,
+        /// Draws what each run charges, apart from `Dice` so the other draws stay as they were.
+        charges: Dice,
+        /// Every run charges its `max_credits`, even a failed or cancelled one.
+        full_charge: bool,
     }
 
     impl FakeApi {
@@ -1483,23 +1734,56 @@ mod tests {
                 keys_sent: Vec::new(),
                 limited: 0,
                 accepted_submissions: 0,
+                charges: Dice(0x9e37_79b9_7f4a_7c15),
+                full_charge: false,
             }
         }
 
-        fn run(&self, index: usize, now: f64) -> Run {
+        /// What this batch's runs may still cost: what an ended run charged, a going run's
+        /// `max_credits`.
+        fn committed(&self, now: f64) -> u64 {
+            self.by_key
+                .values()
+                .map(|&index| match self.status(index, now) {
+                    (status, _) if status.is_terminal() => self.credits_used(index, status),
+                    _ => self.runs[index].max_credits,
+                })
+                .sum()
+        }
+
+        /// A run's status at `now`, and when it ended.
+        fn status(&self, index: usize, now: f64) -> (RunStatus, Option<f64>) {
             let r = &self.runs[index];
-            let (status, completed_at) = match r.cancelled_at {
+            match r.cancelled_at {
                 Some(at) => (RunStatus::Cancelled, Some(at)),
                 None if now >= r.ends_at && r.fails => (RunStatus::Failed, Some(r.ends_at)),
                 None if now >= r.ends_at => (RunStatus::Completed, Some(r.ends_at)),
                 None if now >= r.created_at + 100.0 => (RunStatus::Processing, None),
                 None => (RunStatus::Queued, None),
-            };
+            }
+        }
+
+        /// What a run of this status has charged so far: never more than its `max_credits`.
+        fn credits_used(&self, index: usize, status: RunStatus) -> u64 {
+            let charge = self.runs[index].charge;
+            match status {
+                RunStatus::Completed => charge,
+                _ if self.full_charge && status.is_terminal() => charge,
+                RunStatus::Failed | RunStatus::Cancelled => charge / 2,
+                RunStatus::Processing => charge / 3,
+                RunStatus::Queued => 0,
+            }
+        }
+
+        fn run(&self, index: usize, now: f64) -> Run {
+            let r = &self.runs[index];
+            let (status, completed_at) = self.status(index, now);
             let records = if status == RunStatus::Completed {
                 r.records
             } else {
                 0
             };
+            let credits_used = self.credits_used(index, status);
             let time = |ms: f64| {
                 chrono::DateTime::from_timestamp_millis(ms as i64)
                     .unwrap()
@@ -1508,7 +1792,7 @@ mod tests {
             serde_json::from_value(json!({
                 "id": r.id, "action": "premium-search-people", "status": status.as_str(),
                 "output": (0..records).map(|i| json!({ "name": format!("person {i}") })).collect::<Vec<_>>(),
-                "credits_used": records, "credits_reserved": 0,
+                "credits_used": credits_used, "credits_reserved": 0,
                 "created_at": time(r.created_at), "completed_at": completed_at.map(time),
                 "completeness": { "has_more": false, "scope": "single_page" },
                 "error": if status == RunStatus::Failed { json!({ "code": "provider_error", "message": "no" }) } else { serde_json::Value::Null },
@@ -1521,6 +1805,7 @@ mod tests {
             now: f64,
             row: usize,
             key: &str,
+            body: &str,
             dice: &mut Dice,
             faults: Faults,
         ) -> Option<SubmitAnswer> {
@@ -1562,6 +1847,15 @@ mod tests {
             self.tokens -= 1.0;
             self.accepted_submissions += 1;
             let index = self.runs.len();
+            let max_credits = serde_json::from_str::<serde_json::Value>(body)
+                .ok()
+                .and_then(|body| body["max_credits"].as_u64())
+                .unwrap_or(5);
+            let charge = if self.full_charge {
+                max_credits
+            } else {
+                self.charges.next() % max_credits.saturating_add(1)
+            };
             self.runs.push(FakeRun {
                 id: format!("run_{index}"),
                 created_at: now,
@@ -1569,6 +1863,8 @@ mod tests {
                 fails: dice.chance(faults.failed_run),
                 cancelled_at: None,
                 records: 1 + (dice.next() % 5) as usize,
+                max_credits,
+                charge,
             });
             self.by_key.insert(key.to_owned(), index);
             if dice.chance(faults.lost_answer) {
@@ -1619,16 +1915,32 @@ mod tests {
         /// The page's copy, told only what [`Engine::take_news`] says after each change (as the
         /// worker running a batch tells its page).
         page: Engine,
+        /// Every key the engine ever sent, reloads included: a key not in it goes for the first
+        /// time.
+        keys_ever_sent: HashSet<String>,
+        /// The budget seen last, and whether it was ever lowered (a lower budget may leave the
+        /// batch above it, by what was committed before).
+        budget_seen: Option<u64>,
+        budget_lowered: bool,
     }
 
     fn rows(n: usize) -> Vec<BatchRow> {
-        (0..n)
-            .map(|i| {
+        rows_costing(&vec![5; n])
+    }
+
+    /// A row per worst case, sent with it as `max_credits`, from line 2 on.
+    fn rows_costing(estimates: &[u64]) -> Vec<BatchRow> {
+        estimates
+            .iter()
+            .enumerate()
+            .map(|(i, &estimate)| {
                 BatchRow::new(CheckedRow {
                     line: i + 2,
                     cells: vec![format!("row {i}")],
-                    body: format!(r#"{{"input":{{"keywords":"row {i}"}}}}"#),
-                    estimate: 5,
+                    body: format!(
+                        r#"{{"input":{{"keywords":"row {i}"}},"max_credits":{estimate}}}"#
+                    ),
+                    estimate,
                     errors: Vec::new(),
                 })
             })
@@ -1637,14 +1949,25 @@ mod tests {
 
     impl Sim {
         fn new(n: usize, api: FakeApi, faults: Faults, seed: u64) -> Sim {
+            Sim::with_rows(rows(n), None, api, faults, seed)
+        }
+
+        fn with_rows(
+            rows: Vec<BatchRow>,
+            budget: Option<u64>,
+            api: FakeApi,
+            faults: Faults,
+            seed: u64,
+        ) -> Sim {
             let engine = Engine::new(
                 "0123456789abcdef0123456789abcdef".into(),
                 Some("ws".into()),
                 ActionId::PremiumSearchPeople,
                 vec!["keywords".into()],
-                rows(n),
+                rows,
                 START,
-            );
+            )
+            .with_budget(budget);
             Sim {
                 now: START,
                 page: engine.clone(),
@@ -1661,6 +1984,9 @@ mod tests {
                 submitting: HashSet::new(),
                 sent_before_kept: false,
                 sign_in_at: None,
+                keys_ever_sent: HashSet::new(),
+                budget_seen: budget,
+                budget_lowered: false,
             }
         }
 
@@ -1674,16 +2000,42 @@ mod tests {
             for command in commands {
                 match command {
                     Command::Submit {
-                        row, key, action, ..
+                        row,
+                        key,
+                        action,
+                        body,
                     } => {
                         assert_eq!(action, ActionId::PremiumSearchPeople);
                         if self.engine.keeping() == Keeping::Pending {
                             self.sent_before_kept = true;
                         }
                         assert!(self.submitting.insert(row), "row {row} sent twice at once");
-                        let answer =
-                            self.api
-                                .submit(self.now, row, &key, &mut self.dice, self.faults);
+                        // A row the engine sends as new (not again with a key that may have
+                        // made a run) goes only if its worst case fit what the budget left: the
+                        // engine counts it now, and the whole still fits. A key sent again after
+                        // a reload may never have gone (the store lists every row that may have),
+                        // but it was counted before the reload.
+                        let spending = *self.engine.spending();
+                        let first_time = self.keys_ever_sent.insert(key.clone());
+                        let replay = self.engine.replaying.contains(&row);
+                        if first_time
+                            && !replay
+                            && let Some(budget) = spending.budget
+                        {
+                            assert!(
+                                spending.committed() <= budget,
+                                "line {} sent for the first time past the budget: {spending:?}",
+                                row + 2
+                            );
+                        }
+                        let answer = self.api.submit(
+                            self.now,
+                            row,
+                            &key,
+                            &body,
+                            &mut self.dice,
+                            self.faults,
+                        );
                         if answer == Some(SubmitAnswer::Unauthorized) {
                             self.sign_in_at = Some(self.now + 500.0);
                         }
@@ -1760,7 +2112,13 @@ mod tests {
             if let Event::Submitted { row, .. } = &event {
                 self.submitting.remove(row);
             }
+            let resume = event == Event::Resume;
+            let phase_before = self.engine.phase().clone();
             let commands = self.engine.handle(self.now, event);
+            self.check_spending();
+            if resume || self.engine.phase() != &phase_before {
+                self.check_pause_at_budget();
+            }
             self.count_outputs_in_memory();
             if self.engine.take_changed() {
                 self.page.absorb(self.engine.take_news());
@@ -1786,6 +2144,77 @@ mod tests {
                 }
             }
             self.execute(commands);
+        }
+
+        /// The spending the engine keeps is the spending counted from its rows; with a budget,
+        /// what the API may still charge is within it, and both are within the budget unless it
+        /// was lowered.
+        fn check_spending(&mut self) {
+            let engine = &self.engine;
+            let counted = Spending::of(
+                engine.spending.budget,
+                engine.charged_before,
+                &engine.rows,
+                |index| engine.held(index),
+            );
+            assert_eq!(
+                engine.spending, counted,
+                "the spending kept is the spending counted"
+            );
+            let budget = engine.spending.budget;
+            if budget != self.budget_seen {
+                if budget.is_some_and(|b| self.budget_seen.is_none_or(|seen| b < seen)) {
+                    self.budget_lowered = true;
+                }
+                self.budget_seen = budget;
+            }
+            let Some(budget) = budget else {
+                return;
+            };
+            let committed = engine.spending.committed();
+            let at_the_api = self.api.committed(self.now);
+            assert!(
+                at_the_api <= committed,
+                "the API may charge {at_the_api}, the batch counts {committed}"
+            );
+            if !self.budget_lowered {
+                assert!(
+                    committed <= budget,
+                    "{committed} committed, budget {budget}"
+                );
+            }
+        }
+
+        /// A batch that has just paused at its budget paused before the first row never sent,
+        /// which does not fit what is left, and says which.
+        fn check_pause_at_budget(&self) {
+            let Some(reason) = self.paused_at_budget() else {
+                return;
+            };
+            let engine = &self.engine;
+            let next = (0..engine.rows.len())
+                .find(|&i| engine.rows[i].state == RowState::Waiting && !engine.held(i));
+            let Some(next) = next else {
+                panic!("paused at the budget with no row to send: {reason}");
+            };
+            let row = &engine.rows[next];
+            assert!(
+                !engine.spending.fits(row.estimate),
+                "paused before line {}, which fits: {:?}",
+                row.line,
+                engine.spending
+            );
+            assert!(reason.contains(&format!("line {} ", row.line)), "{reason}");
+        }
+
+        /// The batch is paused at its budget, with this reason.
+        fn paused_at_budget(&self) -> Option<&str> {
+            match self.engine.phase() {
+                Phase::Paused(Some(reason)) if reason.starts_with("Paused at the budget") => {
+                    Some(reason)
+                }
+                _ => None,
+            }
         }
 
         /// Counts the runs whose records are in the engine's rows or in an answer on its way to
@@ -1822,9 +2251,38 @@ mod tests {
         /// Runs until the engine is settled or `until` (ms after the start) has passed; `true`
         /// when settled.
         fn run_until(&mut self, until: f64) -> bool {
+            self.run_while(until, Sim::settled)
+        }
+
+        /// Runs until the engine is settled or stopped (paused, with nothing going that it
+        /// waits for), or `until` has passed; `true` when settled or stopped.
+        fn run_until_stopped(&mut self, until: f64) -> bool {
+            self.run_while(until, |sim| sim.settled() || sim.stopped())
+        }
+
+        fn settled(&self) -> bool {
+            self.engine.is_settled() && self.arriving.is_empty()
+        }
+
+        fn stopped(&self) -> bool {
+            matches!(self.engine.phase(), Phase::Paused(_))
+                && self.arriving.is_empty()
+                && self.sign_in_at.is_none()
+                && self.engine.save_in_flight.is_none()
+                && !self.engine.has_unsaved()
+                && self
+                    .engine
+                    .rows()
+                    .iter()
+                    .all(|r| !r.state.is_running() && r.state != RowState::Submitting)
+        }
+
+        /// Runs until `done` holds or `until` (ms after the start) has passed; `true` when it
+        /// holds.
+        fn run_while(&mut self, until: f64, done: impl Fn(&Sim) -> bool) -> bool {
             self.handle(Event::Tick);
             loop {
-                if self.engine.is_settled() && self.arriving.is_empty() {
+                if done(self) {
                     return true;
                 }
                 if let Some(at) = self.sign_in_at
@@ -1872,6 +2330,7 @@ mod tests {
                 .expect("saved before anything was sent");
             let rows: Vec<BatchRow> = self.store.rows.values().cloned().collect();
             self.engine = Engine::restore(summary, rows, self.now).unwrap();
+            self.check_spending();
         }
 
         /// Runs until `at` (ms after the start), if given, then reloads, unless the batch was
@@ -1985,6 +2444,7 @@ mod tests {
         assert_eq!(page.keeping(), Keeping::Kept);
         assert_eq!(page.counters(), engine.counters());
         assert_eq!(page.tally(), engine.tally());
+        assert_eq!(page.spending(), engine.spending());
         for (shown, row) in page.rows().iter().zip(engine.rows()) {
             // Records of a kept batch are read from the store, not sent to the page.
             assert!(shown.output.is_empty());
@@ -2124,6 +2584,8 @@ mod tests {
                 fails: false,
                 cancelled_at: None,
                 records: 1,
+                max_credits: 1,
+                charge: 1,
             };
             sim.api.runs.push(run);
         }
@@ -2172,6 +2634,178 @@ mod tests {
         // Said while it held; nothing held the finished batch.
         assert_eq!(sim.engine.counters().paced_by, None);
         assert!(sim.most_outputs_in_memory <= OUTPUTS_IN_MEMORY_AT_MOST);
+    }
+
+    /// A fake API whose runs charge their `max_credits`, so what a batch charges is known.
+    fn charging_in_full(burst: f64, per_sec: f64, run_ms: f64) -> FakeApi {
+        let mut api = FakeApi::new(burst, per_sec, run_ms);
+        api.full_charge = true;
+        api
+    }
+
+    #[test]
+    fn a_budget_pauses_before_the_row_that_would_pass_it_until_it_is_raised_and_resumed() {
+        let api = charging_in_full(5.0, 10.0, 500.0);
+        let mut sim = Sim::with_rows(rows_costing(&[2_000; 10]), Some(11_500), api, NO_FAULTS, 21);
+        assert!(sim.run_until_stopped(60_000.0));
+        let reason = "Paused at the budget: line 7 may cost up to 2,000 credits and 1,500 of the \
+                      11,500-credit budget is left. Raise the budget to go on.";
+        assert_eq!(sim.engine.phase(), &Phase::Paused(Some(reason.to_owned())));
+        assert_eq!(sim.api.runs.len(), 5, "nothing is sent past the budget");
+        assert_eq!(
+            sim.engine.spending(),
+            &Spending {
+                budget: Some(11_500),
+                charged: 10_000,
+                reserved: 0
+            }
+        );
+        assert_eq!(sim.engine.take_news().spending, *sim.engine.spending());
+        // Resumed with the same budget: paused again at once, for the same reason.
+        sim.handle(Event::Resume);
+        assert_eq!(sim.engine.phase(), &Phase::Paused(Some(reason.to_owned())));
+        // Raised: the batch waits for the person's Resume.
+        sim.handle(Event::SetBudget(Some(20_000)));
+        sim.run_until(sim.now - START + 5_000.0);
+        assert!(sim.paused_at_budget().is_some());
+        assert_eq!(sim.api.runs.len(), 5);
+        assert_eq!(
+            sim.store.summary.as_ref().and_then(|s| s.budget),
+            Some(20_000)
+        );
+        sim.handle(Event::Resume);
+        assert!(sim.run_until(120_000.0));
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 10);
+        assert_eq!(sim.api.runs.len(), 10);
+        assert_eq!(
+            sim.engine.spending(),
+            &Spending {
+                budget: Some(20_000),
+                charged: 20_000,
+                reserved: 0
+            }
+        );
+        sim.check_keys_and_runs();
+    }
+
+    #[test]
+    fn a_row_whose_worst_case_alone_passes_the_budget_pauses_the_batch_and_is_not_skipped() {
+        let api = charging_in_full(5.0, 10.0, 500.0);
+        let estimates = [100, 100, 5_000, 100];
+        let mut sim = Sim::with_rows(rows_costing(&estimates), Some(1_000), api, NO_FAULTS, 3);
+        assert!(sim.run_until_stopped(60_000.0));
+        assert_eq!(
+            sim.paused_at_budget(),
+            Some(
+                "Paused at the budget: line 4 may cost up to 5,000 credits and 800 of the \
+                 1,000-credit budget is left. Raise the budget to go on."
+            )
+        );
+        assert_eq!(sim.api.runs.len(), 2, "the row after it waits too");
+        assert_eq!(sim.engine.rows()[3].state, RowState::Waiting);
+    }
+
+    #[test]
+    fn a_budget_lowered_below_what_is_committed_pauses_before_the_next_row() {
+        // Runs take 5 s: rows sent in the first 2 s are all going when the budget comes.
+        let api = charging_in_full(5.0, 5.0, 5_000.0);
+        let mut sim = Sim::with_rows(rows_costing(&[100; 40]), Some(4_000), api, NO_FAULTS, 5);
+        sim.run_until(2_000.0);
+        let sent = sim.api.runs.len();
+        assert!(sent > 1, "{sent} sent");
+        sim.handle(Event::SetBudget(Some(50 * sent as u64)));
+        assert!(
+            sim.paused_at_budget()
+                .is_some_and(|reason| reason.contains("none of the")),
+            "{:?}",
+            sim.engine.phase()
+        );
+        assert!(sim.run_until_stopped(60_000.0));
+        assert_eq!(sim.api.runs.len(), sent, "nothing more is sent");
+        // What was on its way ends: charged in full, past the lowered budget, and no more.
+        assert_eq!(sim.engine.spending().charged, 100 * sent as u64);
+        assert_eq!(sim.engine.spending().reserved, 0);
+    }
+
+    #[test]
+    fn retried_rows_count_their_old_runs_and_a_reload_keeps_the_budget_and_that_charge() {
+        let faults = Faults {
+            failed_run: 0.4,
+            ..NO_FAULTS
+        };
+        let api = charging_in_full(5.0, 10.0, 500.0);
+        let mut sim = Sim::with_rows(rows_costing(&[100; 8]), Some(800), api, faults, 23);
+        assert!(sim.run_until(60_000.0));
+        let failed = sim.engine.tally().count(RowState::Failed) as u64;
+        assert!(failed >= 2, "{failed} failed");
+        assert_eq!(sim.engine.spending().committed(), 800);
+        // Room for all but one of them, counting what their first runs charged.
+        sim.faults = NO_FAULTS;
+        sim.handle(Event::SetBudget(Some(800 + 100 * (failed - 1))));
+        sim.handle(Event::RetryFailed);
+        assert!(sim.run_until_stopped(60_000.0));
+        assert!(sim.paused_at_budget().is_some(), "{:?}", sim.engine.phase());
+        assert_eq!(sim.engine.tally().count(RowState::Waiting), 1);
+        let paused = *sim.engine.spending();
+        assert_eq!(paused.charged, 800 + 100 * (failed - 1));
+        assert_eq!(paused.reserved, 0);
+        let summary = sim.store.summary.clone().unwrap();
+        assert_eq!(
+            (summary.budget, summary.charged_before),
+            (Some(800 + 100 * (failed - 1)), 100 * failed)
+        );
+        // A reload: the same budget and spending, and still too little of it.
+        sim.restore_from_store();
+        assert_eq!(sim.engine.spending(), &paused);
+        sim.handle(Event::Resume);
+        assert!(sim.paused_at_budget().is_some(), "{:?}", sim.engine.phase());
+        sim.handle(Event::SetBudget(Some(800 + 100 * failed)));
+        sim.handle(Event::Resume);
+        assert!(sim.run_until(120_000.0));
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 8);
+        assert_eq!(sim.engine.spending().charged, 800 + 100 * failed);
+        sim.check_keys_and_runs();
+    }
+
+    #[test]
+    fn rows_a_raised_budget_lets_go_count_after_a_reload_however_soon() {
+        // Paused at a budget of 30, raised and resumed between two saves, then reloaded a tenth
+        // of a second to a second later: a row the new budget lets go is sent only once a save
+        // shows it, so whatever the store kept (the old budget or the new), the batch taken up
+        // again counts every run the API may charge (checked after every event and at the
+        // reload).
+        for tenths in 1..10 {
+            let api = charging_in_full(10.0, 20.0, 3_000.0);
+            let mut sim = Sim::with_rows(rows_costing(&[1; 400]), Some(30), api, NO_FAULTS, 31);
+            sim.run_until(2_050.0);
+            assert!(sim.paused_at_budget().is_some());
+            sim.handle(Event::SetBudget(Some(300)));
+            sim.handle(Event::Resume);
+            sim.run_until(2_050.0 + f64::from(tenths) * 100.0);
+            sim.restore_from_store();
+            sim.handle(Event::Resume);
+            assert!(sim.run_until_stopped(600_000.0));
+            let budget = sim.engine.spending().budget.unwrap_or(0);
+            assert!(sim.paused_at_budget().is_some(), "{:?}", sim.engine.phase());
+            assert!(
+                sim.api.runs.len() as u64 <= budget,
+                "{} runs",
+                sim.api.runs.len()
+            );
+            sim.check_keys_and_runs();
+        }
+    }
+
+    #[test]
+    fn a_budget_the_batch_fits_in_costs_it_no_time() {
+        let api = FakeApi::new(50.0, 50.0, 1_000.0);
+        let mut sim = Sim::with_rows(rows_costing(&[5; 2000]), Some(10_000), api, NO_FAULTS, 1);
+        assert!(sim.run_until(600_000.0));
+        let took = sim.now - START;
+        let ideal = (2000.0 - 50.0) / 50.0 * 1000.0;
+        assert!(took < ideal * 1.15, "{took} ms against {ideal}");
+        assert_eq!(sim.engine.tally().count(RowState::Completed), 2000);
+        assert_eq!(sim.engine.spending().reserved, 0);
     }
 
     proptest! {
@@ -2258,6 +2892,63 @@ mod tests {
                 }
             }
             sim.check_keys_and_runs();
+        }
+        /// For any budget and worst cases, whatever the API answers and in whatever order,
+        /// reloads and a changed budget included, the batch never commits past its budget (what
+        /// the API may still charge included) unless the budget was lowered, sends no row for
+        /// the first time past it, pauses only before a row that does not fit, and still makes
+        /// one run per row and attempt.
+        #[test]
+        fn no_sequence_of_answers_takes_a_batch_past_its_budget(
+            seed in any::<u64>(),
+            estimates in proptest::collection::vec(0u64..40, 1..50),
+            budget_share in 0.0f64..1.2,
+            server_error in 0.0f64..0.3,
+            lost_answer in 0.0f64..0.3,
+            unauthorized in 0.0f64..0.05,
+            read_failure in 0.0f64..0.3,
+            failed_run in 0.0f64..0.3,
+            burst in 1.0f64..10.0,
+            per_sec in 1.0f64..50.0,
+            reload_after in proptest::option::of(0.0f64..20_000.0),
+            budget_change in proptest::option::of((0.0f64..20_000.0, 0.0f64..1.5)),
+            retry_failed in any::<bool>(),
+        ) {
+            let worst_case: u64 = estimates.iter().sum();
+            let share_of = |share: f64| (worst_case as f64 * share) as u64;
+            let faults = Faults { server_error, lost_answer, refused: 0.0, unauthorized, no_retry_after: 0.5, read_failure, failed_run };
+            let api = FakeApi::new(burst, per_sec, 800.0);
+            let mut sim = Sim::with_rows(rows_costing(&estimates), Some(share_of(budget_share)), api, faults, seed);
+            sim.reload_at(reload_after);
+            if let Some((at, share)) = budget_change
+                && !sim.run_until(at)
+            {
+                sim.handle(Event::SetBudget(Some(share_of(share))));
+            }
+            let mut retried = !retry_failed;
+            loop {
+                prop_assert!(sim.run_until_stopped(3_600_000.0), "settled or stopped within an hour");
+                // Stopped only at the budget (each pause is checked when it happens).
+                if sim.paused_at_budget().is_some() {
+                    let raised = sim.engine.spending().committed() + worst_case;
+                    sim.handle(Event::SetBudget(Some(raised)));
+                    sim.handle(Event::Resume);
+                    continue;
+                }
+                prop_assert_eq!(sim.engine.phase(), &Phase::Done);
+                if retried {
+                    break;
+                }
+                retried = true;
+                sim.handle(Event::RetryFailed);
+            }
+            prop_assert!(!sim.sent_before_kept);
+            sim.check_keys_and_runs();
+            prop_assert!(sim.engine.rows().iter().all(|r| matches!(r.state, RowState::Completed | RowState::Failed)));
+            let attempts: usize = sim.engine.rows().iter().map(|r| r.attempt as usize + 1).sum();
+            prop_assert_eq!(sim.api.runs.len(), attempts, "one run per row and attempt");
+            prop_assert_eq!(sim.engine.spending().reserved, 0);
+            prop_assert_eq!(sim.engine.spending().charged, sim.api.committed(sim.now));
         }
     }
 }
