@@ -4,8 +4,8 @@
 //! that keeps submissions at the API's rate limit, and the merged export.
 //!
 //! Pure functions, tested natively. [`engine`] runs a batch as a state machine without I/O,
-//! at the pace of [`pacer`] and within its credit [`budget`]; `state/bulk.rs` drives it and
-//! `pages/bulk.rs` renders it.
+//! at the pace of [`pacer`] and within its credit [`budget`]; `crate::runner` drives it in the
+//! bulk worker, `state/bulk.rs` keeps the page's copy and `pages/bulk.rs` renders it.
 
 pub mod budget;
 pub mod engine;

@@ -1,9 +1,9 @@
 //! The bulk engine: a batch as a state machine without I/O. It is fed events (time passed, an
 //! answer from the API, the store's answer, the person's pause, resume, cancel, retry and credit
 //! budget) and answers with commands (submit this row with this key, read the run list, read
-//! this run, cancel this run, save these rows, refresh the workspace). A thin driver (`crate::runner`, in
-//! the bulk worker) does the requests and the timers; the tests drive it with a fake clock, a
-//! fake API and a fake store.
+//! this run, cancel this run, save these rows, refresh the workspace). A thin driver
+//! (`crate::runner`, in the bulk worker) does the requests and the timers; the tests drive it
+//! with a fake clock, a fake API and a fake store.
 //!
 //! What it guarantees:
 //! - A row's key is fixed by its batch, attempt and line, and the same on every retry, so the
