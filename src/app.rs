@@ -9,8 +9,9 @@ use leptos_router::hooks::{use_navigate, use_params};
 use leptos_router::params::Params;
 use leptos_router::{NavigateOptions, path};
 
-use crate::components::{RequireSession, ThemeToggle};
+use crate::components::{RequireSession, ThemeToggle, WorkspaceSwitcher};
 use crate::model::format::{counted, group_thousands};
+use crate::model::sign_ins::SignInId;
 use crate::pages::lazy::{
     ActionFormRoute, ActionsRoute, BulkRoute, CompareRunsRoute, CreditsRoute, KeysRoute,
     LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, SafeguardsRoute, StorageRoute,
@@ -34,7 +35,7 @@ pub fn App(
     Environment::provide(session, served_environment);
     SharedWorkspace::provide(session);
     Registry::provide(session);
-    Drafts::provide();
+    Drafts::provide(session);
     SpendingSafeguards::provide(use_workspace());
     Bulk::provide(session, use_workspace());
     // The other pages' code, fetched in the background (see pages::lazy).
@@ -51,6 +52,9 @@ pub fn App(
             <AppHeader />
             <SandboxBand />
             <main id="main" class="main" tabindex="-1" aria-busy=move || routing.get().to_string()>
+                // Made again when another sign-in is put in use: a page of the workspace left
+                // (its resources, its inputs) never shows while the next one loads.
+                {move || { session.current_id(); view! {
                 <FlatRoutes fallback=NotFoundPage>
                     <Route path=path!("/sign-in") view=SignInPage />
                     <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
@@ -68,6 +72,7 @@ pub fn App(
                     <Route path=path!("/log/:id") view={Lazy::<LogEntryRoute>::new()} />
                     <Route path=path!("/safeguards") view={Lazy::<SafeguardsRoute>::new()} />
                 </FlatRoutes>
+                } }}
             </main>
         </Router>
     }
@@ -113,7 +118,6 @@ pub fn in_place() -> NavigateOptions {
 #[component]
 fn AppHeader() -> impl IntoView {
     let session = use_session();
-    let credential = move || session.kind().map(|k| k.label()).unwrap_or_default();
     view! {
         // `rel="external"`: the router leaves it alone, so the browser moves focus to main.
         <a class="skip-link" href="#main" rel="external">"Skip to content"</a>
@@ -136,9 +140,7 @@ fn AppHeader() -> impl IntoView {
             })}
             <div class="header-end">
                 {move || session.is_signed_in().then(|| view! {
-                    <span class="credential" title=move || format!("{} at {}", credential(), session.base_url().unwrap_or_default())>
-                        {credential}
-                    </span>
+                    <WorkspaceSwitcher />
                     <SignOut />
                 })}
                 <ThemeToggle />
@@ -199,21 +201,24 @@ fn SignOut() -> impl IntoView {
     let open = RwSignal::new(false);
     let forgetting = RwSignal::new(false);
     let forget_failed = RwSignal::new(false);
-    let leave = move |notice: Option<String>| {
-        match notice {
-            Some(notice) => session.sign_out_saying(notice),
-            None => session.sign_out(),
+    // Signs out of `sign_in`, the sign-in in use when the person asked (they may have switched
+    // while its data was being forgotten).
+    let leave = move |sign_in: Option<SignInId>, notice: Option<String>| {
+        if let Some(sign_in) = sign_in {
+            // Drafts survive an expired session (to finish after signing in again), not a
+            // sign-out.
+            drafts.forget_for(sign_in);
+            session.sign_out_of(sign_in, notice);
         }
-        // Drafts survive an expired session (to finish after signing in again), not a sign-out.
-        drafts.forget_all();
         // Pages outside the guard (not-found) would otherwise stay on screen.
         navigate("/sign-in", Default::default());
     };
     let leave_now = leave.clone();
     let leave_and_forget = move |_| {
         let leave = leave.clone();
+        let sign_in = session.current_id_untracked();
         let Some(id) = workspace.id_untracked() else {
-            leave(None);
+            leave(sign_in, None);
             return;
         };
         forgetting.set(true);
@@ -221,22 +226,28 @@ fn SignOut() -> impl IntoView {
         // Nothing of this session is logged from now on: a write after the forget would leave
         // the workspace in this browser again.
         session.close_log();
-        // The batch on screen, if any, stops; its copy in the store goes with the rest.
-        bulk.let_go_of_shown();
+        // The workspace's batch, if this tab shows it, stops; its copy in the store goes with
+        // the rest (a batch of another workspace this tab is signed in to goes on).
+        if untrack(|| bulk.in_view()) {
+            bulk.let_go_of_shown();
+        }
         spawn_local(async move {
             session.log_settled().await;
             match crate::pages::lazy::forget_workspace(id.clone()).await {
-                Ok(gone) => leave(Some(format!(
-                    "Signed out. This browser no longer keeps anything of workspace {id}: {} of its run history, {}, {} and {} deleted.",
-                    counted(u64::from(gone.runs), "run", "runs"),
-                    counted(gone.batches as u64, "bulk batch", "bulk batches"),
-                    counted(gone.submissions as u64, "submission", "submissions"),
-                    counted(
-                        u64::from(gone.requests),
-                        "logged request",
-                        "logged requests"
-                    ),
-                ))),
+                Ok(gone) => leave(
+                    sign_in,
+                    Some(format!(
+                        "Signed out. This browser no longer keeps anything of workspace {id}: {} of its run history, {}, {} and {} deleted.",
+                        counted(u64::from(gone.runs), "run", "runs"),
+                        counted(gone.batches as u64, "bulk batch", "bulk batches"),
+                        counted(gone.submissions as u64, "submission", "submissions"),
+                        counted(
+                            u64::from(gone.requests),
+                            "logged request",
+                            "logged requests"
+                        ),
+                    )),
+                ),
                 Err(()) => forget_failed.set(true),
             }
             forgetting.set(false);
@@ -250,7 +261,7 @@ fn SignOut() -> impl IntoView {
             </button>
             <div id="sign-out-menu" class="sign-out-menu" role="group" aria-label="Sign out" hidden=move || !open.get()>
                 <p>"This browser keeps the workspace's run history, its bulk batches, the inputs sent from here and a log of requests, for the next sign-in (never the credential). On a shared computer, forget them."</p>
-                <button type="button" class="button secondary" on:click=move |_| leave_now(None)>"Sign out"</button>
+                <button type="button" class="button secondary" on:click=move |_| leave_now(session.current_id_untracked(), None)>"Sign out"</button>
                 <button type="button" class="button danger" disabled=forgetting on:click=leave_and_forget>
                     {move || if forgetting.get() { "Forgetting…" } else { "Sign out and forget this workspace's data in this browser" }}
                 </button>
@@ -268,7 +279,7 @@ fn SignOut() -> impl IntoView {
 /// loads, and nothing until the first.
 #[component]
 fn HeaderCredits() -> impl IntoView {
-    let workspace = use_workspace().resource;
+    let workspace = use_workspace();
     let safeguards = use_safeguards();
     move || {
         workspace.get().and_then(Result::ok).map(|ws| {

@@ -57,6 +57,10 @@ pub struct Credential {
     /// Without a trailing slash or `/v1`.
     pub base_url: String,
     pub bearer: String,
+    /// The page's handle of the sign-in the credential belongs to (`SignInId`), said back with
+    /// a 401, so the page ends that sign-in and no other (a 401 may arrive after the page has
+    /// sent another credential).
+    pub sign_in: u32,
 }
 
 impl std::fmt::Debug for Credential {
@@ -64,6 +68,7 @@ impl std::fmt::Debug for Credential {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Credential")
             .field("base_url", &self.base_url)
+            .field("sign_in", &self.sign_in)
             .finish_non_exhaustive()
     }
 }
@@ -146,9 +151,10 @@ pub enum FromRunner {
     Failed(String),
     /// Where the batch stands after a change, with the rows that changed.
     News(BatchNews),
-    /// The API refused the credential: the page ends the session, so the person signs in again;
-    /// the batch waits, and sends each refused row again with its key after the next sign-in.
-    Unauthorized { message: String },
+    /// The API refused the credential of the sign-in `sign_in`: the page ends that sign-in, so
+    /// the person signs in again; the batch waits, and sends each refused row again with its key
+    /// after the next sign-in to its workspace.
+    Unauthorized { message: String, sign_in: u32 },
     /// Credits moved: the page refreshes the workspace it shows.
     RefreshWorkspace,
     /// Nothing more to send: another tab may run the batch (a retry or resume here asks again).
@@ -363,10 +369,12 @@ fn hear(message: ToRunner) {
     match message {
         ToRunner::SignedIn(credential) => {
             let client = credential.map(|c| {
+                let sign_in = c.sign_in;
                 ApiClient::new(c.base_url, c.bearer)
-                    .on_unauthorized(|error| {
+                    .on_unauthorized(move |error| {
                         tell_page(&FromRunner::Unauthorized {
                             message: error.message(),
+                            sign_in,
                         });
                     })
                     .on_exchange(LOG.with_borrow_mut(|log| {
@@ -655,6 +663,7 @@ mod tests {
         let credential = Credential {
             base_url: "http://127.0.0.1:8787".into(),
             bearer: "sk_live_secret".into(),
+            sign_in: 2,
         };
         assert!(!format!("{credential:?}").contains("sk_live_secret"));
         let messages = [

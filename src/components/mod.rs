@@ -10,6 +10,7 @@ mod poll_notice;
 mod require_session;
 mod run_status_badge;
 mod theme_toggle;
+mod workspace_switcher;
 
 pub use api_error_panel::ApiErrorPanel;
 pub use confirm_spend::ConfirmSpend;
@@ -21,3 +22,4 @@ pub use poll_notice::PollNotice;
 pub use require_session::RequireSession;
 pub use run_status_badge::RunStatusBadge;
 pub use theme_toggle::{Theme, ThemeToggle};
+pub use workspace_switcher::{SignInList, WorkspaceSwitcher};

@@ -14,5 +14,6 @@ pub mod no_answer;
 pub mod output;
 pub mod request_log;
 pub mod safeguards;
+pub mod sign_ins;
 pub mod snippets;
 pub mod urls;

@@ -239,7 +239,6 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         move || values.with_untracked(|v| stored_model.with_value(|m| m.estimate(v)));
     let available_untracked = move || {
         workspace
-            .resource
             .get_untracked()
             .and_then(Result::ok)
             .map(|ws| ws.credits_available())
@@ -285,7 +284,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     // The submission, kept in this browser by run id for the run page's "Run again with changes",
     // and its run in the workspace's history.
     let remember = move |run: &api_contract::Run, attempt: Option<Attempt>| {
-        let ws = workspace.resource.get_untracked().and_then(Result::ok);
+        let ws = workspace.get_untracked().and_then(Result::ok);
         let (Some(attempt), Some(ws)) = (attempt, ws) else {
             return;
         };
@@ -392,7 +391,6 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     let estimate = move || values.with(|v| stored_model.with_value(|m| m.estimate(v)));
     let available = move || {
         workspace
-            .resource
             .get()
             .and_then(Result::ok)
             .map(|ws| ws.credits_available())

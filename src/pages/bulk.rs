@@ -33,7 +33,8 @@ const INVALID_SHOWN: usize = 50;
 #[component]
 pub fn BulkPage() -> impl IntoView {
     let bulk = use_bulk();
-    let has_batch = Memo::new(move |_| bulk.batch.with(Option::is_some));
+    // A batch of another workspace this tab is signed in to runs on, but is not shown here.
+    let has_batch = Memo::new(move |_| bulk.batch.with(Option::is_some) && bulk.in_view());
     view! {
         <section class="page bulk">
             <h1>"Bulk runs"</h1>
@@ -44,9 +45,32 @@ pub fn BulkPage() -> impl IntoView {
             {move || if has_batch.get() {
                 view! { <BatchView /> }.into_any()
             } else {
-                view! { <SavedBatches /> <Prepare /> }.into_any()
+                view! { <BatchElsewhereNotice /> <SavedBatches /> <Prepare /> }.into_any()
             }}
         </section>
+    }
+}
+
+/// The batch this tab runs for another workspace it is signed in to, which goes on while this
+/// one is in view: where it is, and what starting a batch here does to it.
+#[component]
+fn BatchElsewhereNotice() -> impl IntoView {
+    let bulk = use_bulk();
+    move || {
+        bulk.elsewhere().map(|other| {
+            let workspace = other
+                .workspace_name
+                .unwrap_or_else(|| "another workspace".to_owned());
+            view! {
+                <p class="notice" role="status" data-field="batch-elsewhere">
+                    {format!(
+                        "This tab is running a batch for {workspace}: {} of {} rows finished.                          Switch to {workspace} from the header to see it. A tab runs one batch at a time:                          starting or opening a batch here pauses it, and it resumes from {workspace}'s Bulk page.",
+                        group_thousands(other.finished as u64),
+                        group_thousands(other.to_send as u64),
+                    )}
+                </p>
+            }
+        })
     }
 }
 
@@ -55,7 +79,7 @@ pub fn BulkPage() -> impl IntoView {
 #[component]
 fn SavedBatches() -> impl IntoView {
     let bulk = use_bulk();
-    let workspace = use_workspace().resource;
+    let workspace = use_workspace();
     let reload = RwSignal::new(0_u32);
     let saved = LocalResource::new(move || {
         reload.track();
@@ -196,7 +220,7 @@ fn source_choice(source: &Source) -> String {
 #[component]
 fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
     let bulk = use_bulk();
-    let workspace = use_workspace().resource;
+    let workspace = use_workspace();
     let environment = crate::state::environment::use_environment();
     let safeguards = crate::state::safeguards::use_safeguards();
     let query = use_query_map();

@@ -295,7 +295,7 @@ fn RunAgain(
 ) -> impl IntoView {
     let drafts = use_drafts();
     let session = use_session();
-    let workspace = use_workspace().resource;
+    let workspace = use_workspace();
     // The key this console sent the run with, if it made it: the request as code sends it
     // again, so running the code is the same run, not a second one.
     let shared = use_workspace();

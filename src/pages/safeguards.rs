@@ -104,7 +104,6 @@ pub fn SafeguardsPage() -> impl IntoView {
     };
     let workspace_name = move || {
         workspace
-            .resource
             .get()
             .and_then(Result::ok)
             .map(|ws| ws.name)

@@ -6,9 +6,10 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::ApiError;
 use crate::app::replace;
-use crate::components::ApiErrorPanel;
+use crate::components::{ApiErrorPanel, SignInList};
 use crate::model::credential::{CredentialKind, classify};
 use crate::model::format::local_time;
+use crate::model::sign_ins::path_after_switch;
 use crate::model::urls::{normalize_base_url, safe_next};
 use crate::pages::lazy::{PagesLoaded, kept_data_notice};
 use crate::state::session::{SignedIn, use_session};
@@ -82,10 +83,14 @@ pub fn SignInPage() -> impl IntoView {
     // A success signs in and goes back to where the person was headed, in place of this page.
     Effect::new(move |_| {
         if let Some(Ok((signed_in, answer))) = check.value().get() {
-            workspace.prime(answer);
-            session.sign_in(signed_in, keep_in_tab.get_untracked());
-            let next = query.with_untracked(|q| safe_next(q.get_str("next")));
-            navigate(&next, replace());
+            match session.sign_in(signed_in, keep_in_tab.get_untracked()) {
+                Ok(sign_in) => {
+                    workspace.prime(sign_in, answer);
+                    let next = query.with_untracked(|q| safe_next(q.get_str("next")));
+                    navigate(&next, replace());
+                }
+                Err(too_many) => form_error.set(Some(too_many)),
+            }
         }
     });
     let refused = move || match check.value().get() {
@@ -142,13 +147,27 @@ pub fn SignInPage() -> impl IntoView {
         }
     };
 
+    // Signed in to other workspaces already (a sign-in ended, or the person adds one): they
+    // are listed to switch to, and the form adds one more.
+    let has_sign_ins = Memo::new(move |_| !session.summaries().is_empty());
+    let switch_next = query.with_untracked(|q| path_after_switch(&safe_next(q.get_str("next"))));
     view! {
         <section class="page narrow sign-in">
-            <h1>"Sign in"</h1>
+            <h1>{move || if session.is_signed_in() { "Sign in to another workspace" } else { "Sign in" }}</h1>
             <p class="lead">
                 "Use an API key or an account-session token. It stays in this tab's memory, never in a cookie or a URL."
             </p>
             {move || session.notice().map(|n| view! { <p class="notice" role="status" data-field="session-notice">{n}</p> })}
+            {move || has_sign_ins.get().then(|| {
+                let next = switch_next.clone();
+                view! {
+                    <section class="signed-in-already" aria-labelledby="signed-in-already">
+                        <h2 id="signed-in-already" class="section-title">"Signed in, in this tab"</h2>
+                        <SignInList next />
+                        <p class="help">"Or sign in to one more below; these stay signed in."</p>
+                    </section>
+                }
+            })}
             {kept_notice}
             <form class="form" on:submit=on_submit novalidate>
                 <div class="field">

@@ -43,7 +43,6 @@ pub fn WorkspacePage() -> impl IntoView {
             runs.refetch();
         }
     });
-    let resource = workspace.resource;
 
     view! {
         <section class="page">
@@ -51,7 +50,7 @@ pub fn WorkspacePage() -> impl IntoView {
             <p class="lead">"Refreshes every 30 seconds while this tab is visible."</p>
             <Transition fallback=|| view! { <p class="loading">"Loading the workspace…"</p> }>
                 {move || Suspend::new(async move {
-                    match resource.await {
+                    match workspace.loaded().await {
                         Ok(ws) => view! { <WorkspaceSummary ws /> }.into_any(),
                         Err(error) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
                     }

@@ -4,6 +4,11 @@
 //! batch up to date from what the worker reports ([`Engine::absorb`]) for the page to show. The
 //! credential is sent by message and never written.
 //!
+//! The batch belongs to a workspace, and its worker sends with the credential of a sign-in to
+//! that workspace (the one it was started with, while the tab keeps it), whichever workspace
+//! the person has in view: switching workspace leaves it running; signing out of its workspace
+//! pauses it until the person signs in there again.
+//!
 //! One tab runs a batch: the tab that runs it holds a Web Lock named after the batch. Another
 //! tab that opens the batch shows it read-only, kept up to date by what the running tab's worker
 //! broadcasts after each save (a `BroadcastChannel` of the same name), and may take it over,
@@ -27,6 +32,7 @@ use crate::model::bulk::engine::{BatchNews, Engine};
 use crate::model::bulk::{
     BatchRow, CheckedRow, ExportFormat, MergedExport, SavedBatch, add_output_columns,
 };
+use crate::model::sign_ins::SignInId;
 use crate::runner::{BatchToRun, FromRunner, ToRunner, WORKER_URL, batch_lock_name};
 use crate::store::{self, Change};
 
@@ -60,8 +66,20 @@ pub struct Bulk {
     /// The batch as its runner last reported it (the page's copy).
     pub batch: RwSignal<Option<Engine>>,
     pub role: RwSignal<Role>,
+    /// The sign-in in use when the batch was started or opened: its credential is preferred.
+    /// Read when the batch changes, which it does whenever this is set.
+    started_with: StoredValue<Option<SignInId>>,
     session: Session,
     workspace: SharedWorkspace,
+}
+
+/// The batch this tab runs, when it belongs to a workspace other than the one in view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchElsewhere {
+    /// The name the batch's workspace is known by in this tab, if it is.
+    pub workspace_name: Option<String>,
+    pub finished: usize,
+    pub to_send: usize,
 }
 
 /// The worker running the batch this tab shows.
@@ -121,6 +139,7 @@ impl Bulk {
         let bulk = Bulk {
             batch: RwSignal::new(None),
             role: RwSignal::new(Role::Runs),
+            started_with: StoredValue::new(None),
             session,
             workspace,
         };
@@ -128,28 +147,114 @@ impl Bulk {
         ROOT_OWNER.set(Owner::current());
     }
 
-    /// From the first batch on, the runner hears of every change of the session and of the
-    /// workspace once known: effects under the root's owner, so they outlive the page that
-    /// started the batch (and cost nothing before any batch).
+    /// The workspace of the batch this tab shows, once known; tracked.
+    fn batch_workspace(&self) -> Option<String> {
+        self.batch
+            .with(|b| b.as_ref().and_then(|b| b.workspace.clone()))
+    }
+
+    /// The sign-in whose credential the batch's requests use: one to the batch's workspace
+    /// (preferably the one it was started with), or, before its workspace is known, the one it
+    /// was started with. Tracked.
+    fn batch_sign_in(&self) -> Option<SignInId> {
+        let started_with = self.started_with.get_value();
+        match self.batch_workspace() {
+            Some(workspace) => self.session.sign_in_to(&workspace, started_with),
+            None => started_with.filter(|id| self.session.credential_for_runner(*id).is_some()),
+        }
+    }
+
+    /// Whether the batch shown belongs to the workspace in view (or nothing is shown); tracked.
+    pub fn in_view(&self) -> bool {
+        match self.batch.with(|b| b.as_ref().map(|b| b.workspace.clone())) {
+            None => true,
+            // The workspace a sign-in reached is known at once when the person switches back
+            // to it, before its load answers.
+            Some(Some(workspace)) => self
+                .session
+                .current_workspace()
+                .map(|w| w.id)
+                .or_else(|| self.workspace.id())
+                .is_some_and(|id| id == workspace),
+            Some(None) => self.started_with.get_value() == self.session.current_id(),
+        }
+    }
+
+    /// The batch this tab runs while it belongs to another workspace than the one in view and
+    /// is not done; tracked.
+    pub fn elsewhere(&self) -> Option<BatchElsewhere> {
+        if self.in_view() || self.role.get() != Role::Runs {
+            return None;
+        }
+        let workspace_name = self
+            .batch_sign_in()
+            .and_then(|id| self.session.workspace_of(id))
+            .map(|w| w.name);
+        self.batch.with(|b| {
+            b.as_ref()
+                .filter(|b| *b.phase() != Phase::Done)
+                .map(|b| BatchElsewhere {
+                    workspace_name,
+                    finished: b.tally().finished,
+                    to_send: b.tally().to_send,
+                })
+        })
+    }
+
+    /// Whether this tab runs a batch of the workspace `workspace` that is not done; tracked.
+    pub fn runs_for_workspace(&self, workspace: &str) -> bool {
+        self.role.get() == Role::Runs
+            && self.batch.with(|b| {
+                b.as_ref().is_some_and(|b| {
+                    b.workspace.as_deref() == Some(workspace) && *b.phase() != Phase::Done
+                })
+            })
+    }
+
+    /// From the first batch on, the runner hears of every change of the credential of the
+    /// batch's workspace, and of that workspace once known: effects under the root's owner, so
+    /// they outlive the page that started the batch (and cost nothing before any batch).
     fn follow_session(&self) {
         if FOLLOWING_SESSION.replace(true) {
             return;
         }
-        let (session, workspace) = (self.session, self.workspace);
+        let bulk = *self;
         let follow = move || {
+            // The credential names its sign-in.
+            let credential = Memo::new(move |_| {
+                bulk.batch_sign_in()
+                    .and_then(|id| bulk.session.credential_for_runner(id))
+            });
             Effect::new(move |_| {
-                let credential = session.credential_for_runner();
+                let credential = credential.get();
+                let sign_in = credential.as_ref().map(|c| SignInId(c.sign_in));
+                // The worker logs a new credential's requests with a new logger, which learns
+                // the workspace again.
+                let workspace = untrack(|| {
+                    bulk.batch_workspace().or_else(|| {
+                        sign_in
+                            .and_then(|id| bulk.session.workspace_of(id))
+                            .map(|w| w.id)
+                    })
+                });
                 BATCH_RUNNER.with_borrow_mut(|runner| {
                     if let Some(runner) = runner {
                         runner.send(ToRunner::SignedIn(credential));
+                        if let Some(workspace) = workspace {
+                            runner.send(ToRunner::WorkspaceKnown(workspace));
+                        }
                     }
                 });
             });
             Effect::new(move |_| {
-                if let Some(id) = workspace.id() {
+                let unknown = bulk.batch_workspace().is_none();
+                let seen = credential
+                    .with(|c| c.as_ref().map(|c| SignInId(c.sign_in)))
+                    .and_then(|id| bulk.session.workspace_of(id));
+                if let (true, Some(seen)) = (unknown, seen) {
                     BATCH_RUNNER.with_borrow_mut(|runner| {
                         if let Some(runner) = runner {
-                            runner.send(ToRunner::WorkspaceKnown(id));
+                            runner.send(ToRunner::WorkspaceKnown(seen.id));
                         }
                     });
                 }
@@ -183,6 +288,8 @@ impl Bulk {
             return;
         };
         let id = engine.id.clone();
+        self.started_with
+            .set_value(self.session.current_id_untracked());
         self.run(engine, to_run, None);
         // A new batch's lock is free: no other tab knows its id yet.
         let bulk = *self;
@@ -213,6 +320,8 @@ impl Bulk {
             news.phase = Phase::Running;
             engine.absorb(news);
         }
+        self.started_with
+            .set_value(self.session.current_id_untracked());
         let bulk = *self;
         spawn_local(async move {
             let name = batch_lock_name(&engine.id);
@@ -239,6 +348,8 @@ impl Bulk {
         }) else {
             return;
         };
+        self.started_with
+            .set_value(self.session.current_id_untracked());
         let bulk = *self;
         spawn_local(async move {
             let LockAnswer::Held(lock) =
@@ -322,10 +433,18 @@ impl Bulk {
         // The worker listens once its module has loaded: until it says so, messages wait here.
         // It hears the credential and the workspace before the batch, so it never sends a row
         // without them.
-        let mut waiting = vec![ToRunner::SignedIn(untrack(|| {
-            self.session.credential_for_runner()
-        }))];
-        if let Some(workspace) = self.workspace.id_untracked() {
+        let (sign_in, workspace) = untrack(|| {
+            let sign_in = self.batch_sign_in();
+            let workspace = self.batch_workspace().or_else(|| {
+                sign_in
+                    .and_then(|id| self.session.workspace_of(id))
+                    .map(|w| w.id)
+            });
+            (sign_in, workspace)
+        });
+        let credential = sign_in.and_then(|id| untrack(|| self.session.credential_for_runner(id)));
+        let mut waiting = vec![ToRunner::SignedIn(credential)];
+        if let Some(workspace) = workspace {
             waiting.push(ToRunner::WorkspaceKnown(workspace));
         }
         waiting.push(ToRunner::Run(to_run));
@@ -367,8 +486,15 @@ impl Bulk {
                     }
                 });
             }
-            FromRunner::Unauthorized { message } => self.session.expire(message),
-            FromRunner::RefreshWorkspace => self.workspace.refresh(),
+            // The sign-in whose credential was refused, even if the worker has another since.
+            FromRunner::Unauthorized { message, sign_in } => {
+                self.session.expire(SignInId(sign_in), message);
+            }
+            FromRunner::RefreshWorkspace => {
+                if untrack(|| self.in_view()) {
+                    self.workspace.refresh();
+                }
+            }
             FromRunner::Settled => {
                 // Nothing more to send: another tab may open the batch as its own.
                 if let Some(lock) = BATCH_LOCK.take() {

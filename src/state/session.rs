@@ -1,14 +1,21 @@
 //! Who is signed in, and the `ApiClient` for them: a context provided at the root of the app.
 //!
-//! The credential lives in memory. Only when the person opts in ("keep me signed in in this
-//! tab") is it also kept in this tab's sessionStorage, until sign-out or until the API refuses
-//! it. It is never written to localStorage, a cookie, a URL or a log.
+//! A tab may be signed in to several workspaces (or environments) at once
+//! (`model::sign_ins`): one is in use, and the pages show and spend in its workspace; the
+//! others wait, each with its own credential and request log, and a bulk batch of theirs keeps
+//! running with its own credential. The header switches between them.
+//!
+//! Credentials live in memory. Only when the person opts in ("keep me signed in in this tab") is
+//! a sign-in also kept in this tab's sessionStorage, until it is signed out or the API refuses
+//! it. A credential is never written to localStorage, a cookie, a URL or a log.
 
 use leptos::prelude::*;
 
 use crate::api::ApiClient;
 use crate::model::credential::{CredentialKind, classify};
 use crate::model::request_log::Origin;
+pub use crate::model::sign_ins::SeenWorkspace;
+use crate::model::sign_ins::{Entry, KeptSignIn, KeptSignIns, SignInId, SignIns};
 use crate::request_log::RequestLogger;
 
 /// A signed-in person's API base URL and bearer credential.
@@ -20,6 +27,8 @@ pub struct SignedIn {
     pub kind: CredentialKind,
     /// The request log of this credential's requests.
     log: RequestLogger,
+    /// Kept in this tab's storage (the person opted in), so a reload keeps it.
+    keep_in_tab: bool,
 }
 
 impl std::fmt::Debug for SignedIn {
@@ -40,6 +49,7 @@ impl SignedIn {
             bearer,
             kind,
             log: RequestLogger::new(Origin::Page, crate::pages::lazy::keep_log),
+            keep_in_tab: false,
         }
     }
 
@@ -48,86 +58,186 @@ impl SignedIn {
     pub fn client(&self) -> ApiClient {
         ApiClient::new(self.base_url.clone(), self.bearer.clone()).on_exchange(self.log.observer())
     }
+
+    /// Whether `other` is the same credential for the same API (signing in with it again).
+    fn same_credential(&self, other: &SignedIn) -> bool {
+        self.base_url == other.base_url && self.bearer == other.bearer
+    }
+}
+
+/// The sign-in in use.
+#[derive(Clone, Debug, PartialEq)]
+struct InUse {
+    id: SignInId,
+    signed_in: SignedIn,
+}
+
+/// One of the tab's sign-ins, as the switcher lists it (no credential).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignInSummary {
+    pub id: SignInId,
+    pub base_url: String,
+    pub kind: CredentialKind,
+    pub in_use: bool,
+    pub workspace: Option<SeenWorkspace>,
 }
 
 /// The session. `Copy`, like the signals inside.
 #[derive(Clone, Copy)]
 pub struct Session {
-    current: RwSignal<Option<SignedIn>>,
-    /// Whether anyone is signed in: pages and guards follow this, not every session change.
+    sign_ins: RwSignal<SignIns<SignedIn>>,
+    /// The sign-in in use: pages follow this, not every change of the other sign-ins (nor the
+    /// workspace each reached).
+    current: Memo<Option<InUse>>,
+    /// Whether anyone is signed in (a sign-in is in use): guards follow this.
     signed_in: Memo<bool>,
-    /// Why the last session ended, shown once on the sign-in page.
+    /// Why the last sign-in in use ended, shown once on the sign-in page.
     notice: RwSignal<Option<String>>,
 }
 
-/// The sessionStorage key of an opted-in credential.
+/// The sessionStorage key of the opted-in sign-ins.
 const TAB_STORAGE_KEY: &str = "console.session";
 
 fn tab_storage() -> Option<web_sys::Storage> {
+    // Native tests have no browser, so no tab storage.
+    if !cfg!(target_arch = "wasm32") {
+        return None;
+    }
     window().session_storage().ok().flatten()
 }
 
-/// `base_url` and bearer, one per line, as kept in the tab's storage.
-fn encode_kept(base_url: &str, bearer: &str) -> String {
-    format!("{base_url}\n{bearer}")
-}
-
-/// The opted-in sign-in kept by [`encode_kept`], unless it is damaged.
-fn decode_kept(kept: &str) -> Option<SignedIn> {
-    let (base_url, bearer) = kept.split_once('\n')?;
-    (!base_url.is_empty() && !bearer.is_empty() && !bearer.contains('\n'))
-        .then(|| SignedIn::new(base_url.to_owned(), bearer.to_owned()))
-}
-
-fn forget_kept() {
-    if let Some(storage) = tab_storage() {
-        let _ = storage.remove_item(TAB_STORAGE_KEY);
+/// The sign-ins kept in this tab's storage, unless there are none or they are damaged.
+fn restore_kept() -> SignIns<SignedIn> {
+    let mut sign_ins = SignIns::default();
+    let Some(kept) = tab_storage()
+        .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
+        .and_then(|kept| KeptSignIns::from_kept(&kept))
+    else {
+        return sign_ins;
+    };
+    let mut in_use = None;
+    for (index, KeptSignIn { base_url, bearer }) in kept.sign_ins.into_iter().enumerate() {
+        let mut signed_in = SignedIn::new(base_url, bearer);
+        signed_in.keep_in_tab = true;
+        let probe = signed_in.clone();
+        if let Ok(id) = sign_ins.add(signed_in, |s| s.same_credential(&probe))
+            && kept.current == Some(index)
+        {
+            in_use = Some(id);
+        }
     }
+    match in_use {
+        Some(id) => {
+            sign_ins.switch_to(id);
+        }
+        // The one in use was not kept: the person picks one of those that were.
+        None => sign_ins.put_all_aside(),
+    }
+    sign_ins
+}
+
+/// Writes the opted-in sign-ins to this tab's storage (or removes the key when there are none).
+fn keep_in_tab(sign_ins: &SignIns<SignedIn>) {
+    let Some(storage) = tab_storage() else {
+        return;
+    };
+    let kept_entries: Vec<&Entry<SignedIn>> = sign_ins
+        .entries()
+        .iter()
+        .filter(|e| e.value.keep_in_tab)
+        .collect();
+    if kept_entries.is_empty() {
+        let _ = storage.remove_item(TAB_STORAGE_KEY);
+        return;
+    }
+    let kept = KeptSignIns {
+        current: kept_entries
+            .iter()
+            .position(|e| Some(e.id) == sign_ins.current_id()),
+        sign_ins: kept_entries
+            .iter()
+            .map(|e| KeptSignIn {
+                base_url: e.value.base_url.clone(),
+                bearer: e.value.bearer.clone(),
+            })
+            .collect(),
+    };
+    let _ = storage.set_item(TAB_STORAGE_KEY, &kept.to_json());
 }
 
 impl Session {
     /// The session restored from this tab's storage if the person opted in before a reload,
     /// provided as context.
     pub fn provide() -> Session {
-        let kept = tab_storage()
-            .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
-            .and_then(|kept| decode_kept(&kept));
-        let current = RwSignal::new(kept);
-        let session = Session {
-            current,
-            signed_in: Memo::new(move |_| current.with(Option::is_some)),
-            notice: RwSignal::new(None),
-        };
+        let session = Session::from_sign_ins(restore_kept());
         provide_context(session);
         session
     }
 
-    /// Whether anyone is signed in; tracked.
+    fn from_sign_ins(sign_ins: SignIns<SignedIn>) -> Session {
+        let sign_ins = RwSignal::new(sign_ins);
+        let current = Memo::new(move |_| {
+            sign_ins.with(|s| {
+                s.current().map(|e| InUse {
+                    id: e.id,
+                    signed_in: e.value.clone(),
+                })
+            })
+        });
+        Session {
+            sign_ins,
+            current,
+            signed_in: Memo::new(move |_| current.with(Option::is_some)),
+            notice: RwSignal::new(None),
+        }
+    }
+
+    /// Whether a sign-in is in use; tracked.
     pub fn is_signed_in(&self) -> bool {
         self.signed_in.get()
     }
 
-    /// A client for the signed-in credential whose 401s end this session; tracked, so a
-    /// resource that calls it reloads when the session changes.
+    /// The sign-in in use; tracked (changes only when another is put in use).
+    pub fn current_id(&self) -> Option<SignInId> {
+        self.current.with(|c| c.as_ref().map(|e| e.id))
+    }
+
+    pub fn current_id_untracked(&self) -> Option<SignInId> {
+        untrack(|| self.current_id())
+    }
+
+    /// A client for the credential in use whose 401s end that sign-in (and only that one, even
+    /// if the person has switched since the request left); tracked, so a resource that calls
+    /// it reloads when another sign-in is put in use.
     pub fn client(&self) -> Option<ApiClient> {
         let session = *self;
-        self.current.with(|s| {
-            s.as_ref().map(|s| {
-                s.client()
-                    .on_unauthorized(move |error| session.expire(error.message()))
+        self.current.with(|c| {
+            c.as_ref().map(|entry| {
+                let id = entry.id;
+                entry
+                    .signed_in
+                    .client()
+                    .on_unauthorized(move |error| session.expire(id, error.message()))
             })
         })
     }
 
-    /// The credential, for the bulk worker (it reaches the worker by message, and is kept
-    /// nowhere); tracked.
-    pub fn credential_for_runner(&self) -> Option<crate::runner::Credential> {
-        self.current.with(|s| {
-            s.as_ref().map(|s| crate::runner::Credential {
+    /// The credential of the sign-in `id`, for the bulk worker (it reaches the worker by
+    /// message, and is kept nowhere); tracked.
+    pub fn credential_for_runner(&self, id: SignInId) -> Option<crate::runner::Credential> {
+        self.sign_ins.with(|s| {
+            s.get(id).map(|s| crate::runner::Credential {
                 base_url: s.base_url.clone(),
                 bearer: s.bearer.clone(),
+                sign_in: id.0,
             })
         })
+    }
+
+    /// A sign-in to the workspace `workspace`: `preferred` if it is still one, else the first
+    /// that reached it; tracked.
+    pub fn sign_in_to(&self, workspace: &str, preferred: Option<SignInId>) -> Option<SignInId> {
+        self.sign_ins.with(|s| s.reaching(workspace, preferred))
     }
 
     /// Like [`Session::client`], without tracking: for event handlers and actions.
@@ -139,80 +249,165 @@ impl Session {
     /// it), without the secret leaving the session; untracked.
     pub fn uses_key_with_prefix(&self, prefix: &str) -> bool {
         !prefix.is_empty()
-            && self.current.with_untracked(|s| {
-                s.as_ref()
-                    .is_some_and(|s| !s.kind.is_session() && s.bearer.starts_with(prefix))
+            && self.current.with_untracked(|c| {
+                c.as_ref().is_some_and(|e| {
+                    !e.signed_in.kind.is_session() && e.signed_in.bearer.starts_with(prefix)
+                })
             })
     }
 
-    /// The credential's kind (API key or session, with the JWT's claims); tracked.
+    /// The kind of the credential in use (API key or session, with the JWT's claims); tracked.
     pub fn kind(&self) -> Option<CredentialKind> {
-        self.current.with(|s| s.as_ref().map(|s| s.kind.clone()))
+        self.current
+            .with(|c| c.as_ref().map(|e| e.signed_in.kind.clone()))
     }
 
-    /// The API's base URL; tracked.
+    /// The API's base URL of the sign-in in use; tracked.
     pub fn base_url(&self) -> Option<String> {
         self.current
-            .with(|s| s.as_ref().map(|s| s.base_url.clone()))
+            .with(|c| c.as_ref().map(|e| e.signed_in.base_url.clone()))
     }
 
-    /// Signs in; with `keep_in_tab` the credential survives a reload of this tab.
-    pub fn sign_in(&self, signed_in: SignedIn, keep_in_tab: bool) {
-        self.notice.set(None);
-        self.close_log();
-        forget_kept();
-        if keep_in_tab && let Some(storage) = tab_storage() {
-            let _ = storage.set_item(
-                TAB_STORAGE_KEY,
-                &encode_kept(&signed_in.base_url, &signed_in.bearer),
-            );
+    /// Signs in and puts the new sign-in in use, beside those already there (the same
+    /// credential for the same API replaces its earlier sign-in). With `keep_in_tab` it
+    /// survives a reload of this tab. `Err` with a sentence when the tab holds too many.
+    pub fn sign_in(&self, mut signed_in: SignedIn, keep_in_tab: bool) -> Result<SignInId, String> {
+        signed_in.keep_in_tab = keep_in_tab;
+        let probe = signed_in.clone();
+        // The earlier sign-in with this credential logs nothing more: the new one logs now.
+        self.sign_ins.with_untracked(|s| {
+            if let Some(earlier) = s.entries().iter().find(|e| e.value.same_credential(&probe)) {
+                earlier.value.log.close();
+            }
+        });
+        let mut added = Err(String::new());
+        self.sign_ins.update(|s| {
+            added = s
+                .add(signed_in, |s| s.same_credential(&probe))
+                .map_err(|refused| refused.sentence());
+            if added.is_ok() {
+                self::keep_in_tab(s);
+            }
+        });
+        if added.is_ok() {
+            self.notice.set(None);
         }
-        self.current.set(Some(signed_in));
+        added
     }
 
-    pub fn sign_out(&self) {
-        forget_kept();
-        self.close_log();
-        self.current.set(None);
+    /// Puts the sign-in `id` in use.
+    pub fn switch_to(&self, id: SignInId) {
+        if self.current_id_untracked() == Some(id) {
+            return;
+        }
+        self.sign_ins.update(|s| {
+            if s.switch_to(id) {
+                keep_in_tab(s);
+            }
+        });
     }
 
-    /// The request log keeps nothing more of this session (not even what waits to be written):
-    /// at sign-out, and before forgetting the workspace, so nothing is written after it.
+    /// Signs out of the sign-in `id` (the one in use when the person asked), with a sentence
+    /// for sign-in to show if given (what was forgotten); the others stay, for the person to
+    /// pick from.
+    pub fn sign_out_of(&self, id: SignInId, notice: Option<String>) {
+        if notice.is_some() {
+            self.notice.set(notice);
+        }
+        self.remove(id);
+    }
+
+    /// Forgets the sign-in `id`: its credential, what the tab keeps of it, and its log.
+    fn remove(&self, id: SignInId) {
+        self.sign_ins.update(|s| {
+            if let Some(gone) = s.remove(id) {
+                gone.log.close();
+            }
+            keep_in_tab(s);
+        });
+    }
+
+    /// The request log keeps nothing more of the sign-in in use (not even what waits to be
+    /// written): before forgetting the workspace, so nothing is written after it.
     pub fn close_log(&self) {
         self.current
-            .with_untracked(|s| s.as_ref().map(|s| s.log.close()));
+            .with_untracked(|c| c.as_ref().map(|e| e.signed_in.log.close()));
     }
 
-    /// Resolves once the request log has finished the writes it had started (after
-    /// [`Session::close_log`], before forgetting the workspace).
+    /// Resolves once the request log of the sign-in in use has finished the writes it had
+    /// started (after [`Session::close_log`], before forgetting the workspace).
     pub async fn log_settled(&self) {
         let log = self
             .current
-            .with_untracked(|s| s.as_ref().map(|s| s.log.clone()));
+            .with_untracked(|c| c.as_ref().map(|e| e.signed_in.log.clone()));
         if let Some(log) = log {
             log.settled().await;
         }
     }
 
-    /// Signs out, with a sentence for sign-in to show (what was forgotten).
-    pub fn sign_out_saying(&self, notice: String) {
-        self.notice.set(Some(notice));
-        self.sign_out();
+    /// Ends the sign-in `id` because the API refused its credential; when it was in use,
+    /// sign-in explains why.
+    pub fn expire(&self, id: SignInId, reason: String) {
+        let exists = self.sign_ins.with_untracked(|s| s.get(id).is_some());
+        if !exists {
+            return;
+        }
+        if self.current_id_untracked() == Some(id) {
+            // Named, when the tab holds other sign-ins the person may switch to.
+            let named = self.sign_ins.with_untracked(|s| {
+                s.workspace_of(id)
+                    .filter(|_| s.entries().len() > 1)
+                    .map(|w| w.name.clone())
+            });
+            self.notice.set(Some(match named {
+                Some(name) => format!("Signed out of {name}. {reason}"),
+                None => reason,
+            }));
+        }
+        self.remove(id);
     }
 
-    /// Ends the session because the API refused the credential; sign-in explains why.
-    pub fn expire(&self, reason: String) {
-        if self.current.with_untracked(Option::is_some) {
-            forget_kept();
-            self.close_log();
-            self.notice.set(Some(reason));
-            self.current.set(None);
+    /// Why the last sign-in in use ended, if it was refused or its data forgotten; tracked.
+    pub fn notice(&self) -> Option<String> {
+        self.notice.get()
+    }
+
+    /// Notes the workspace the sign-in `id` reached (its `GET /v1/workspace` answered).
+    pub fn saw_workspace(&self, id: SignInId, workspace: SeenWorkspace) {
+        let changes = self
+            .sign_ins
+            .with_untracked(|s| s.get(id).is_some() && s.workspace_of(id) != Some(&workspace));
+        if changes {
+            self.sign_ins.update(|s| {
+                s.saw_workspace(id, workspace);
+            });
         }
     }
 
-    /// Why the last session ended, if it was refused or its data forgotten; tracked.
-    pub fn notice(&self) -> Option<String> {
-        self.notice.get()
+    /// The workspace the sign-in in use reached, once known; tracked.
+    pub fn current_workspace(&self) -> Option<SeenWorkspace> {
+        self.workspace_of(self.current_id()?)
+    }
+
+    /// The workspace the sign-in `id` reached, once known; tracked.
+    pub fn workspace_of(&self, id: SignInId) -> Option<SeenWorkspace> {
+        self.sign_ins.with(|s| s.workspace_of(id).cloned())
+    }
+
+    /// The tab's sign-ins, in the order they were made, without their credentials; tracked.
+    pub fn summaries(&self) -> Vec<SignInSummary> {
+        self.sign_ins.with(|s| {
+            s.entries()
+                .iter()
+                .map(|e| SignInSummary {
+                    id: e.id,
+                    base_url: e.value.base_url.clone(),
+                    kind: e.value.kind.clone(),
+                    in_use: Some(e.id) == s.current_id(),
+                    workspace: e.workspace.clone(),
+                })
+                .collect()
+        })
     }
 }
 
@@ -224,36 +419,64 @@ pub fn use_session() -> Session {
 mod tests {
     use super::*;
 
-    #[test]
-    fn kept_credentials_round_trip_and_reject_damage() {
-        let kept = encode_kept("http://127.0.0.1:8787", "sk_sandbox_x");
-        let restored = decode_kept(&kept).expect("kept");
-        assert_eq!(restored.base_url, "http://127.0.0.1:8787");
-        assert_eq!(restored.bearer, "sk_sandbox_x");
-        for damaged in ["no newline", "\nsk", "http://x\n", "http://x\na\nb"] {
-            assert!(decode_kept(damaged).is_none(), "{damaged:?}");
+    fn session_with(bearers: &[&str]) -> Session {
+        let mut sign_ins = SignIns::default();
+        for bearer in bearers {
+            let signed_in = SignedIn::new("http://x".into(), (*bearer).into());
+            let probe = signed_in.clone();
+            sign_ins
+                .add(signed_in, |s| s.same_credential(&probe))
+                .unwrap();
         }
+        Session::from_sign_ins(sign_ins)
     }
 
     #[test]
     fn only_the_api_key_in_use_has_its_prefix() {
-        let with = |bearer: &str| {
-            let current = RwSignal::new(Some(SignedIn::new("http://x".into(), bearer.into())));
-            Session {
-                current,
-                signed_in: Memo::new(move |_| current.with(Option::is_some)),
-                notice: RwSignal::new(None),
-            }
-        };
-        let key = with("sk_sandbox_547cc6d1534c4f87dadf5b42");
+        let key = session_with(&["sk_sandbox_547cc6d1534c4f87dadf5b42"]);
         assert!(key.uses_key_with_prefix("sk_sandbox_547cc"));
         assert!(!key.uses_key_with_prefix("sk_sandbox_547cd"));
         assert!(!key.uses_key_with_prefix(""));
-        let jwt = with("eyJhbGciOiJub25lIn0.e30.sig");
+        let jwt = session_with(&["eyJhbGciOiJub25lIn0.e30.sig"]);
         assert!(
             !jwt.uses_key_with_prefix("eyJhbGci"),
             "a session is not a key"
         );
+        let other_in_use = session_with(&["sk_sandbox_547cc6d1534c4f87dadf5b42", "sk_other"]);
+        assert!(!other_in_use.uses_key_with_prefix("sk_sandbox_547cc"));
+    }
+
+    #[test]
+    fn a_batch_finds_a_sign_in_to_its_workspace_and_prefers_its_own() {
+        let session = session_with(&["sk_a", "sk_b", "sk_a2"]);
+        let ids: Vec<SignInId> = session.summaries().iter().map(|s| s.id).collect();
+        let seen = |name: &str| SeenWorkspace {
+            id: format!("ws_{name}"),
+            name: name.to_owned(),
+        };
+        assert_eq!(session.sign_in_to("ws_a", None), None, "nothing seen yet");
+        session.saw_workspace(ids[0], seen("a"));
+        session.saw_workspace(ids[1], seen("b"));
+        session.saw_workspace(ids[2], seen("a"));
+        assert_eq!(session.sign_in_to("ws_a", None), Some(ids[0]));
+        assert_eq!(session.sign_in_to("ws_a", Some(ids[2])), Some(ids[2]));
+        assert_eq!(session.sign_in_to("ws_a", Some(ids[1])), Some(ids[0]));
+        session.expire(ids[0], "refused".into());
+        assert_eq!(session.sign_in_to("ws_a", Some(ids[0])), Some(ids[2]));
+        assert_eq!(
+            session.notice(),
+            None,
+            "not the one in use: nothing to explain"
+        );
+        session.switch_to(ids[2]);
+        session.expire(ids[2], "Refused.".into());
+        assert_eq!(
+            session.notice().as_deref(),
+            Some("Signed out of a. Refused.")
+        );
+        assert_eq!(session.sign_in_to("ws_a", None), None);
+        assert!(!session.is_signed_in(), "the person picks the next one");
+        assert_eq!(session.summaries().len(), 1);
     }
 
     #[test]

@@ -2,24 +2,46 @@
 //! workspace page and the form's "available" figure read the same answer, so opening a page
 //! never fetches it twice. Sign-in's check hands its answer over ([`SharedWorkspace::prime`]),
 //! so signing in costs one request, not a check and then a load.
+//!
+//! Each answer is tagged with the sign-in it was asked for: after the person switches workspace,
+//! nothing reads the workspace they left while the new one loads.
 
 use api_contract::Workspace;
 use leptos::prelude::*;
 
-use super::session::Session;
+use super::session::{SeenWorkspace, Session};
 use crate::api::ApiError;
+use crate::model::sign_ins::SignInId;
+
+/// An answer to `GET /v1/workspace`, and the sign-in it was asked with.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    sign_in: Option<SignInId>,
+    result: Result<Workspace, ApiError>,
+}
+
+/// Sign-in's check's answer, for the first load of the sign-in it made.
+#[derive(Clone)]
+struct Primed {
+    sign_in: SignInId,
+    workspace: Workspace,
+}
 
 #[derive(Clone, Copy)]
 pub struct SharedWorkspace {
-    /// Reloads when the session changes, and on [`SharedWorkspace::refresh`].
-    pub resource: LocalResource<Result<Workspace, ApiError>>,
+    /// Reloads when another sign-in is put in use, and on [`SharedWorkspace::refresh`].
+    resource: LocalResource<Answer>,
+    session: Session,
     /// A request is under way (the resource's fetcher started and has not answered yet).
     loading: StoredValue<bool>,
     /// An answer to use for the next load instead of asking (sign-in's check).
-    primed: StoredValue<Option<Workspace>>,
+    primed: StoredValue<Option<Primed>>,
     /// When the last answer arrived, ms since the epoch.
     answered_at: StoredValue<f64>,
 }
+
+/// Turns [`SharedWorkspace::loaded`] gives the resource to start its reload after a switch.
+const RELOAD_TURNS: u32 = 10;
 
 /// An answer younger than this is fresh enough for a page that opens.
 const FRESH_MS: f64 = 2_000.0;
@@ -28,46 +50,87 @@ impl SharedWorkspace {
     /// Provided as context at the root, under the `Session`.
     pub fn provide(session: Session) {
         let loading = StoredValue::new(false);
-        let primed = StoredValue::new(None::<Workspace>);
+        let primed = StoredValue::new(None::<Primed>);
         let answered_at = StoredValue::new(0.0);
         let resource = LocalResource::new(move || {
             let client = session.client();
-            let kept = primed.try_update_value(Option::take).flatten();
+            let sign_in = session.current_id();
+            let kept = primed
+                .try_update_value(Option::take)
+                .flatten()
+                .filter(|p| Some(p.sign_in) == sign_in)
+                .map(|p| p.workspace);
             loading.set_value(client.is_some() && kept.is_none());
             async move {
-                let answer = match kept {
-                    Some(workspace) if client.is_some() => Ok(workspace),
-                    _ => client.ok_or(ApiError::SignedOut)?.workspace().await,
+                let result = match (kept, client) {
+                    (_, None) => Err(ApiError::SignedOut),
+                    (Some(workspace), Some(_)) => Ok(workspace),
+                    (None, Some(client)) => client.workspace().await,
                 };
                 loading.set_value(false);
                 answered_at.set_value(js_sys::Date::now());
-                answer
+                if let (Some(id), Ok(workspace)) = (sign_in, &result) {
+                    session.saw_workspace(
+                        id,
+                        SeenWorkspace {
+                            id: workspace.workspace_id.clone(),
+                            name: workspace.name.clone(),
+                        },
+                    );
+                }
+                Answer { sign_in, result }
             }
         });
         provide_context(SharedWorkspace {
             resource,
+            session,
             loading,
             primed,
             answered_at,
         });
     }
 
+    /// The last answer for the sign-in in use (kept while a newer one loads); `None` before the
+    /// first, and while a workspace the person just switched to loads. Tracked.
+    pub fn get(&self) -> Option<Result<Workspace, ApiError>> {
+        let sign_in = self.session.current_id();
+        self.resource
+            .get()
+            .filter(|answer| answer.sign_in == sign_in)
+            .map(|answer| answer.result)
+    }
+
+    /// Like [`SharedWorkspace::get`], untracked: for event handlers.
+    pub fn get_untracked(&self) -> Option<Result<Workspace, ApiError>> {
+        untrack(|| self.get())
+    }
+
+    /// The workspace in use, once its load (or reload) has answered: for a page's `Suspend`.
+    /// Right after a switch the resource may still hold the workspace left (its reload starts
+    /// in a task of its own): that answer is not given, the next is awaited.
+    pub async fn loaded(self) -> Result<Workspace, ApiError> {
+        let mut answer = self.resource.await;
+        // A few turns at most: the reload starts on the next one.
+        for _ in 0..RELOAD_TURNS {
+            if answer.sign_in == self.session.current_id_untracked() {
+                break;
+            }
+            leptos::task::tick().await;
+            answer = self.resource.await;
+        }
+        answer.result
+    }
+
     /// The signed-in workspace's id once loaded; tracked, so a resource that reads it loads again
     /// when the workspace arrives (and on each refresh: a page that must not, reads it through
     /// a `Memo` of its own).
     pub fn id(&self) -> Option<String> {
-        self.resource
-            .get()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id)
+        self.get().and_then(Result::ok).map(|w| w.workspace_id)
     }
 
     /// The signed-in workspace's id once loaded; untracked.
     pub fn id_untracked(&self) -> Option<String> {
-        self.resource
-            .get_untracked()
-            .and_then(Result::ok)
-            .map(|w| w.workspace_id)
+        untrack(|| self.id())
     }
 
     /// Asks again: after a submission, a cancel, a run that finished, or on the page's timer.
@@ -85,10 +148,10 @@ impl SharedWorkspace {
         }
     }
 
-    /// The answer sign-in's check just got, for the load the new session starts: call it right
-    /// before signing in.
-    pub fn prime(&self, workspace: Workspace) {
-        self.primed.set_value(Some(workspace));
+    /// The answer sign-in's check just got, for the load the new sign-in `sign_in` starts: call
+    /// it right after signing in (the load starts once the current task yields).
+    pub fn prime(&self, sign_in: SignInId, workspace: Workspace) {
+        self.primed.set_value(Some(Primed { sign_in, workspace }));
         self.answered_at.set_value(js_sys::Date::now());
     }
 }

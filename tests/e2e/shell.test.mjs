@@ -43,7 +43,7 @@ test("signing in with the API key shows the workspace numbers from the API", asy
   assert.equal(await shown("credits_available"), String(ws.credits_balance - ws.credits_reserved));
   assert.equal(await shown("profiles"), String(ws.usage_today.profiles));
   assert.equal(await shown("premium_lines"), String(ws.usage_today.premium_lines));
-  await assert.doesNotReject(page.getByText(/API key sk_sandbox_/).waitFor());
+  await expect(page.locator(".app-header .credential")).toHaveText(/^API key sk_sandbox_/);
   await expect(page.locator('.sandbox-band[data-field="environment"]')).toBeVisible();
   await expect(page.locator('.app-header [data-field="environment"]')).toHaveCount(0);
   await screenshot(page, "workspace");
