@@ -2,6 +2,7 @@
 //! they are tested natively (`cargo test`).
 
 pub mod archive;
+pub mod batch_tab;
 pub mod bulk;
 pub mod compare;
 pub mod credential;

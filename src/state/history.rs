@@ -15,40 +15,38 @@ use crate::browser::{LockAnswer, LockRequest, request_lock, sleep, until_visible
 /// How often a tab asks itself whether the read is due.
 const LOOK_EVERY: Duration = Duration::from_secs(10);
 
-thread_local! {
-    static STARTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
+/// The reads start once per tab, whichever page first loads the chunk.
+static START: std::sync::Once = std::sync::Once::new();
 
 /// Starts the reads for this tab (once; later calls do nothing). Called from the pages' chunk
 /// (`pages::lazy`), so that its code is not part of the first load.
 pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
-    if STARTED.replace(true) {
-        return;
-    }
-    spawn_local(async move {
-        ask_persistence_once().await;
-        loop {
-            // Nothing while hidden: a tab in front reads for the workspace.
-            until_visible().await;
-            if let (Some(client), Some(id)) = (session.client_untracked(), workspace.id_untracked())
-            {
-                let lock =
-                    request_lock(&format!("console-history-{id}"), LockRequest::IfAvailable).await;
-                if !matches!(lock, LockAnswer::HeldElsewhere) {
-                    let due = crate::archive::list_reads(&id)
-                        .await
-                        .is_ok_and(|reads| reads.due(js_sys::Date::now()));
-                    if due && let Ok(read) = client.runs().await {
-                        let _ = crate::archive::keep_list(&id, &read.value.runs).await;
-                    }
-                }
-                if let LockAnswer::Held(lock) = lock {
-                    lock.release();
+    START.call_once(|| spawn_local(read_list_while_visible(session, workspace)));
+}
+
+/// Reads the runs list when due, while this tab is visible, for as long as the tab lives.
+async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
+    ask_persistence_once().await;
+    loop {
+        // Nothing while hidden: a tab in front reads for the workspace.
+        until_visible().await;
+        if let (Some(client), Some(id)) = (session.client_untracked(), workspace.id_untracked()) {
+            let lock =
+                request_lock(&format!("console-history-{id}"), LockRequest::IfAvailable).await;
+            if !matches!(lock, LockAnswer::HeldElsewhere) {
+                let due = crate::archive::list_reads(&id)
+                    .await
+                    .is_ok_and(|reads| reads.due(js_sys::Date::now()));
+                if due && let Ok(read) = client.runs().await {
+                    let _ = crate::archive::keep_list(&id, &read.value.runs).await;
                 }
             }
-            sleep(LOOK_EVERY).await;
+            if let LockAnswer::Held(lock) = lock {
+                lock.release();
+            }
         }
-    });
+        sleep(LOOK_EVERY).await;
+    }
 }
 
 /// The first time this browser keeps a history, asks it to keep the console's data until the

@@ -1,0 +1,226 @@
+//! The batch's merged export and its records to explore, read back a slice at a time, and
+//! kept batches read back from this browser's store.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use super::Bulk;
+use crate::browser::{FileParts, sleep};
+use crate::model::bulk::{BatchRow, ExportFormat, MergedExport, SavedBatch, add_output_columns};
+use crate::runner::BatchToRun;
+use crate::store;
+
+/// Rows an export (or a batch being opened) reads from the store at a time: a slice of 100 rows
+/// with 100 records each took 55 to 90 ms to read and write (`bench/bulk.mjs 1000 large`); half
+/// that keeps each step nearer the 50 ms a page can take without the person feeling it.
+const EXPORT_SLICE_ROWS: usize = 50;
+
+/// How far an export has come, for the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExportProgress {
+    pub rows_done: usize,
+    /// Rows to go through (twice the batch's for CSV: once for the columns, once to write).
+    pub rows: usize,
+}
+
+/// The batches this browser keeps for a workspace, newest first.
+pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, ()> {
+    let mut list: Vec<SavedBatch> = store::all(store::BATCHES)
+        .await
+        .map_err(|_| ())?
+        .iter()
+        .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
+        .filter(|b| b.workspace == workspace)
+        .collect();
+    list.sort_by(|a, b| b.created_at.total_cmp(&a.created_at));
+    Ok(list)
+}
+
+/// A batch's records as read to explore them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExploredRecords {
+    pub records: Vec<serde_json::Value>,
+    /// How many records the batch holds in all (more than `records` past the limit).
+    pub total: usize,
+}
+
+impl Bulk {
+    /// Writes the merged export of the batch shown into a file, a slice of rows at a time: the
+    /// records of finished rows are read back from this browser's store (they left memory when
+    /// they were saved), so a large batch is never one string; `progress` follows it.
+    pub async fn export(
+        &self,
+        format: ExportFormat,
+        // The environment's file label (`Environment::file_name`), first in the file's name.
+        file_prefix: &str,
+        progress: RwSignal<Option<ExportProgress>>,
+    ) -> Result<(), String> {
+        let Some((id, action, headers, total)) = self.batch.with_untracked(|b| {
+            b.as_ref()
+                .map(|e| (e.id.clone(), e.action, e.headers.clone(), e.rows().len()))
+        }) else {
+            return Ok(());
+        };
+        let passes = if format == ExportFormat::Csv { 2 } else { 1 };
+        let mut done = 0;
+        progress.set(Some(ExportProgress {
+            rows_done: 0,
+            rows: total * passes,
+        }));
+        let result = async {
+            let mut columns = Vec::new();
+            if format == ExportFormat::Csv {
+                for start in (0..total).step_by(EXPORT_SLICE_ROWS) {
+                    let rows = self.export_slice(&id, start).await?;
+                    add_output_columns(&mut columns, &rows);
+                    done += rows.len();
+                    progress.set(Some(ExportProgress {
+                        rows_done: done,
+                        rows: total * passes,
+                    }));
+                    sleep(Duration::ZERO).await;
+                }
+            }
+            let mut export = MergedExport::new(format, headers, columns);
+            let no_room = || "This browser could not hold the export.".to_owned();
+            let mut file = FileParts::new(format.mime()).ok_or_else(no_room)?;
+            file.push(&export.start()).ok_or_else(no_room)?;
+            for start in (0..total).step_by(EXPORT_SLICE_ROWS) {
+                let rows = self.export_slice(&id, start).await?;
+                file.push(&export.rows(&rows)).ok_or_else(no_room)?;
+                done += rows.len();
+                progress.set(Some(ExportProgress {
+                    rows_done: done,
+                    rows: total * passes,
+                }));
+                // Let the page draw and answer between slices.
+                sleep(Duration::ZERO).await;
+            }
+            file.push(&export.finish()).ok_or_else(no_room)?;
+            file.download(&format!(
+                "{file_prefix}bulk-{}-{}.{}",
+                action.as_str(),
+                &id[..8.min(id.len())],
+                format.extension()
+            ));
+            Ok(())
+        }
+        .await;
+        progress.set(None);
+        result
+    }
+
+    /// The batch's records to explore (`BatchRow::into_explored_records`), the first `limit` of them
+    /// in line order, read a slice of rows at a time, with how many the batch holds in all.
+    pub async fn explore_records(&self, limit: usize) -> Result<ExploredRecords, String> {
+        let Some((id, headers, total_rows, total_records)) = self.batch.with_untracked(|b| {
+            b.as_ref().map(|e| {
+                let rows = e.rows();
+                (
+                    e.id.clone(),
+                    e.headers.clone(),
+                    rows.len(),
+                    rows.iter().map(|r| r.records.max(r.output.len())).sum(),
+                )
+            })
+        }) else {
+            return Ok(ExploredRecords::default());
+        };
+        let mut records = Vec::new();
+        for start in (0..total_rows).step_by(EXPORT_SLICE_ROWS) {
+            if records.len() >= limit {
+                break;
+            }
+            for row in self.export_slice(&id, start).await? {
+                records.extend(row.into_explored_records(&headers));
+            }
+            // Let the page draw and answer between slices.
+            sleep(Duration::ZERO).await;
+        }
+        records.truncate(limit);
+        Ok(ExploredRecords {
+            records,
+            total: total_records,
+        })
+    }
+
+    /// The rows from index `start` on (a slice), with their records: from memory where they
+    /// still are, else from this browser's store.
+    async fn export_slice(&self, batch: &str, start: usize) -> Result<Vec<BatchRow>, String> {
+        let gone = || "The batch was closed while it was being exported.".to_owned();
+        let mut rows: Vec<BatchRow> = self
+            .batch
+            .with_untracked(|b| {
+                b.as_ref().filter(|e| e.id == batch).map(|e| {
+                    let rows = e.rows();
+                    rows[start.min(rows.len())..(start + EXPORT_SLICE_ROWS).min(rows.len())]
+                        .to_vec()
+                })
+            })
+            .ok_or_else(gone)?;
+        let kept_only = |r: &BatchRow| r.output.is_empty() && r.records > 0;
+        let (Some(first), true) = (rows.first(), rows.iter().any(kept_only)) else {
+            return Ok(rows);
+        };
+        let unreadable =
+            || "Some rows' records could not be read back from this browser's storage.".to_owned();
+        let kept = store::batch_rows_from(batch, first.line, rows.len() as u32)
+            .await
+            .map_err(|_| unreadable())?;
+        for text in kept {
+            let stored: BatchRow = serde_json::from_str(&text).map_err(|_| unreadable())?;
+            if let Ok(i) = rows.binary_search_by_key(&stored.line, |r| r.line)
+                && kept_only(&rows[i])
+            {
+                rows[i].output = stored.output;
+            }
+        }
+        if rows.iter().any(kept_only) {
+            return Err(unreadable());
+        }
+        Ok(rows)
+    }
+}
+
+/// A kept batch for a runner, from what this browser saved; `None` when it cannot be read back.
+pub(super) async fn kept_batch(workspace: &str, batch: &str, resume: bool) -> Option<BatchToRun> {
+    let summary = saved_batches(workspace)
+        .await
+        .ok()?
+        .into_iter()
+        .find(|b| b.id == batch)?;
+    let rows = saved_rows(batch).await?;
+    Some(BatchToRun::Kept {
+        summary,
+        rows,
+        resume,
+    })
+}
+
+/// A kept batch's rows, in line order; `None` when they cannot be read back whole.
+/// Read a slice at a time; a finished row's records are left in the store (exports read them
+/// there), so a large batch's records are never all in memory at once.
+pub async fn saved_rows(batch: &str) -> Option<Vec<BatchRow>> {
+    let mut rows: Vec<BatchRow> = Vec::new();
+    loop {
+        let first_line = rows.last().map_or(0, |row| row.line + 1);
+        let slice = store::batch_rows_from(batch, first_line, EXPORT_SLICE_ROWS as u32)
+            .await
+            .ok()?;
+        let last_slice = slice.len() < EXPORT_SLICE_ROWS;
+        for text in slice {
+            let mut row: BatchRow = serde_json::from_str(&text).ok()?;
+            if row.records == 0 {
+                row.records = row.output.len();
+            }
+            if row.state.is_final() {
+                row.output = Vec::new();
+            }
+            rows.push(row);
+        }
+        if last_slice {
+            return Some(rows);
+        }
+    }
+}
