@@ -3,10 +3,8 @@
 // every record with its row's input; cancel stops a batch and cancels its running runs; a lack
 // of credits pauses it with the API's message. Headless Chromium against the sandbox, with
 // quick runs and a raised rate limit.
-import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, api, besides, seriousViolations, signIn, signInAt, go, startSandbox } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
@@ -34,9 +32,12 @@ function parseCsv(text) {
 const counts = async (page) => Object.fromEntries(await page.locator("[data-count]").evaluateAll((els) =>
   els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));
 
+/** The number of the batch's rows in `state`, as the page shows it. */
+const countOf = async (page, state) => Number((await page.locator(`[data-count="${state}"] dd`).textContent()).replaceAll(",", ""));
+
 async function axeClean(page, state) {
   const found = (await seriousViolations(page)).map((v) => `${state}: ${v}`);
-  assert.deepEqual(found, []);
+  expect(found).toEqual([]);
 }
 
 test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged export", async ({ sandbox, pages }) => {
@@ -53,36 +54,36 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   const { page, problems } = await pages.signedIn("/bulk");
   await page.getByLabel("Action").selectOption("premium-search-people");
   await page.locator("#bulk-text").fill(lines.join("\r\n") + "\r\n");
-  await page.locator('[data-field="table-summary"]').getByText("200 rows").waitFor();
+  await expect(page.locator('[data-field="table-summary"]')).toContainText("200 rows");
   // Mapped by header name; the five invalid rows listed by line, field and reason.
-  assert.equal(await page.locator("#map-keywords").inputValue(), "c0");
-  assert.equal(await page.locator("#map-max_results").inputValue(), "c2");
+  await expect(page.locator("#map-keywords")).toHaveValue("c0");
+  await expect(page.locator("#map-max_results")).toHaveValue("c2");
   const listed = await page.locator('[data-field="invalid-rows"] li').evaluateAll((els) => els.map((e) => Number(e.dataset.line)));
-  assert.deepEqual(listed, [...invalid].map((i) => i + 1));
-  assert.match(await page.locator('[data-field="invalid-rows"] li[data-line="51"]').textContent(), /keywords is required/);
-  assert.match(await page.locator('[data-field="invalid-rows"] li[data-line="18"]').textContent(), /max_results must/);
+  expect(listed).toEqual([...invalid].map((i) => i + 1));
+  await expect(page.locator('[data-field="invalid-rows"] li[data-line="51"]')).toHaveText(/keywords is required/);
+  await expect(page.locator('[data-field="invalid-rows"] li[data-line="18"]')).toHaveText(/max_results must/);
   // Nothing is sent before the person leaves the invalid rows out and starts.
   const start = page.locator('[data-field="start-batch"]');
-  assert.ok(await start.isDisabled());
-  assert.equal(await page.locator('[data-field="rows-to-send"]').textContent(), "195");
-  assert.equal(await page.locator('[data-field="worst-case"]').textContent(), "390");
+  await expect(start).toBeDisabled();
+  await expect(page.locator('[data-field="rows-to-send"]')).toHaveText("195");
+  await expect(page.locator('[data-field="worst-case"]')).toHaveText("390");
   await axeClean(page, "prepare");
   await screenshot(page, "bulk-prepare");
   const submissions = [];
   page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) submissions.push(r.headers()["idempotency-key"]); });
   await page.locator('[data-field="leave-out-invalid"]').check();
   await start.click();
-  await page.locator('[data-field="batch"]').waitFor();
+  await expect(page.locator('[data-field="batch"]')).toBeVisible();
   // At 40 a second the rate limit holds the batch back (not this computer), and the page says so.
   await expect(page.locator('[data-field="paced-by"]')).toHaveAttribute("data-paced-by", "rate-limit");
   await expect(page.locator('[data-field="paced-by"]')).toHaveText("paced by the API's rate limit");
   await axeClean(page, "running");
   await screenshot(page, "bulk-running");
-  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 90_000 });
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 90_000 });
   const c = await counts(page);
-  assert.equal(c.completed, 195, JSON.stringify(c));
-  assert.equal(c.invalid, 5);
-  assert.equal(c.failed + c.waiting + c.queued + c.processing, 0);
+  expect(c.completed, JSON.stringify(c)).toBe(195);
+  expect(c.invalid).toBe(5);
+  expect(c.failed + c.waiting + c.queued + c.processing).toBe(0);
   // The forced 500s and 429s were sent again with the same key: more submissions than rows,
   // but never a second key for a row.
   const keysByRow = new Map();
@@ -90,51 +91,51 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
     const row = key.split("-").at(-1);
     keysByRow.set(row, new Set([...(keysByRow.get(row) ?? []), key]));
   }
-  assert.equal(keysByRow.size, 195);
-  assert.ok([...keysByRow.values()].every((keys) => keys.size === 1));
-  assert.ok(submissions.length >= 195 + 4, `retries: ${submissions.length}`);
+  expect(keysByRow.size).toBe(195);
+  expect([...keysByRow.values()].filter((keys) => keys.size !== 1), "rows sent with more than one key").toEqual([]);
+  expect(submissions.length, "the submissions, retries included").toBeGreaterThanOrEqual(195 + 4);
   await axeClean(page, "done");
   await screenshot(page, "bulk-done");
   // The rows a page at a time, and by state.
-  assert.equal(await page.locator('[data-field="page-of"]').textContent(), "Page 1 of 4");
+  await expect(page.locator('[data-field="page-of"]')).toHaveText("Page 1 of 4");
   await page.getByRole("button", { name: "Next" }).click();
-  assert.equal(await page.locator('[data-field="page-of"]').textContent(), "Page 2 of 4");
-  assert.equal(await page.locator('[data-field="batch-rows"] tbody tr').first().getAttribute("data-line"), "52");
+  await expect(page.locator('[data-field="page-of"]')).toHaveText("Page 2 of 4");
+  await expect(page.locator('[data-field="batch-rows"] tbody tr').first()).toHaveAttribute("data-line", "52");
   await page.getByLabel("Show").selectOption("invalid");
-  assert.equal(await page.locator('[data-field="page-of"]').textContent(), "Page 1 of 1");
-  assert.equal(await page.locator('[data-field="batch-rows"] tbody tr[data-state="invalid"]').count(), 5);
+  await expect(page.locator('[data-field="page-of"]')).toHaveText("Page 1 of 1");
+  await expect(page.locator('[data-field="batch-rows"] tbody tr[data-state="invalid"]')).toHaveCount(5);
 
   // The merged CSV: every record with its row's line and input columns, and the run id.
   const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-csv"]').click()]);
   const csv = parseCsv(await readFile(await download.path(), "utf8"));
   const header = csv[0];
-  assert.deepEqual(header.slice(0, 8), ["line", "input.keywords", "input.team", "input.max_results", "run_id", "status", "error_code", "error_message"]);
+  expect(header.slice(0, 8)).toEqual(["line", "input.keywords", "input.team", "input.max_results", "run_id", "status", "error_code", "error_message"]);
   const body = csv.slice(1);
   const runIds = new Set(body.filter((r) => r[5] === "completed").map((r) => r[4]));
-  assert.equal(runIds.size, 195);
+  expect(runIds.size).toBe(195);
   for (const r of body.filter((r) => r[5] === "completed")) {
     const i = Number(r[0]) - 1;
-    assert.match(r[1], new RegExp(`^bulk person ${i}( |$)`));
-    assert.equal(r[2], `team ${i % 7}`);
+    expect(r[1]).toMatch(new RegExp(`^bulk person ${i}( |$)`));
+    expect(r[2]).toBe(`team ${i % 7}`);
   }
-  assert.equal(body.filter((r) => r[5] === "invalid").length, 5);
+  expect(body.filter((r) => r[5] === "invalid")).toHaveLength(5);
   // Charged once: the balance went down by exactly the records returned (1 credit each), and
   // nothing is left reserved. A second run for any row would have cost more.
   const records = body.filter((r) => r[5] === "completed" && header.slice(8).some((_, j) => r[8 + j] !== "")).length;
   // JSON Lines: one object per row with its records (read back from this browser's store, where
   // finished rows keep them), the same records as the CSV.
   const [jsonl] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-jsonl"]').click()]);
-  assert.match(jsonl.suggestedFilename(), /^sandbox-bulk-premium-search-people-[0-9a-f]{8}\.jsonl$/);
+  expect(jsonl.suggestedFilename()).toMatch(/^sandbox-bulk-premium-search-people-[0-9a-f]{8}\.jsonl$/);
   const items = (await readFile(await jsonl.path(), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
-  assert.equal(items.length, 200);
-  assert.equal(items.reduce((n, item) => n + item.records.length, 0), records);
+  expect(items).toHaveLength(200);
+  expect(items.reduce((n, item) => n + item.records.length, 0)).toBe(records);
   const after = (await api(sandbox, "GET", "/v1/workspace")).json;
-  assert.equal(before.credits_balance - after.credits_balance, records);
-  assert.equal(after.credits_reserved, 0);
+  expect(before.credits_balance - after.credits_balance, "credits spent").toBe(records);
+  expect(after.credits_reserved).toBe(0);
   // The latest 100 runs of the workspace are all the batch's.
   const latest = (await api(sandbox, "GET", "/v1/runs")).json.runs;
-  assert.ok(latest.every((r) => runIds.has(r.id)));
-  assert.deepEqual(besides(problems, 500, 429), []);
+  expect(latest.filter((r) => !runIds.has(r.id)), "the latest runs not the batch's").toEqual([]);
+  expect(besides(problems, 500, 429)).toEqual([]);
 });
 
 test("cancel stops sending and cancels the batch's running runs", async ({ sandbox, pages }) => {
@@ -145,24 +146,27 @@ test("cancel stops sending and cancels the batch's running runs", async ({ sandb
   await page.getByLabel("Action").selectOption("network-search-groups");
   // Chosen as a file this time, rather than pasted.
   await page.getByLabel("Choose a CSV or TSV file").setInputFiles({ name: "cancel.csv", mimeType: "text/csv", buffer: Buffer.from(lines.join("\n")) });
-  await page.getByText("Read cancel.csv.").waitFor();
-  assert.equal(await page.locator("#bulk-text").inputValue(), lines.join("\n"));
+  await expect(page.getByText("Read cancel.csv.")).toBeVisible();
+  await expect(page.locator("#bulk-text")).toHaveValue(lines.join("\n"));
   await page.locator('[data-field="start-batch"]').click();
-  await page.waitForFunction(() => Number(document.querySelector('[data-count="queued"] dd')?.textContent) + Number(document.querySelector('[data-count="processing"] dd')?.textContent) >= 5);
+  await expect.poll(async () => (await countOf(page, "queued")) + (await countOf(page, "processing")), {
+    message: "rows queued or processing",
+    intervals: [100],
+  }).toBeGreaterThanOrEqual(5);
   await page.locator('[data-field="cancel-batch"]').click();
   await axeClean(page, "confirm cancel");
   await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
-  await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
+  await expect(page.locator('[data-field="batch"][data-phase="cancelled"]')).toBeVisible();
   const c = await counts(page);
-  assert.equal(c.queued + c.processing + c.waiting + c.submitting, 0, JSON.stringify(c));
-  assert.ok(c.cancelled >= 5, JSON.stringify(c));
+  expect(c.queued + c.processing + c.waiting + c.submitting, JSON.stringify(c)).toBe(0);
+  expect(c.cancelled, JSON.stringify(c)).toBeGreaterThanOrEqual(5);
   const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.action === "network-search-groups");
-  assert.equal(runs.filter((r) => ["queued", "processing"].includes(r.status)).length, 0);
-  assert.ok(runs.some((r) => r.status === "cancelled"), "runs were cancelled through the API");
+  expect(runs.filter((r) => ["queued", "processing"].includes(r.status)), "runs still queued or processing").toEqual([]);
+  expect(runs.some((r) => r.status === "cancelled"), "runs were cancelled through the API").toBe(true);
   await screenshot(page, "bulk-cancelled-375");
   // A batch paced at the rate limit may meet a 429 (retried with the same key): Chromium logs
   // each as "Failed to load resource"; that is the API's answer, not the console's error.
-  assert.deepEqual(besides(problems, 409, 429), []);
+  expect(besides(problems, 409, 429)).toEqual([]);
 });
 
 test("a lack of credits pauses the batch with the API's message", async ({ sandbox, pages }) => {
@@ -172,7 +176,7 @@ test("a lack of credits pauses the batch with the API's message", async ({ sandb
   const { page, problems } = await pages.signedIn("/bulk", { credential: globex.api_key, colorScheme: "dark" });
   await page.getByLabel("Action").selectOption("premium-search-people");
   await page.locator("#bulk-text").fill(lines.join("\n"));
-  await page.locator('[data-field="credits-warning"]').waitFor();
+  await expect(page.locator('[data-field="credits-warning"]')).toBeVisible();
   // A budget of the whole worst case, past the 1,500 credits available (the default budget
   // would stop the batch at what is available, before the API refuses a row): starting asks.
   await page.getByLabel("Budget, in credits (optional)").fill("4000");
@@ -180,14 +184,14 @@ test("a lack of credits pauses the batch with the API's message", async ({ sandb
   const asked = page.getByRole("dialog");
   await expect(asked).toContainText("This batch of 40 rows may spend up to its budget of 4,000 credits: more than the 1,500 credits available");
   await asked.getByRole("button", { name: "Spend up to 4,000 credits" }).click();
-  await page.locator('[data-field="batch"][data-phase="paused"]').waitFor({ timeout: 30_000 });
-  assert.match(await page.locator('[data-field="paused-reason"]').textContent(), /only \d+ are available.*Resume once credits are available/);
+  await expect(page.locator('[data-field="batch"][data-phase="paused"]')).toBeVisible();
+  await expect(page.locator('[data-field="paused-reason"]')).toHaveText(/only \d+ are available.*Resume once credits are available/);
   await axeClean(page, "paused");
   await screenshot(page, "bulk-paused-dark");
   await page.locator('[data-field="cancel-batch"]').click();
   await page.getByRole("button", { name: "Cancel batch", exact: true }).click();
-  await page.locator('[data-field="batch"][data-phase="cancelled"]').waitFor({ timeout: 30_000 });
-  assert.deepEqual(besides(problems, 409, 429), []);
+  await expect(page.locator('[data-field="batch"][data-phase="cancelled"]')).toBeVisible();
+  expect(besides(problems, 409, 429)).toEqual([]);
 });
 
 test("a reload mid-batch, sign in, resume: still exactly one run per row; a row's run can be run again", async ({ sandbox, pages }) => {
@@ -207,46 +211,46 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
   });
   await page.getByLabel("Action").selectOption("network-search-schools");
   await page.locator("#bulk-text").fill(lines.join("\n"));
-  assert.match(await page.locator('[data-field="kept-note"]').textContent(), /kept in this browser/);
+  await expect(page.locator('[data-field="kept-note"]')).toHaveText(/kept in this browser/);
   await page.locator('[data-field="start-batch"]').click();
-  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
-  await page.waitForFunction(() => Number(document.querySelector('[data-count="completed"] dd')?.textContent) >= 15);
+  await expect(page.locator('[data-field="keeping"]').getByText("Kept in this browser")).toBeVisible();
+  // Polled often: the reload must come mid-batch.
+  await expect.poll(() => countOf(page, "completed"), { message: "rows completed", intervals: [100] }).toBeGreaterThanOrEqual(15);
   await page.reload();
 
   // The credential was in memory only: sign in again, and Bulk lists the unfinished batch.
-  await page.waitForURL(/\/sign-in/);
+  await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/bulk$/);
+  await expect(page).toHaveURL(/\/bulk$/);
   const saved = page.locator('[data-field="saved-batches"] li[data-state="unfinished"]');
-  await saved.waitFor();
-  assert.match(await saved.textContent(), /network-search-schools/);
+  await expect(saved).toContainText("network-search-schools");
   await axeClean(page, "kept batches");
   await screenshot(page, "bulk-kept");
   await saved.locator('[data-field="resume-saved"]').click();
-  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
   const c = await counts(page);
-  assert.equal(c.completed, rows, JSON.stringify(c));
+  expect(c.completed, JSON.stringify(c)).toBe(rows);
 
   // One key per row, one run per key, and the API holds exactly one run per row.
-  assert.equal(keys.size, rows);
-  assert.ok([...runByKey.values()].every((ids) => ids.size === 1));
+  expect(keys.size).toBe(rows);
+  expect([...runByKey.values()].filter((ids) => ids.size !== 1), "keys answered with more than one run").toEqual([]);
   const latest = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.action === "network-search-schools");
-  assert.equal(latest.length, rows);
+  expect(latest).toHaveLength(rows);
   const fromAnswers = new Set([...runByKey.values()].flatMap((ids) => [...ids]));
-  assert.ok(latest.every((r) => fromAnswers.has(r.id)), "every run was named by an answer");
+  expect(latest.filter((r) => !fromAnswers.has(r.id)), "runs no answer named").toEqual([]);
 
   // A row's run page offers its input again: the form opens filled, for a new run.
   const first = page.locator('[data-field="batch-rows"] tbody tr[data-line="2"] a');
   await first.click();
   await page.locator('[data-field="run-again"]').click();
-  await page.waitForURL(/\/actions\/network-search-schools$/);
-  assert.equal(await page.getByLabel(/^Query/).inputValue(), "reload row 1");
+  await expect(page).toHaveURL(/\/actions\/network-search-schools$/);
+  await expect(page.getByLabel(/^Query/)).toHaveValue("reload row 1");
 
   // Clearing the batch deletes it from this browser.
   await go(page, "/bulk");
   await page.locator('[data-field="clear-batch"]').click();
-  await page.locator('[data-field="start-batch"]').waitFor();
-  assert.equal(await page.locator('[data-field="saved-batches"]').count(), 0);
+  await expect(page.locator('[data-field="start-batch"]')).toBeVisible();
+  await expect(page.locator('[data-field="saved-batches"]')).toHaveCount(0);
   const left = await page.evaluate(() => new Promise((resolve, reject) => {
     const open = indexedDB.open("console");
     open.onsuccess = () => {
@@ -256,7 +260,7 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
     };
     open.onerror = reject;
   }));
-  assert.equal(left, 0, "no row is left in the browser's store");
+  expect(left, "rows left in the browser's store").toBe(0);
   // Nothing kept holds the credential.
   const kept = await page.evaluate(() => new Promise((resolve) => {
     const open = indexedDB.open("console");
@@ -267,10 +271,10 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
       tx.oncomplete = () => resolve(JSON.stringify(all));
     };
   }));
-  assert.ok(!kept.includes(sandbox.api_key), "the API key is not in IndexedDB");
+  expect(kept, "the API key is not in IndexedDB").not.toContain(sandbox.api_key);
   // The rate limit's 429s (Chromium logs each as a failed resource) are the API pacing the
   // batch, not a console error; everything else still fails the test.
-  assert.deepEqual(besides(problems, 429), []);
+  expect(besides(problems, 429)).toEqual([]);
 });
 
 /** The idempotency keys of the submissions `page` sends, as they are sent. */
@@ -287,7 +291,7 @@ async function startKeptBatch(page, label, rows) {
   await page.getByLabel("Action").selectOption("network-search-companies");
   await page.locator("#bulk-text").fill(lines.join("\n"));
   await page.locator('[data-field="start-batch"]').click();
-  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+  await expect(page.locator('[data-field="keeping"]').getByText("Kept in this browser")).toBeVisible();
 }
 
 /**
@@ -303,10 +307,10 @@ async function openInSecondTab(sandbox, context, keys) {
   submissionKeys(page, keys);
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   await go(page, "/bulk");
   await page.locator('[data-field="saved-batches"] li[data-state="unfinished"] [data-field="resume-saved"]').first().click();
-  await page.locator('[data-field="elsewhere"]').waitFor();
+  await expect(page.locator('[data-field="elsewhere"]')).toBeVisible();
   return { page, problems };
 }
 
@@ -333,39 +337,39 @@ async function takeOver(sandbox, pages) {
   // A second tab of the same browser opens the batch: it only watches.
   const secondKeys = [];
   const { page: second, problems: secondProblems } = await openInSecondTab(sandbox, context, secondKeys);
-  assert.equal(await second.locator('[data-field="cancel-batch"]').count(), 0, "a watching tab offers no controls");
+  await expect(second.locator('[data-field="cancel-batch"]'), "a watching tab offers no controls").toHaveCount(0);
   // It follows the first tab's progress, and sends nothing.
   const finishedIn = (page) => page.locator('[data-field="batch-finished"]').textContent().then((t) => Number(t.split(" of ")[0].replaceAll(",", "")));
   const seen = await finishedIn(second);
-  await second.waitForFunction((n) => Number(document.querySelector('[data-field="batch-finished"]').textContent.split(" of ")[0].replaceAll(",", "")) > n, seen);
-  assert.equal(secondKeys.length, 0, "the watching tab sent no submission");
+  await expect.poll(() => finishedIn(second), { message: "rows finished, as the watching tab shows them" }).toBeGreaterThan(seen);
+  expect(secondKeys, "the watching tab sent no submission").toEqual([]);
   await axeClean(second, "watching");
   await screenshot(second, "bulk-watching");
 
   // Taking it over: the second tab runs it, the first stops sending and watches.
   expect(firstKeys.length, "rows are left to send at the take-over").toBeLessThan(rows);
   await second.locator('[data-field="take-over"]').click();
-  await second.locator('[data-field="elsewhere"]').waitFor({ state: "detached" });
-  await first.locator('[data-field="elsewhere"]').waitFor();
+  await expect(second.locator('[data-field="elsewhere"]')).toHaveCount(0);
+  await expect(first.locator('[data-field="elsewhere"]')).toBeVisible();
   const sentByFirst = firstKeys.length;
-  await second.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
+  await expect(second.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
   // Requests already on their way at the take-over may land; the first tab sends nothing after.
-  assert.ok(firstKeys.length <= sentByFirst + 5, `first tab sent ${firstKeys.length - sentByFirst} after losing the batch`);
-  assert.ok(secondKeys.length > 0, "the second tab sent the rest");
+  expect(firstKeys.length - sentByFirst, "sent by the first tab after losing the batch").toBeLessThanOrEqual(5);
+  expect(secondKeys.length, "the second tab sent the rest").toBeGreaterThan(0);
   const c = await counts(second);
-  assert.equal(c.completed, rows, JSON.stringify(c));
+  expect(c.completed, JSON.stringify(c)).toBe(rows);
   // Each row went with its one key, whichever tab sent it; the API made one run per row.
   const keysPerRow = new Map();
   for (const key of [...firstKeys, ...secondKeys]) keysPerRow.set(key.split("-").pop(), new Set([...(keysPerRow.get(key.split("-").pop()) ?? []), key]));
-  assert.equal(keysPerRow.size, rows);
-  assert.ok([...keysPerRow.values()].every((keys) => keys.size === 1), "one key per row");
+  expect(keysPerRow.size).toBe(rows);
+  expect([...keysPerRow.values()].filter((keys) => keys.size !== 1), "rows sent with more than one key").toEqual([]);
   const made = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.action === "network-search-companies");
-  assert.equal(new Set(made.map((r) => r.id)).size, made.length);
+  expect(new Set(made.map((r) => r.id)).size).toBe(made.length);
   // The first tab, watching, sees the end too.
-  await first.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 30_000 });
+  await expect(first.locator('[data-field="batch"][data-phase="done"]')).toBeVisible();
   await screenshot(second, "bulk-taken-over");
-  assert.deepEqual(besides(problems, 429), []);
-  assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
+  expect(besides(problems, 429)).toEqual([]);
+  expect(secondProblems.filter((p) => !/status of 429/.test(p))).toEqual([]);
 }
 
 test("when the tab running a batch is closed, a tab showing it takes it up, paused, and finishes it", async ({ sandbox, pages }) => {
@@ -378,17 +382,17 @@ test("when the tab running a batch is closed, a tab showing it takes it up, paus
   // The running tab goes away: its lock is released, and the watching tab takes the batch up
   // from what was saved, paused, as after a reload.
   await first.close();
-  await second.locator('[data-field="elsewhere"]').waitFor({ state: "detached", timeout: 15_000 });
-  await second.locator('[data-field="batch"][data-phase="paused"]').waitFor();
+  await expect(second.locator('[data-field="elsewhere"]')).toHaveCount(0, { timeout: 15_000 });
+  await expect(second.locator('[data-field="batch"][data-phase="paused"]')).toBeVisible();
   await second.getByRole("button", { name: "Resume" }).click();
-  await second.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
-  assert.equal((await counts(second)).completed, rows);
+  await expect(second.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
+  expect((await counts(second)).completed).toBe(rows);
   const byRow = new Map();
   for (const key of keys) byRow.set(key.split("-").pop(), new Set([...(byRow.get(key.split("-").pop()) ?? []), key]));
-  assert.equal(byRow.size, rows);
-  assert.ok([...byRow.values()].every((k) => k.size === 1), "one key per row across both tabs");
-  assert.deepEqual(besides(problems, 429), []);
-  assert.deepEqual(secondProblems.filter((p) => !/status of 429/.test(p)), []);
+  expect(byRow.size).toBe(rows);
+  expect([...byRow.values()].filter((k) => k.size !== 1), "rows sent with more than one key across both tabs").toEqual([]);
+  expect(besides(problems, 429)).toEqual([]);
+  expect(secondProblems.filter((p) => !/status of 429/.test(p))).toEqual([]);
 });
 
 /** How many rows of the kept batch are in this browser's store, and how many of them are final. */
@@ -415,7 +419,7 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
   const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   await go(page, "/bulk");
   const keys = [];
   page.on("request", (r) => { if (r.method() === "POST" && /\/run\/async$/.test(new URL(r.url()).pathname)) keys.push(r.headers()["idempotency-key"]); });
@@ -431,37 +435,33 @@ test("a full disk pauses the batch with a message; nothing received is lost, and
       return put.apply(this, args);
     };
   });
-  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
-  await page.waitForFunction(() => Number(document.querySelector('[data-count="completed"] dd')?.textContent) >= 10);
+  await expect(page.locator('[data-field="keeping"]').getByText("Kept in this browser")).toBeVisible();
+  // Polled often: the disk must fill up mid-batch.
+  await expect.poll(() => countOf(page, "completed"), { message: "rows completed", intervals: [100] }).toBeGreaterThanOrEqual(10);
   // The disk is full: the browser refuses the next write.
   await worker.evaluate(() => { self.__diskFull = true; });
   const reason = page.locator('[data-field="paused-reason"]');
-  await reason.waitFor({ timeout: 30_000 });
-  assert.match(await reason.textContent(), /storage refused to save the batch/);
+  await expect(reason).toHaveText(/storage refused to save the batch/);
   await screenshot(page, "bulk-disk-full");
   // Paused: nothing more leaves (what was on its way may still land).
-  await page.waitForFunction(() => Number(document.querySelector('[data-count="submitting"] dd')?.textContent) === 0);
+  await expect(page.locator('[data-count="submitting"] dd')).toHaveText("0");
   const sentWhilePaused = keys.length;
+  // A fixed wait on purpose: the test asserts that nothing is sent for a while.
   await page.waitForTimeout(1_500);
-  assert.equal(keys.length, sentWhilePaused, "nothing is sent while paused");
+  expect(keys.length, "nothing is sent while paused").toBe(sentWhilePaused);
   // Room again: what was not saved is written, and resume finishes the batch.
   await worker.evaluate(() => { self.__diskFull = false; });
   await page.getByRole("button", { name: "Resume" }).click();
-  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 60_000 });
-  assert.equal((await counts(page)).completed, rows);
-  // The batch's last rows are written within a second of its end.
-  const deadline = Date.now() + 10_000;
-  let kept = await keptRows(page);
-  while (kept.final < rows && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    kept = await keptRows(page);
-  }
-  assert.deepEqual(kept, { rows, final: rows });
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
+  expect((await counts(page)).completed).toBe(rows);
+  // The batch's last rows are written soon after its end.
+  await expect.poll(() => keptRows(page), { message: "the batch's rows in the store, and the final ones", timeout: 10_000 })
+    .toEqual({ rows, final: rows });
   // One key per row across the pause.
-  assert.equal(new Set(keys.map((k) => k.split("-").pop())).size, rows);
-  assert.equal(new Set(keys).size, rows);
+  expect(new Set(keys.map((k) => k.split("-").pop())).size).toBe(rows);
+  expect(new Set(keys).size).toBe(rows);
   await page.locator('[data-field="clear-batch"]').click();
-  assert.deepEqual(besides(problems, 429), []);
+  expect(besides(problems, 429)).toEqual([]);
 });
 
 test("a bulk worker that cannot start says so and sends nothing; resume starts it, once per row", async ({ pages }) => {
@@ -477,20 +477,20 @@ test("a bulk worker that cannot start says so and sends nothing; resume starts i
   await page.locator("#bulk-text").fill(lines.join("\n"));
   await page.locator('[data-field="start-batch"]').click();
   const reason = page.locator('[data-field="paused-reason"]');
-  await reason.waitFor();
-  assert.match(await reason.textContent(), /could not start in this browser .*so nothing was sent/);
-  await page.locator('[data-field="batch"][data-phase="paused"]').waitFor();
+  await expect(reason).toHaveText(/could not start in this browser .*so nothing was sent/);
+  await expect(page.locator('[data-field="batch"][data-phase="paused"]')).toBeVisible();
   await screenshot(page, "bulk-worker-could-not-start");
+  // A fixed wait on purpose: the test asserts that nothing is sent for a while.
   await page.waitForTimeout(1_000);
-  assert.equal(keys.length, 0, "nothing is sent without the worker");
+  expect(keys, "nothing is sent without the worker").toEqual([]);
   // The module loads again: resume starts a worker, which sends each row once.
   await context.unroute("**/bulk-worker_bg.wasm");
   await page.getByRole("button", { name: "Resume" }).click();
-  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 30_000 });
-  assert.equal((await counts(page)).completed, rows);
-  assert.equal(new Set(keys).size, rows);
-  assert.equal(keys.length, rows);
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible();
+  expect((await counts(page)).completed).toBe(rows);
+  expect(new Set(keys).size).toBe(rows);
+  expect(keys).toHaveLength(rows);
   await page.locator('[data-field="clear-batch"]').click();
   // The blocked module is the one resource that failed, on purpose.
-  assert.deepEqual(problems.filter((p) => !p.includes("net::ERR_FAILED")), []);
+  expect(problems.filter((p) => !p.includes("net::ERR_FAILED"))).toEqual([]);
 });

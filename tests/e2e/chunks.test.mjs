@@ -1,10 +1,9 @@
 // The release build's pages chunk (src/pages/lazy.rs): the first screen does not need it, a page
 // in it shows a progress bar while it loads (the old page stays up), and when it cannot be
 // fetched, the page says so and loads it again on request, with nothing else lost.
-import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
 
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
@@ -16,7 +15,7 @@ test.beforeAll(() => {
   // These tests are the release build's (scripts/build-console.sh, which `make test` runs
   // first): without its pages chunk they fail rather than pass by skipping (and no sandbox is
   // started for them).
-  assert.ok(chunk, `no pages chunk (console-pages-*.wasm) in ${dist}: not a split release build`);
+  expect(chunk, `no pages chunk (console-pages-*.wasm) in ${dist}: not a split release build`).toBeTruthy();
 });
 
 /** Holds every request for the chunk until `release()`; `asked` counts them. */
@@ -46,34 +45,33 @@ test("a page whose code did not arrive says so, and Try again loads it", async (
   });
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
-  await page.locator('[data-field="credits_balance"]').waitFor();
+  await expect(page).toHaveURL(/\/workspace$/);
+  await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
 
   await navigate(page, "Runs");
-  await page.waitForURL(/\/runs$/);
+  await expect(page).toHaveURL(/\/runs$/);
   const panel = page.getByRole("alert").filter({ hasText: "This page could not be loaded" });
-  await panel.waitFor();
-  assert.match(await panel.textContent(), /did not arrive/);
-  assert.ok(attempts >= 1, "the chunk was asked for");
-  assert.deepEqual(await seriousViolations(page), []);
+  await expect(panel).toContainText("did not arrive");
+  expect(attempts, "the chunk was asked for").toBeGreaterThanOrEqual(1);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "chunk-failed");
 
   // Still down: a second try fails the same way, and says it tried again.
   await page.getByRole("button", { name: "Try again" }).click();
-  await page.getByText("Tried 2 times.").waitFor();
+  await expect(page.getByText("Tried 2 times.")).toBeVisible();
 
   // The network is back: the same place shows the page, without a reload.
   blocked = false;
   await page.getByRole("button", { name: "Try again" }).click();
-  await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
-  assert.equal(await panel.count(), 0);
+  await expect(page.getByRole("heading", { name: "Runs", level: 1 })).toBeVisible();
+  await expect(panel).toHaveCount(0);
   // The other pages of the chunk need nothing more.
   await navigate(page, "Actions");
-  await page.getByRole("heading", { name: "Actions", level: 1 }).waitFor();
+  await expect(page.getByRole("heading", { name: "Actions", level: 1 })).toBeVisible();
 
   // What a dropped chunk logs: the browser's failed load and the loader's error. Nothing else.
   const unexpected = problems.filter((p) => !/Failed to fetch|ERR_INTERNET_DISCONNECTED|Failed to load resource/.test(p));
-  assert.deepEqual(unexpected, []);
+  expect(unexpected).toEqual([]);
 });
 
 test("while a page's code loads, the old page stays and a labelled progress bar shows", async ({ sandbox, pages }) => {
@@ -82,24 +80,24 @@ test("while a page's code loads, the old page stays and a labelled progress bar 
   const held = await holdBack(page);
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
-  await page.locator('[data-field="credits_balance"]').waitFor();
+  await expect(page).toHaveURL(/\/workspace$/);
+  await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
 
   await navigate(page, "Bulk");
   const progress = page.getByRole("progressbar", { name: "Loading the page" });
-  await progress.waitFor();
-  assert.equal(await page.locator("main").getAttribute("aria-busy"), "true");
+  await expect(progress).toBeVisible();
+  await expect(page.locator("main")).toHaveAttribute("aria-busy", "true");
   // The workspace stays readable meanwhile; the bar appears once the wait passes 150 ms.
-  assert.ok(await page.locator('[data-field="credits_balance"]').isVisible());
-  await page.waitForFunction(() => getComputedStyle(document.querySelector(".route-progress")).opacity === "1");
+  await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
+  await expect(page.locator(".route-progress")).toHaveCSS("opacity", "1");
   await screenshot(page, "chunk-loading");
 
   held.release();
   await settled(page);
-  await page.getByRole("heading", { name: "Bulk runs", level: 1 }).waitFor();
-  assert.equal(await page.locator("main").getAttribute("aria-busy"), "false");
-  await progress.waitFor({ state: "detached" });
-  assert.deepEqual(problems, []);
+  await expect(page.getByRole("heading", { name: "Bulk runs", level: 1 })).toBeVisible();
+  await expect(page.locator("main")).toHaveAttribute("aria-busy", "false");
+  await expect(progress).toHaveCount(0);
+  expect(problems).toEqual([]);
 });
 
 test("a deep link opened signed out shows sign-in at once, fetching the page's code meanwhile", async ({ sandbox, pages }) => {
@@ -107,14 +105,14 @@ test("a deep link opened signed out shows sign-in at once, fetching the page's c
   // The chunk is held back until the sign-in form is on screen.
   const held = await holdBack(page);
   await page.goto(`${sandbox.url}/runs?status=failed`);
-  await page.waitForURL(/\/sign-in\?next=/);
-  await page.getByLabel("API key or session token").waitFor();
+  await expect(page).toHaveURL(/\/sign-in\?next=/);
+  await expect(page.getByLabel("API key or session token")).toBeVisible();
   // The page asked for is in the chunk, so its code is already on its way, without delaying this.
-  assert.equal(held.asked, 1, "the chunk is fetched while the person signs in");
+  expect(held.asked, "the chunk is fetched while the person signs in").toBe(1);
   held.release();
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/runs\?status=failed$/);
-  await page.getByRole("heading", { name: "Runs", level: 1 }).waitFor();
-  assert.equal(held.asked, 1, "and only once");
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(/\/runs\?status=failed$/);
+  await expect(page.getByRole("heading", { name: "Runs", level: 1 })).toBeVisible();
+  expect(held.asked, "and only once").toBe(1);
+  expect(problems).toEqual([]);
 });

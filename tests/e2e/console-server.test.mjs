@@ -8,13 +8,11 @@
 // `cargo build -p console-server --target-dir target` (CONSOLE_SERVER_BIN picks another), serves
 // the build the other files serve (CONSOLE_DIST, or dist/); it is started once for the file and
 // stopped after it with SIGTERM, which it must obey promptly and cleanly.
-import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { api, besides, go, screenshot, signIn } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -29,7 +27,7 @@ const credentials = new Map();
 
 /** Starts console-server in front of `sandbox`; resolves with its start-up line ({ url, upstream }). */
 async function startConsoleServer(sandbox) {
-  assert.ok(existsSync(BIN), `no ${BIN}: build it with \`cargo build -p console-server --target-dir target\``);
+  expect(existsSync(BIN), `no ${BIN}: build it with \`cargo build -p console-server --target-dir target\``).toBe(true);
   credentials.set("the API key", sandbox.api_key);
   credentials.set("the session token", sandbox.session_token);
   // Named as a live workspace's would be: the console must say so wherever it is.
@@ -47,9 +45,9 @@ async function startConsoleServer(sandbox) {
     });
   });
   const info = JSON.parse(line);
-  assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+$/, line);
-  assert.equal(info.upstream, sandbox.url, "the start-up line names the upstream it forwards to");
-  assert.notEqual(info.url, sandbox.url);
+  expect(info.url, line).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(info.upstream, "the start-up line names the upstream it forwards to").toBe(sandbox.url);
+  expect(info.url).not.toBe(sandbox.url);
   return info;
 }
 
@@ -70,8 +68,8 @@ async function stopConsoleServer() {
   // Kept for a look after a failure (it holds no credential: checked below).
   mkdirSync(join(root, "target", "playwright"), { recursive: true });
   writeFileSync(join(root, "target", "playwright", "console-server.log"), log);
-  assert.deepEqual(outcome, { code: 0, signal: null }, `console-server after SIGTERM:\n${log.split("\n").slice(-20).join("\n")}`);
-  assert.match(log, /console-server: stopping; finishing the requests in flight/);
+  expect(outcome, `console-server after SIGTERM:\n${log.split("\n").slice(-20).join("\n")}`).toEqual({ code: 0, signal: null });
+  expect(log).toMatch(/console-server: stopping; finishing the requests in flight/);
   // Its whole log, shutdown included, holds no credential.
   noCredentialInLog();
 }
@@ -110,10 +108,10 @@ function watchRequests(context, sandbox) {
 
 /** Each /v1 request went to console-server's origin, and none at all to the sandbox's. */
 function onlyThroughConsoleServer(seen, origin) {
-  assert.ok(seen.api.length > 0);
-  assert.deepEqual([...new Set(seen.api.map((c) => c.origin))], [origin]);
-  assert.deepEqual(seen.toSandbox, []);
-  assert.deepEqual(seen.withoutRequestId, [], "every answer forwarded carries the API's x-request-id");
+  expect(seen.api.length).toBeGreaterThan(0);
+  expect([...new Set(seen.api.map((c) => c.origin))]).toEqual([origin]);
+  expect(seen.toSandbox).toEqual([]);
+  expect(seen.withoutRequestId, "every answer forwarded carries the API's x-request-id").toEqual([]);
 }
 
 /** A fresh page signed in at console-server with `credential`, then at `path` in the app. */
@@ -221,7 +219,7 @@ test("an API key through console-server: a live run with its records, an async r
   // The request log's ticket text names the environment the request was sent to.
   await go(page, "/log");
   const logEntry = page.locator(".log-table tbody tr").filter({ hasText: "/run/live" }).first();
-  await logEntry.waitFor({ timeout: 15_000 });
+  await expect(logEntry).toBeVisible({ timeout: 15_000 });
   await logEntry.getByRole("link").click();
   await expect(page.locator('[data-field="ticket-text"]')).toContainText("- Environment: Production (live)\n- API: " + origin);
 

@@ -2,11 +2,11 @@
 // puppeteer-core (Playwright's Firefox is a build of its own, which cannot be downloaded here).
 // Sign in, an async run watched to its end, a bulk batch of 3 rows, no page or console error,
 // and the header on one line at 1280 px. FIREFOX picks another binary; CONSOLE_DIST and
-// SANDBOX_BIN work as in the other files (harness.mjs).
-import assert from "node:assert/strict";
+// SANDBOX_BIN work as in the other files (harness.mjs). The page is puppeteer's, not Playwright's:
+// it is waited on with puppeteer's own waits, and its values checked with Playwright's `expect`.
 import { join } from "node:path";
 import puppeteer from "puppeteer-core";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshotDir } from "./harness.mjs";
 
 /**
@@ -91,11 +91,11 @@ test("signs in with the API key; the header is one line at 1280 px", async ({ sa
   await page.locator(".sign-in button[type=submit]").click();
   await at(page, "/workspace");
   const name = await page.waitForSelector('[data-field="name"]');
-  assert.equal(await name.evaluate((e) => e.textContent.trim()), "Acme Research");
+  expect(await name.evaluate((e) => e.textContent.trim())).toBe("Acme Research");
   await page.waitForSelector('.app-header [data-field="header-available"]');
   await shot(page, "workspace");
-  assert.deepEqual(await wrappedHeaderRows(page), []);
-  assert.deepEqual(problems, []);
+  expect(await wrappedHeaderRows(page)).toEqual([]);
+  expect(problems).toEqual([]);
 });
 
 test("an async run from an action form is watched to its end", async ({ sandbox, firefox: { page, problems } }) => {
@@ -110,16 +110,16 @@ test("an async run from an action form is watched to its end", async ({ sandbox,
   const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
   // Seen before its end, then at its end, in the status the page shows.
   const running = await page.waitForSelector(".run-head [data-status]");
-  assert.match(await running.evaluate((e) => e.textContent.trim()), /^(queued|processing)$/);
+  expect(await running.evaluate((e) => e.textContent.trim())).toMatch(/^(queued|processing)$/);
   const done = await page.waitForSelector('.run-head [data-status="completed"]');
-  assert.equal(await done.evaluate((e) => e.textContent.trim()), "completed");
+  expect(await done.evaluate((e) => e.textContent.trim())).toBe("completed");
   const run = await (await fetch(`${sandbox.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json();
-  assert.equal(run.status, "completed");
+  expect(run.status).toBe("completed");
   await page.waitForFunction((n) => document.querySelectorAll('[data-field="output-table"] tbody tr').length === n, {}, run.output.length);
-  assert.equal(await page.$eval('[data-field="records"]', (e) => e.textContent.trim()), String(run.output.length));
+  expect(await page.$eval('[data-field="records"]', (e) => e.textContent.trim())).toBe(String(run.output.length));
   await shot(page, "run-completed");
-  assert.deepEqual(await wrappedHeaderRows(page), []);
-  assert.deepEqual(problems, []);
+  expect(await wrappedHeaderRows(page)).toEqual([]);
+  expect(problems).toEqual([]);
 });
 
 test("a bulk batch of 3 rows runs to completion", async ({ firefox: { page, problems } }) => {
@@ -128,17 +128,17 @@ test("a bulk batch of 3 rows runs to completion", async ({ firefox: { page, prob
   const rows = ["keywords,max_results", "firefox row 1,2", "firefox row 2,2", "firefox row 3,2"];
   await page.locator("#bulk-text").fill(rows.join("\n"));
   await page.waitForFunction(() => /\b3 rows\b/.test(document.querySelector('[data-field="table-summary"]')?.textContent ?? ""));
-  assert.equal(await page.$eval('[data-field="rows-to-send"]', (e) => e.textContent.trim()), "3");
+  expect(await page.$eval('[data-field="rows-to-send"]', (e) => e.textContent.trim())).toBe("3");
   await shot(page, "bulk-prepare");
   await page.locator('[data-field="start-batch"]').click();
   await page.waitForSelector('[data-field="batch"][data-phase="done"]', { timeout: 30_000 });
   const counts = await page.$$eval("[data-count]", (els) =>
     Object.fromEntries(els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));
-  assert.equal(counts.completed, 3, JSON.stringify(counts));
+  expect(counts.completed, JSON.stringify(counts)).toBe(3);
   const others = ["waiting", "submitting", "queued", "processing", "failed", "cancelled", "invalid"];
-  assert.deepEqual(others.map((state) => counts[state]), others.map(() => 0), JSON.stringify(counts));
-  assert.equal(await page.$$eval('[data-field="batch-rows"] tbody tr[data-state="completed"]', (els) => els.length), 3);
+  expect(others.map((state) => counts[state]), JSON.stringify(counts)).toEqual(others.map(() => 0));
+  expect(await page.$$eval('[data-field="batch-rows"] tbody tr[data-state="completed"]', (els) => els.length)).toBe(3);
   await shot(page, "bulk-done");
-  assert.deepEqual(await wrappedHeaderRows(page), []);
-  assert.deepEqual(problems, []);
+  expect(await wrappedHeaderRows(page)).toEqual([]);
+  expect(problems).toEqual([]);
 });

@@ -1,9 +1,7 @@
 // Submit forms end to end: every input shape in both modes, validation that sends nothing,
 // never charged twice across a 500 and Retry or a 429 countdown, and a request preview without
 // the credential (copy as code: snippets.test.mjs runs them). Headless Chromium against the sandbox.
-import assert from "node:assert/strict";
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "150", "--process-ms", "350"] });
@@ -53,17 +51,17 @@ test("one action of each input shape, live and async, reaches its run page", asy
       await fill(page, fields);
       await page.getByLabel(live ? "Live: wait for the result" : "Async: queue it and watch the run").check();
       await page.getByRole("button", { name: live ? "Run live" : "Queue run" }).click();
-      await page.waitForURL(/\/runs\/[^/]+$/);
+      await expect(page).toHaveURL(/\/runs\/[^/]+$/);
       const run = (await api(sandbox, "GET", `/v1/runs/${runIdOf(page)}`)).json;
-      assert.equal(run.action, action);
-      await page.locator(".run-head [data-status]").waitFor();
-      assert.equal(sent.at(-1).path, `/v1/actions/${action}/run/${live ? "live" : "async"}`);
+      expect(run.action).toBe(action);
+      await expect(page.locator(".run-head [data-status]")).toBeVisible();
+      expect(sent.at(-1).path).toBe(`/v1/actions/${action}/run/${live ? "live" : "async"}`);
     }
   }
-  assert.equal(sent.length, shapes.length * 2, "one request per submission");
-  assert.equal(new Set(sent.map((s) => s.key)).size, sent.length, "a new key for each logical submission");
-  for (const { key } of sent) assert.match(key, /^[a-zA-Z0-9_:-]{8,128}$/);
-  assert.deepEqual(problems, []);
+  expect(sent.length, "one request per submission").toBe(shapes.length * 2);
+  expect(new Set(sent.map((s) => s.key)).size, "a new key for each logical submission").toBe(sent.length);
+  for (const { key } of sent) expect(key).toMatch(/^[a-zA-Z0-9_:-]{8,128}$/);
+  expect(problems).toEqual([]);
 });
 
 test("invalid input shows errors by the fields and sends nothing", async ({ pages }) => {
@@ -71,26 +69,26 @@ test("invalid input shows errors by the fields and sends nothing", async ({ page
   const sent = trackSubmissions(page);
   await page.getByRole("button", { name: "Run live" }).click();
   // Every required field says so, and the first one has the focus.
-  await assert.doesNotReject(page.getByText("First name is required").waitFor());
-  await assert.doesNotReject(page.getByText("Company is required").waitFor());
-  assert.equal(await page.evaluate(() => document.activeElement?.id), "field-first_name");
-  assert.equal(await field(page, "First name").getAttribute("aria-invalid"), "true");
+  await expect(page.getByText("First name is required")).toBeVisible();
+  await expect(page.getByText("Company is required")).toBeVisible();
+  await expect(page.locator("#field-first_name")).toBeFocused();
+  await expect(field(page, "First name")).toHaveAttribute("aria-invalid", "true");
   await screenshot(page, "form-errors");
   // As the person types: too long, then fixed.
   await field(page, "Last name").fill("L".repeat(101));
-  await assert.doesNotReject(page.locator("#field-last_name-error").getByText(/1 to 100 characters \(it has 101\)/).waitFor());
+  await expect(page.locator("#field-last_name-error").getByText(/1 to 100 characters \(it has 101\)/)).toBeVisible();
   await field(page, "Max results").fill("0");
-  await assert.doesNotReject(page.getByText("Max results must be a whole number from 1 to").waitFor());
+  await expect(page.getByText("Max results must be a whole number from 1 to")).toBeVisible();
   await page.keyboard.press("Control+Enter");
   await field(page, "Profile URL").fill("javascript:alert(1)");
   await page.getByRole("button", { name: "Run live" }).click();
-  assert.equal(sent.length, 0, "nothing was sent while the input was invalid");
+  expect(sent, "nothing was sent while the input was invalid").toEqual([]);
   // The cost estimate follows the limits: 20 per enriched profile, capped by max credits.
   await go(page, "/actions/network-extract-people");
   await field(page, "Max results").fill("1");
-  assert.equal(await page.locator('[data-field="estimate"]').textContent(), "20");
-  assert.equal(sent.length, 0);
-  assert.deepEqual(problems, []);
+  await expect(page.locator('[data-field="estimate"]')).toHaveText("20");
+  expect(sent).toEqual([]);
+  expect(problems).toEqual([]);
 });
 
 test("a 500 keeps the input; Retry reuses the key: one run, one charge", async ({ sandbox, pages }) => {
@@ -101,23 +99,23 @@ test("a 500 keeps the input; Retry reuses the key: one run, one charge", async (
   await field(page, "Max results").fill("4");
   await page.getByRole("button", { name: "Run live" }).click();
   const retry = page.getByRole("button", { name: "Retry" });
-  await retry.waitFor();
-  assert.equal(await field(page, "Keywords").inputValue(), "sandbox:500 retry once");
+  await expect(retry).toBeVisible();
+  await expect(field(page, "Keywords")).toHaveValue("sandbox:500 retry once");
   await screenshot(page, "form-retry");
   await retry.dblclick();
-  await page.waitForURL(/\/runs\//);
-  await page.locator('.run-head [data-status="completed"]').waitFor();
-  assert.equal(sent.length, 2, "the failed attempt and one retry, even on a double click");
-  assert.equal(sent[0].key, sent[1].key);
-  assert.deepEqual(sent[0].body, sent[1].body);
+  await expect(page).toHaveURL(/\/runs\//);
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
+  expect(sent.length, "the failed attempt and one retry, even on a double click").toBe(2);
+  expect(sent[0].key).toBe(sent[1].key);
+  expect(sent[0].body).toEqual(sent[1].body);
   const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => r.output.length === 4 && r.action === "premium-search-people");
   const run = (await api(sandbox, "GET", `/v1/runs/${runIdOf(page)}`)).json;
-  assert.ok(runs.some((r) => r.id === run.id));
+  expect(runs.map((r) => r.id)).toContain(run.id);
   const after = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
-  assert.equal(before - after, run.credits_used, "charged once");
+  expect(before - after, "charged once").toBe(run.credits_used);
   // The header's credits follow the submission.
-  await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), after);
-  assert.deepEqual(besides(problems, 500), []);
+  await expect.poll(async () => (await page.locator('[data-field="header-available"]').textContent()).replaceAll(",", "")).toBe(String(after));
+  expect(besides(problems, 500)).toEqual([]);
 });
 
 test("a 429 counts down its retry_after, then retries by itself with the same key", async ({ pages }) => {
@@ -126,37 +124,38 @@ test("a 429 counts down its retry_after, then retries by itself with the same ke
   await fill(page, { Query: "sandbox:429 patience" });
   await page.getByRole("button", { name: "Run live" }).click();
   const countdown = page.locator('[data-field="countdown"]');
-  await countdown.waitFor();
+  await expect(countdown).toBeVisible();
   const first = Number(await countdown.textContent());
-  assert.ok(first >= 2 && first <= 3, `countdown starts at retry_after (${first})`);
+  expect(first, "the countdown starts at retry_after").toBeGreaterThanOrEqual(2);
+  expect(first, "the countdown starts at retry_after").toBeLessThanOrEqual(3);
   await screenshot(page, "form-429-countdown");
-  await page.waitForURL(/\/runs\//, { timeout: 10_000 });
-  assert.equal(sent.length, 2);
-  assert.equal(sent[0].key, sent[1].key);
-  assert.deepEqual(besides(problems, 429), []);
+  await expect(page).toHaveURL(/\/runs\//, { timeout: 10_000 });
+  expect(sent).toHaveLength(2);
+  expect(sent[0].key).toBe(sent[1].key);
+  expect(besides(problems, 429)).toEqual([]);
 });
 
 test("the request preview and copy-as-code never carry the credential", async ({ sandbox, pages }) => {
   const { context, page, problems } = await pages.signedIn("/actions/premium-search-people?keywords=from%20the%20url&mode=async");
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
-  assert.equal(await field(page, "Keywords").inputValue(), "from the url");
+  await expect(field(page, "Keywords")).toHaveValue("from the url");
   await page.locator("details.preview summary").click();
   const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
   // Every body carries the estimate as its cap: up to 100 results at 1 credit.
-  assert.deepEqual(body, { input: { keywords: "from the url" }, max_credits: 100 });
+  expect(body).toEqual({ input: { keywords: "from the url" }, max_credits: 100 });
   const snippet = page.locator('[data-field="code-snippet"]');
   await page.locator('button[data-language="curl"]').click();
   const curl = await snippet.textContent();
-  assert.match(curl, /Bearer \$API_KEY/);
-  assert.match(curl, /\/run\/async'/);
-  assert.match(curl, /Idempotency-Key: console-[0-9a-f-]{36}'/, "the key the form will send");
+  expect(curl).toMatch(/Bearer \$API_KEY/);
+  expect(curl).toMatch(/\/run\/async'/);
+  expect(curl, "the key the form will send").toMatch(/Idempotency-Key: console-[0-9a-f-]{36}'/);
   await page.getByRole("button", { name: "Copy as curl" }).click();
   const copied = await page.evaluate(() => navigator.clipboard.readText());
-  assert.equal(copied, curl);
+  expect(copied).toBe(curl);
   const texts = [curl, copied];
   for (const language of ["python", "javascript", "node", "rust"]) {
     await page.locator(`button[data-language="${language}"]`).click();
-    await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
+    await expect(snippet).toHaveAttribute("data-language", language);
     texts.push(await snippet.textContent());
   }
   await page.locator('button[data-language="python"]').click();
@@ -164,12 +163,12 @@ test("the request preview and copy-as-code never carry the credential", async ({
   // The language picked is remembered.
   await go(page, "/actions/network-search-groups");
   await page.locator("details.preview summary").click();
-  assert.equal(await snippet.getAttribute("data-language"), "python");
+  await expect(snippet).toHaveAttribute("data-language", "python");
   texts.push(await page.content());
   for (const text of texts) {
-    assert.ok(!text.includes(sandbox.api_key), "the API key never appears");
+    expect(text, "the API key never appears").not.toContain(sandbox.api_key);
   }
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("a live submission shows that it is waiting, with the time elapsed, then opens the run", async ({ pages }) => {
@@ -178,13 +177,13 @@ test("a live submission shows that it is waiting, with the time elapsed, then op
   await fill(page, { Query: "sandbox:slow waiting" });
   await page.getByRole("button", { name: "Run live" }).dblclick();
   const waiting = page.locator(".waiting");
-  await waiting.getByText(/Waiting for the run… \d/).waitFor();
-  assert.equal(await page.getByRole("button", { name: "Submitting…" }).isDisabled(), true);
-  await page.waitForFunction(() => /Waiting for the run… [1-9]\.\d s/.test(document.querySelector(".waiting")?.textContent ?? ""));
+  await expect(waiting.getByText(/Waiting for the run… \d/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Submitting…" })).toBeDisabled();
+  await expect(waiting).toContainText(/Waiting for the run… [1-9]\.\d s/);
   await screenshot(page, "form-waiting");
-  await page.waitForURL(/\/runs\//, { timeout: 20_000 });
-  assert.equal(sent.length, 1, "a double click submits once");
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(/\/runs\//);
+  expect(sent.length, "a double click submits once").toBe(1);
+  expect(problems).toEqual([]);
 });
 
 test("a 401 on submit leads to sign-in and back to the form with the input kept", async ({ sandbox, pages }) => {
@@ -195,23 +194,23 @@ test("a 401 on submit leads to sign-in and back to the form with the input kept"
   await signIn(page, created.api_key);
   await fill(page, { Company: "Initech", Keywords: "kept across sign-in" });
   await field(page, "Max results").fill("7");
-  assert.equal((await fetch(`${sandbox.url}/v1/keys/${created.id}`, { method: "DELETE", headers: session })).status, 204);
+  expect((await fetch(`${sandbox.url}/v1/keys/${created.id}`, { method: "DELETE", headers: session })).status).toBe(204);
   await page.getByRole("button", { name: "Run live" }).click();
-  await page.waitForURL(/\/sign-in\?next=%2Factions%2Fpremium-search-company-employees|\/sign-in\?next=\/actions\/premium-search-company-employees/);
+  await expect(page).toHaveURL(/\/sign-in\?next=%2Factions%2Fpremium-search-company-employees|\/sign-in\?next=\/actions\/premium-search-company-employees/);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/actions\/premium-search-company-employees$/);
-  assert.equal(await field(page, "Company").inputValue(), "Initech");
-  assert.equal(await field(page, "Keywords").inputValue(), "kept across sign-in");
-  assert.equal(await field(page, "Max results").inputValue(), "7");
+  await expect(page).toHaveURL(/\/actions\/premium-search-company-employees$/);
+  await expect(field(page, "Company")).toHaveValue("Initech");
+  await expect(field(page, "Keywords")).toHaveValue("kept across sign-in");
+  await expect(field(page, "Max results")).toHaveValue("7");
   // Signing out, by contrast, forgets what was typed.
   await signOut(page);
-  await page.waitForURL(/\/sign-in$/);
+  await expect(page).toHaveURL(/\/sign-in$/);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   await go(page, "/actions/premium-search-company-employees");
-  await field(page, "Company").waitFor();
-  assert.equal(await field(page, "Company").inputValue(), "");
-  assert.deepEqual(besides(problems, 401), []);
+  await expect(field(page, "Company")).toBeVisible();
+  expect(await field(page, "Company").inputValue()).toBe("");
+  expect(besides(problems, 401)).toEqual([]);
 });
 
 test("every submission carries max_credits equal to the estimate on screen, or the lower cap typed", async ({ pages }) => {
@@ -223,7 +222,7 @@ test("every submission carries max_credits equal to the estimate on screen, or t
   await expect(estimate).toHaveText("20");
   await page.getByLabel("Async: queue it and watch the run").check();
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\//);
+  await expect(page).toHaveURL(/\/runs\//);
   expect(sent.map((s) => s.body.max_credits)).toEqual([20]);
 
   await go(page, "/actions/premium-search-people");
@@ -234,10 +233,10 @@ test("every submission carries max_credits equal to the estimate on screen, or t
   await expect(estimate).toHaveText("25");
   await page.getByLabel("Async: queue it and watch the run").check();
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\//);
+  await expect(page).toHaveURL(/\/runs\//);
   expect(sent.map((s) => s.body.max_credits)).toEqual([20, 25]);
   expect(sent[1].body.max_results).toBe(40);
-  assert.deepEqual(besides(problems), []);
+  expect(besides(problems)).toEqual([]);
 });
 
 test("run again with changes: the form opens with the run's input, and makes a new run with a new key", async ({ sandbox, pages }) => {
@@ -247,30 +246,29 @@ test("run again with changes: the form opens with the run's input, and makes a n
   await field(page, "Max results").fill("3");
   await page.getByLabel("Async: queue it and watch the run").check();
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\//);
+  await expect(page).toHaveURL(/\/runs\//);
   const firstRun = runIdOf(page);
   const again = page.locator('[data-field="run-again"]');
-  await again.waitFor();
+  await expect(again).toBeVisible();
   await screenshot(page, "run-again");
   await again.click();
-  await page.waitForURL(/\/actions\/premium-search-company-employees$/);
-  assert.equal(await field(page, "Company").inputValue(), "Initech");
-  assert.equal(await field(page, "Keywords").inputValue(), "staplers");
-  assert.equal(await field(page, "Max results").inputValue(), "3");
-  assert.equal(await field(page, "Max credits").inputValue(), "", "the cap it was sent with was the estimate, not a choice");
-  assert.equal(await page.getByLabel("Async: queue it and watch the run").isChecked(), true, "the mode it was sent in");
+  await expect(page).toHaveURL(/\/actions\/premium-search-company-employees$/);
+  await expect(field(page, "Company")).toHaveValue("Initech");
+  await expect(field(page, "Keywords")).toHaveValue("staplers");
+  await expect(field(page, "Max results")).toHaveValue("3");
+  await expect(field(page, "Max credits"), "the cap it was sent with was the estimate, not a choice").toHaveValue("");
+  await expect(page.getByLabel("Async: queue it and watch the run"), "the mode it was sent in").toBeChecked();
   await field(page, "Keywords").fill("red staplers");
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL((url) => url.pathname.startsWith("/runs/") && !url.pathname.endsWith(firstRun));
-  assert.equal(sent.length, 2);
-  assert.notEqual(sent[0].key, sent[1].key, "a new submission has a new key");
-  assert.deepEqual(sent[1].body, { input: { company: "Initech", keywords: "red staplers" }, max_credits: 3, max_results: 3 });
+  await expect(page).toHaveURL((url) => url.pathname.startsWith("/runs/") && !url.pathname.endsWith(firstRun));
+  expect(sent).toHaveLength(2);
+  expect(sent[0].key, "a new submission has a new key").not.toBe(sent[1].key);
+  expect(sent[1].body).toEqual({ input: { company: "Initech", keywords: "red staplers" }, max_credits: 3, max_results: 3 });
 
   // A run made elsewhere (here: straight through the API): its input is not known here.
   const other = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", { key: `elsewhere-${Date.now()}`, body: { input: { query: "made elsewhere" } } });
   await go(page, `/runs/${other.json.id}`);
-  await page.locator('[data-field="input-unknown"]').waitFor();
-  assert.equal(await page.locator('[data-field="run-again"]').count(), 0);
-  assert.match(await page.locator('[data-field="input-unknown"]').textContent(), /not known/);
-  assert.deepEqual(besides(problems), []);
+  await expect(page.locator('[data-field="input-unknown"]')).toHaveText(/not known/);
+  await expect(page.locator('[data-field="run-again"]')).toHaveCount(0);
+  expect(besides(problems)).toEqual([]);
 });

@@ -2,14 +2,11 @@
 // runs, so the runs the console saw stay listed after the API's window has moved on, marked as
 // kept in this browser, across a reload. Headless Chromium against a sandbox of its own (a burst
 // large enough for another client to make 160 runs at once, and quick runs).
-import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, api, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Makes `count` runs in `sandbox` through the API, as a script of the workspace would, and waits until they are final. */
 async function runsMadeElsewhere(sandbox, count, label) {
@@ -19,16 +16,17 @@ async function runsMadeElsewhere(sandbox, count, label) {
       body: { input: { query: `${label} ${i}` }, max_results: 1 },
       key: `e2e-history-${label}-${i}-${Date.now()}`,
     });
-    assert.ok([200, 202].includes(made.status), `run ${i}: ${made.status} ${JSON.stringify(made.json)}`);
+    expect([200, 202], `run ${i}: ${made.status} ${JSON.stringify(made.json)}`).toContain(made.status);
     ids.push(made.json.id);
   }
-  for (let tries = 0; tries < 50; tries++) {
-    const list = (await api(sandbox, "GET", "/v1/runs")).json.runs;
-    if (list.every((r) => ["completed", "failed", "cancelled"].includes(r.status))) return ids;
-    await sleep(200);
-  }
-  throw new Error("the runs did not finish");
+  await expect.poll(async () => (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => !isFinal(r.status)).length, {
+    message: "the runs listed by the API that are not final yet",
+    intervals: [200],
+  }).toBe(0);
+  return ids;
 }
+
+const isFinal = (status) => ["completed", "failed", "cancelled"].includes(status);
 
 const countLine = (page) => page.locator('[data-field="runs-count"]');
 const rowsFrom = (page, source) => page.locator(`[data-field="runs-table"] tbody tr[data-source="${source}"]`);
@@ -38,46 +36,46 @@ test("runs older than the API's latest 100 stay listed, kept in this browser, ac
   const { page, problems } = await pages.signedIn("/runs");
   const first = await runsMadeElsewhere(sandbox, 60, "first");
   await page.getByRole("button", { name: "Refresh" }).click();
-  await countLine(page).getByText("60 listed: 60 from the API's latest 100, 0 kept in this browser").waitFor();
+  await expect(countLine(page)).toContainText("60 listed: 60 from the API's latest 100, 0 kept in this browser");
 
   // 100 more: the first 60 leave the API's list, which never shows them again.
   await runsMadeElsewhere(sandbox, 100, "second");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
-  assert.equal(listed.filter((id) => first.includes(id)).length, 0, "the API no longer lists the first runs");
+  expect(listed.filter((id) => first.includes(id)), "the API no longer lists the first runs").toEqual([]);
   await page.getByRole("button", { name: "Refresh" }).click();
-  await countLine(page).getByText("160 listed: 100 from the API's latest 100, 60 kept in this browser").waitFor();
-  assert.equal(await rowsFrom(page, "api").count(), 100, "the first page: the newest, from the API");
+  await expect(countLine(page)).toContainText("160 listed: 100 from the API's latest 100, 60 kept in this browser");
+  await expect(rowsFrom(page, "api"), "the first page: the newest, from the API").toHaveCount(100);
 
   // Newest first: the kept runs are the older ones, on the second page (a link, in the URL).
   await page.getByRole("link", { name: "Next" }).click();
-  await page.waitForURL(/\/runs\?page=2$/);
-  await countLine(page).getByText("Showing 101–160 of 160").waitFor();
-  assert.equal(await rowsFrom(page, "kept").count(), 60);
+  await expect(page).toHaveURL(/\/runs\?page=2$/);
+  await expect(countLine(page)).toContainText("Showing 101–160 of 160");
+  await expect(rowsFrom(page, "kept")).toHaveCount(60);
   const keptIds = await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run));
-  assert.deepEqual(new Set(keptIds), new Set(first));
-  assert.equal(await rowsFrom(page, "kept").first().locator("td").last().textContent(), "This browser");
-  assert.deepEqual(await seriousViolations(page), []);
+  expect(new Set(keptIds)).toEqual(new Set(first));
+  await expect(rowsFrom(page, "kept").first().locator("td").last()).toHaveText("This browser");
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "runs-kept-in-this-browser");
 
   // A reload forgets the credential, not the history.
   await page.reload();
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/runs\?page=2$/);
-  await countLine(page).getByText("160 listed: 100 from the API's latest 100, 60 kept in this browser").waitFor();
-  assert.equal(await rowsFrom(page, "kept").count(), 60);
+  await expect(page).toHaveURL(/\/runs\?page=2$/);
+  await expect(countLine(page)).toContainText("160 listed: 100 from the API's latest 100, 60 kept in this browser");
+  await expect(rowsFrom(page, "kept")).toHaveCount(60);
 
   // Filters apply to both: a kept run is found by its action and status like any other.
   await go(page, "/runs?status=completed&order=oldest");
-  await countLine(page).getByText(/of 160 matching runs/).waitFor();
-  assert.equal(await rowsFrom(page, "kept").count(), 60, "oldest first: the kept runs lead");
+  await expect(countLine(page)).toContainText("of 160 matching runs");
+  await expect(rowsFrom(page, "kept"), "oldest first: the kept runs lead").toHaveCount(60);
   // Search: a kept run found by a part of its id, typed into the box (and kept in the URL).
   const wanted = first[7];
   await page.getByLabel("Search").fill(wanted.slice(-10).toUpperCase());
   await page.getByLabel("Search").press("Enter");
-  await page.waitForURL(new RegExp(`q=${wanted.slice(-10).toUpperCase()}`));
-  await countLine(page).getByText(/of 1 matching runs/).waitFor();
-  assert.deepEqual(await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run)), [wanted]);
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(new RegExp(`q=${wanted.slice(-10).toUpperCase()}`));
+  await expect(countLine(page)).toContainText("of 1 matching runs");
+  expect(await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run))).toEqual([wanted]);
+  expect(problems).toEqual([]);
 });
 
 test("what a browser kept before the history existed (store version 1) is read after the upgrade", async ({ sandbox, pages }) => {
@@ -114,11 +112,11 @@ test("what a browser kept before the history existed (store version 1) is read a
   await seeder.close();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
 
   // The console opens the current version: the submission is still there, and the run joins the history.
   await go(page, `/runs/${made.json.id}`);
-  await page.getByRole("button", { name: "Run again with changes" }).waitFor();
+  await expect(page.getByRole("button", { name: "Run again with changes" })).toBeVisible();
   const stores = await page.evaluate(() => new Promise((resolve) => {
     const open = indexedDB.open("console");
     open.onsuccess = () => {
@@ -128,10 +126,10 @@ test("what a browser kept before the history existed (store version 1) is read a
       all.onsuccess = () => { resolve({ version: db.version, names: [...db.objectStoreNames].sort(), runs: all.result }); db.close(); };
     };
   }));
-  assert.equal(stores.version, 5);
-  assert.deepEqual(stores.names, ["batches", "log", "log_answers", "log_whole", "meta", "outputs", "rows", "runs", "submissions"]);
-  assert.ok(stores.runs.includes(`${workspace}/${made.json.id}`), JSON.stringify(stores.runs));
-  assert.deepEqual(problems, []);
+  expect(stores.version).toBe(5);
+  expect(stores.names).toEqual(["batches", "log", "log_answers", "log_whole", "meta", "outputs", "rows", "runs", "submissions"]);
+  expect(stores.runs).toContain(`${workspace}/${made.json.id}`);
+  expect(problems).toEqual([]);
 });
 
 /**
@@ -167,14 +165,6 @@ const keptHistory = (page) => page.evaluate(() => new Promise((resolve) => {
   open.onerror = () => resolve(nothing);
 }));
 
-async function until(what, check, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(200);
-  }
-}
-
 test("runs made elsewhere join the history from a read about once a minute; more than 100 between two reads are reported", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
   const { page, problems } = await pages.open();
@@ -182,30 +172,30 @@ test("runs made elsewhere join the history from a read about once a minute; more
   await page.clock.install();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   // The first read comes soon after sign-in, with the runs page never opened.
   await page.clock.fastForward(11_000);
-  await until("the first background read", async () => (await keptHistory(page)).reads.some((r) => r.last_read_at > 0));
+  await expect.poll(async () => (await keptHistory(page)).reads.some((r) => r.last_read_at > 0), { message: "the first background read" }).toBe(true);
 
   const elsewhere = await runsMadeElsewhere(sandbox, 30, "script");
   await page.clock.fastForward(30_000);
-  assert.equal((await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length, 0, "not read again before a minute");
+  expect((await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)), "not read again before a minute").toEqual([]);
   await page.clock.fastForward(35_000);
-  await until("the 30 runs made elsewhere kept", async () =>
-    (await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length === 30);
+  await expect.poll(async () => (await keptHistory(page)).runs.filter((id) => elsewhere.includes(id)).length, {
+    message: "the runs made elsewhere kept",
+  }).toBe(30);
 
   // 110 more before the next read: the list shows only the latest 100 of them.
   const many = await runsMadeElsewhere(sandbox, 110, "flood");
   await page.clock.fastForward(71_000);
-  await until("the gap recorded", async () => (await keptHistory(page)).reads.some((r) => r.missed.length === 1));
+  await expect.poll(async () => (await keptHistory(page)).reads.some((r) => r.missed.length === 1), { message: "the gap recorded" }).toBe(true);
   const kept = (await keptHistory(page)).runs;
-  assert.equal(many.filter((id) => kept.includes(id)).length, 100, "the latest 100 of them");
+  expect(many.filter((id) => kept.includes(id)), "the latest 100 of them").toHaveLength(100);
   await go(page, "/runs");
   const notice = page.locator('[data-field="missed-runs"]');
-  await notice.waitFor();
-  assert.match(await notice.textContent(), /^Runs made between .+ and .+ may be missing here: more than 100 runs were made between two reads/);
+  await expect(notice).toHaveText(/^Runs made between .+ and .+ may be missing here: more than 100 runs were made between two reads/);
   await screenshot(page, "runs-missed-notice");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("a kept run that was still running when the API's list moved on is read again, and shows how it ended", async ({ sandbox, pages }) => {
@@ -217,18 +207,15 @@ test("a kept run that was still running when the API's list moved on is read aga
     key: `e2e-history-slow-${Date.now()}`,
   });
   await page.getByRole("button", { name: "Refresh" }).click();
-  await page.locator(`tr[data-run="${slow.json.id}"] [data-status="processing"], tr[data-run="${slow.json.id}"] [data-status="queued"]`).first().waitFor();
+  await expect(page.locator(`tr[data-run="${slow.json.id}"] [data-status="processing"], tr[data-run="${slow.json.id}"] [data-status="queued"]`).first()).toBeVisible();
   // 100 runs later it is out of the API's list, and finished.
   await runsMadeElsewhere(sandbox, 100, "after-slow");
-  for (let tries = 0; tries < 50; tries++) {
-    if ((await api(sandbox, "GET", `/v1/runs/${slow.json.id}`)).json.status === "completed") break;
-    await sleep(200);
-  }
+  await expect.poll(async () => (await api(sandbox, "GET", `/v1/runs/${slow.json.id}`)).json.status, { intervals: [200] }).toBe("completed");
   await page.getByRole("button", { name: "Refresh" }).click();
   const row = page.locator(`tr[data-run="${slow.json.id}"][data-source="kept"]`);
   await go(page, `/runs?q=${slow.json.id}`);
-  await row.locator('[data-status="completed"]').waitFor();
-  assert.deepEqual(problems, []);
+  await expect(row.locator('[data-status="completed"]')).toBeVisible();
+  expect(problems).toEqual([]);
 });
 
 test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", async ({ sandbox, pages }) => {
@@ -237,37 +224,41 @@ test("/storage: what is kept, exported as JSON Lines, forgotten after a confirma
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
   const { page, problems } = await pages.signedIn("/runs");
   const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
-  await until("the API's runs kept", async () => (await keptHistory(page)).runs.length === listed);
+  await expect.poll(async () => (await keptHistory(page)).runs.length, { message: "the API's runs kept" }).toBe(listed);
   await page.getByRole("link", { name: "what this browser keeps" }).click();
-  await page.waitForURL(/\/storage$/);
+  await expect(page).toHaveURL(/\/storage$/);
   const keptRuns = page.locator('[data-field="kept-runs"] .stat-value');
-  await page.locator('[data-field="kept-runs"]').getByText(String(listed), { exact: true }).waitFor();
-  assert.match(await page.locator('[data-field="kept-runs"] .stat-note').textContent(), /^seen by this browser since /);
-  await page.locator('[data-field="space-used"]').waitFor();
-  assert.deepEqual(await seriousViolations(page), []);
+  await expect(keptRuns).toHaveText(String(listed));
+  await expect(page.locator('[data-field="kept-runs"] .stat-note')).toHaveText(/^seen by this browser since /);
+  await expect(page.locator('[data-field="space-used"]')).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "storage");
 
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     page.getByRole("button", { name: "Export the history" }).click(),
   ]);
-  assert.match(download.suggestedFilename(), new RegExp(`^sandbox-runs-${workspace}-\\d{4}-\\d{2}-\\d{2}\\.jsonl$`));
+  expect(download.suggestedFilename()).toMatch(new RegExp(`^sandbox-runs-${workspace}-\\d{4}-\\d{2}-\\d{2}\\.jsonl$`));
   const lines = readFileSync(await download.path(), "utf8").trimEnd().split("\n");
-  assert.equal(lines.length, listed);
+  expect(lines).toHaveLength(listed);
   const exported = lines.map((line) => JSON.parse(line));
-  assert.ok(exported.every((kept) => kept.workspace === workspace && kept.run.id && Array.isArray(kept.run.output)));
-  await page.locator('[data-field="export-note"]').getByText(`Exported ${listed} runs as JSON Lines.`).waitFor();
+  for (const kept of exported) {
+    expect(kept.workspace).toBe(workspace);
+    expect(kept.run.id).toBeTruthy();
+    expect(Array.isArray(kept.run.output), `run ${kept.run.id} with its output`).toBe(true);
+  }
+  await expect(page.locator('[data-field="export-note"]')).toContainText(`Exported ${listed} runs as JSON Lines.`);
 
   // Forgetting asks first, naming what goes.
   await page.getByRole("button", { name: "Forget this workspace's history…" }).click();
-  await page.getByText(`Forget the ${listed} runs kept for this workspace in this browser?`).waitFor();
+  await expect(page.getByText(`Forget the ${listed} runs kept for this workspace in this browser?`)).toBeVisible();
   await page.getByRole("button", { name: "Keep it", exact: true }).click();
-  assert.equal((await keptHistory(page)).runs.length, listed);
+  expect((await keptHistory(page)).runs).toHaveLength(listed);
   await page.getByRole("button", { name: "Forget this workspace's history…" }).click();
   await page.getByRole("button", { name: "Forget the history" }).click();
-  await page.locator('[data-field="forget-note"]').getByText(`Forgot the ${listed} runs`).waitFor();
-  await page.locator('[data-field="kept-runs"]').getByText("0", { exact: true }).waitFor();
-  assert.equal((await keptHistory(page)).runs.length, 0);
+  await expect(page.locator('[data-field="forget-note"]')).toContainText(`Forgot the ${listed} runs`);
+  await expect(keptRuns).toHaveText("0");
+  expect((await keptHistory(page)).runs).toEqual([]);
 
   // The export, edited by hand: a broken line 3 and a run of another workspace on line 5.
   const edited = [...lines];
@@ -277,24 +268,24 @@ test("/storage: what is kept, exported as JSON Lines, forgotten after a confirma
   const file = { name: "history.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(edited.join("\n")) };
   await page.locator('[data-field="import-file"]').setInputFiles(file);
   const report = page.locator('[data-field="import-report"]');
-  await report.getByText(`Imported ${listed} runs from history.jsonl: ${listed} new, 0 updated, 0 already as kept.`).waitFor();
-  const skipped = await report.locator("li").allTextContents();
-  assert.equal(skipped.length, 2);
-  assert.match(skipped[0], /^Line 3: not a run of an exported history \(key must be a string, at character 2\)$/);
-  assert.match(skipped[1], /^Line 5: a run of workspace ws_someone_else, not of the one signed in to$/);
-  await page.locator('[data-field="kept-runs"]').getByText(String(listed), { exact: true }).waitFor();
-  assert.deepEqual(new Set((await keptHistory(page)).runs), new Set(exported.map((k) => k.run.id)));
+  await expect(report).toContainText(`Imported ${listed} runs from history.jsonl: ${listed} new, 0 updated, 0 already as kept.`);
+  await expect(report.locator("li")).toHaveText([
+    /^Line 3: not a run of an exported history \(key must be a string, at character 2\)$/,
+    /^Line 5: a run of workspace ws_someone_else, not of the one signed in to$/,
+  ]);
+  await expect(keptRuns).toHaveText(String(listed));
+  expect(new Set((await keptHistory(page)).runs)).toEqual(new Set(exported.map((k) => k.run.id)));
   await screenshot(page, "storage-import-report");
 
   // The same file again changes nothing; a file of nothing but noise imports nothing.
   await page.locator('[data-field="import-file"]').setInputFiles(file);
-  await report.getByText(`Imported ${listed} runs from history.jsonl: 0 new, 0 updated, ${listed} already as kept.`).waitFor();
+  await expect(report).toContainText(`Imported ${listed} runs from history.jsonl: 0 new, 0 updated, ${listed} already as kept.`);
   await page.locator('[data-field="import-file"]').setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("hello\nworld\n") });
-  await report.getByText("Imported 0 runs from notes.txt: 0 new, 0 updated, 0 already as kept.").waitFor();
-  assert.equal(await report.locator("li").count(), 2);
-  assert.equal((await keptHistory(page)).runs.length, listed);
-  assert.equal(await keptRuns.textContent(), String(listed));
-  assert.deepEqual(problems, []);
+  await expect(report).toContainText("Imported 0 runs from notes.txt: 0 new, 0 updated, 0 already as kept.");
+  await expect(report.locator("li")).toHaveCount(2);
+  expect((await keptHistory(page)).runs).toHaveLength(listed);
+  await expect(keptRuns).toHaveText(String(listed));
+  expect(problems).toEqual([]);
 });
 
 test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", async ({ sandbox, pages }) => {
@@ -303,39 +294,38 @@ test("sign-out can forget the workspace's data in this browser; sign-in says wha
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
   const { page, problems } = await pages.signedIn("/runs");
   const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
-  await until("the API's runs kept", async () => (await keptHistory(page)).runs.length === listed);
+  await expect.poll(async () => (await keptHistory(page)).runs.length, { message: "the API's runs kept" }).toBe(listed);
   // A submission from the form: its input is kept for "Run again with changes".
   await go(page, "/actions/network-search-groups");
   await page.getByLabel("Query", { exact: true }).fill("kept until forgotten");
   await page.getByLabel("Async: queue it and watch the run").check();
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\/[^/]+$/);
-  await until("the submission kept", async () => (await keptHistory(page)).submissions.length === 1);
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  await expect.poll(async () => (await keptHistory(page)).submissions.length, { message: "the submissions kept" }).toBe(1);
 
   // Plain sign-out keeps it, and sign-in says so (a shared computer).
   await page.getByRole("button", { name: "Sign out…" }).click();
-  await page.getByRole("group", { name: "Sign out" }).waitFor();
-  assert.deepEqual(await seriousViolations(page), []);
+  await expect(page.getByRole("group", { name: "Sign out" })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "sign-out-menu");
   await page.keyboard.press("Escape");
   await signOut(page);
   const kept = page.locator('[data-field="kept-data"]');
-  await kept.waitFor();
-  assert.match(await kept.textContent(), new RegExp(`${workspace}: \\d+ runs of history, 1 submission`));
+  await expect(kept).toHaveText(new RegExp(`${workspace}: \\d+ runs of history, 1 submission`));
   await screenshot(page, "sign-in-kept-data");
 
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   await signOut(page, { forget: true });
   const notice = page.locator('[data-field="session-notice"]');
-  await notice.waitFor();
-  assert.match(await notice.textContent(), new RegExp(`^Signed out\\. This browser no longer keeps anything of workspace ${workspace}: \\d+ runs of its run history, 0 bulk batches, 1 submission and \\d+ logged requests deleted\\.$`));
+  await expect(notice).toHaveText(new RegExp(`^Signed out\\. This browser no longer keeps anything of workspace ${workspace}: \\d+ runs of its run history, 0 bulk batches, 1 submission and \\d+ logged requests deleted\\.$`));
   const left = await keptHistory(page);
-  assert.deepEqual([left.runs, left.reads, left.submissions], [[], [], []]);
-  assert.deepEqual(await keptOutputKeys(page), [], "the outputs went too");
-  await sleep(500);
-  assert.equal(await kept.count(), 0, "nothing left to mention");
-  assert.deepEqual(problems, []);
+  expect([left.runs, left.reads, left.submissions]).toEqual([[], [], []]);
+  expect(await keptOutputKeys(page), "the outputs went too").toEqual([]);
+  // A fixed wait on purpose: the sign-in page must not come to mention kept data a moment later.
+  await page.waitForTimeout(500);
+  await expect(kept, "nothing left to mention").toHaveCount(0);
+  expect(problems).toEqual([]);
 });
 
 test("/runs over the history: any column sorts both ways, a date range, and search finds a run by the input sent", async ({ sandbox, pages }) => {
@@ -349,80 +339,85 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
     await page.getByLabel("Max results").fill(maxResults);
     await page.getByLabel("Async: queue it and watch the run").check();
     await page.getByRole("button", { name: "Queue run" }).click();
-    await page.waitForURL(/\/runs\/[^/]+$/);
+    await expect(page).toHaveURL(/\/runs\/[^/]+$/);
     made.push(decodeURIComponent(new URL(page.url()).pathname.split("/").pop()));
-    await page.locator('.run-head [data-status="completed"]').waitFor();
+    await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
   }
   // 100 runs made elsewhere push both out of the API's list: only this browser has them.
   await runsMadeElsewhere(sandbox, 100, "sort");
   await go(page, "/runs");
   await page.getByLabel("Search").fill("umbrella CHEM");
   await page.getByLabel("Search").press("Enter");
-  await page.waitForURL(/q=umbrella%20CHEM/);
+  await expect(page).toHaveURL(/q=umbrella%20CHEM/);
   const ids = () => page.locator("[data-field=runs-table] tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.run));
-  await countLine(page).getByText(/of 1 matching runs/).waitFor();
-  assert.deepEqual(await ids(), [made[1]]);
-  assert.equal(await page.locator(`tr[data-run="${made[1]}"]`).getAttribute("data-source"), "kept");
+  await expect(countLine(page)).toContainText("of 1 matching runs");
+  expect(await ids()).toEqual([made[1]]);
+  await expect(page.locator(`tr[data-run="${made[1]}"]`)).toHaveAttribute("data-source", "kept");
 
   // Sorted by credits used: the largest first, then the other way; the URL says so.
   await page.getByLabel("Search").fill("initech");
   await page.getByLabel("Search").press("Enter");
-  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  await expect(countLine(page)).toContainText("of 1 matching runs");
   await go(page, "/runs");
   await page.getByRole("link", { name: "Credits used" }).click();
-  await page.waitForURL(/sort=credits&order=desc/);
-  const credits = () => page.locator("[data-field=runs-table] tbody tr td:nth-child(7)").allTextContents();
-  const numbers = (texts) => texts.map((t) => Number(t.replaceAll(",", "")));
-  const descending = numbers(await credits());
-  assert.deepEqual(descending, [...descending].sort((a, b) => b - a));
-  assert.ok(descending[0] > descending.at(-1), `the page mixes run sizes: ${descending.slice(0, 5)} … ${descending.at(-1)}`);
+  await expect(page).toHaveURL(/sort=credits&order=desc/);
+  const credits = async () => (await page.locator("[data-field=runs-table] tbody tr td:nth-child(7)").allTextContents())
+    .map((t) => Number(t.replaceAll(",", "")));
+  // Retried until the table on screen is the one the URL asks for.
+  await expect(async () => {
+    const descending = await credits();
+    expect(descending).toEqual([...descending].sort((a, b) => b - a));
+    expect(descending[0], `the page mixes run sizes: ${descending.slice(0, 5)} … ${descending.at(-1)}`).toBeGreaterThan(descending.at(-1));
+  }).toPass({ timeout: 10_000 });
   await page.getByRole("link", { name: "Credits used" }).click();
-  await page.waitForURL(/sort=credits&order=asc/);
-  const ascending = numbers(await credits());
-  assert.deepEqual(ascending, [...ascending].sort((a, b) => a - b));
-  assert.equal(await page.locator('th[aria-sort="ascending"]').textContent(), "Credits used ↑");
+  await expect(page).toHaveURL(/sort=credits&order=asc/);
+  await expect(page.locator('th[aria-sort="ascending"]')).toHaveText("Credits used ↑");
+  await expect(async () => {
+    const ascending = await credits();
+    expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+  }).toPass({ timeout: 10_000 });
 
   // A date range: today holds every run; the day before holds none.
   const today = await page.evaluate(() => new Date().toLocaleDateString("sv"));
   await go(page, `/runs?from=${today}&until=${today}`);
-  await countLine(page).getByText(/listed/).waitFor();
-  assert.equal(await page.getByLabel("Created from").inputValue(), today);
+  await expect(countLine(page)).toContainText("listed");
+  await expect(page.getByLabel("Created from")).toHaveValue(today);
   const yesterday = await page.evaluate(() => { const d = new Date(); d.setDate(d.getDate() - 1); return d.toLocaleDateString("sv"); });
   await page.getByLabel("until", { exact: true }).fill(yesterday);
   await page.getByLabel("until", { exact: true }).dispatchEvent("change");
-  await page.waitForURL(new RegExp(`until=${yesterday}`));
-  await page.getByText("No runs match these filters.").waitFor();
+  await expect(page).toHaveURL(new RegExp(`until=${yesterday}`));
+  await expect(page.getByText("No runs match these filters.")).toBeVisible();
   await go(page, "/runs?from=yesterday");
-  await page.getByText("The link asks for runs created on “yesterday”, which is not a date").waitFor();
-  assert.deepEqual(await seriousViolations(page), []);
+  await expect(page.getByText("The link asks for runs created on “yesterday”, which is not a date")).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "runs-sorted-and-dated");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("a run the API no longer has is shown as this browser kept it, its output within the allowance, and says so", async ({ sandbox, pages }) => {
   test.setTimeout(60_000);
   const [older, newer] = await runsMadeElsewhere(sandbox, 2, "gone");
   const { page, problems } = await pages.signedIn("/runs");
-  await until("both runs and their outputs kept", async () => {
+  await expect.poll(async () => {
     const keys = await keptOutputKeys(page);
-    return [older, newer].every((id) => keys.some((k) => k.endsWith(`/${id}`)));
-  });
+    return [older, newer].filter((id) => keys.some((k) => k.endsWith(`/${id}`)));
+  }, { message: "the runs whose outputs are kept" }).toEqual([older, newer]);
   // The allowance set so that only the newer output fits: the older one goes.
   await go(page, "/storage");
-  await page.locator('[data-field="outputs-space"]').waitFor();
+  await expect(page.locator('[data-field="outputs-space"]')).toBeVisible();
   // Not a number: said so, and nothing dropped.
   const keptBefore = (await keptOutputKeys(page)).length;
   await page.getByLabel("Allowance (MB)").fill("-1");
   await page.getByRole("button", { name: "Save" }).click();
-  await page.locator('[data-field="allowance-note"]').getByText("“-1” is not a number of megabytes").waitFor();
-  assert.equal((await keptOutputKeys(page)).length, keptBefore);
+  await expect(page.locator('[data-field="allowance-note"]')).toContainText("“-1” is not a number of megabytes");
+  expect(await keptOutputKeys(page)).toHaveLength(keptBefore);
   const sizes = await keptOutputSizes(page);
   const newerBytes = sizes.find((o) => o.key.endsWith(`/${newer}`)).bytes;
   await page.getByLabel("Allowance (MB)").fill(String(newerBytes / 1e6));
   await page.getByRole("button", { name: "Save" }).click();
-  await page.locator('[data-field="allowance-note"]').getByText("Outputs are now kept up to").waitFor();
-  await page.locator('[data-field="outputs-space"]').getByText(/^1 output kept/).waitFor();
-  assert.deepEqual((await keptOutputKeys(page)).map((k) => k.split("/").pop()), [newer]);
+  await expect(page.locator('[data-field="allowance-note"]')).toContainText("Outputs are now kept up to");
+  await expect(page.locator('[data-field="outputs-space"]').getByText(/^1 output kept/)).toBeVisible();
+  expect((await keptOutputKeys(page)).map((k) => k.split("/").pop())).toEqual([newer]);
   await screenshot(page, "storage-outputs");
 
   // The API answers 404 for both from now on (as after its retention, or a reset workspace).
@@ -434,19 +429,18 @@ test("a run the API no longer has is shown as this browser kept it, its output w
   }
   await go(page, `/runs/${older}`);
   const notice = page.locator('[data-field="kept-run"]');
-  await notice.waitFor();
-  assert.match(await notice.textContent(), /^The API no longer has this run \(it answered 404\)\. Shown as this browser last saw it, on .+, without its output \(1 record\)\.$/);
-  assert.equal(await page.locator('[data-field="run-id"]').textContent(), older);
-  assert.equal(await page.locator('[data-field="records"]').textContent(), "1");
-  assert.equal(await page.locator('.run-head [data-status]').getAttribute("data-status"), "completed");
-  await page.getByText("The output was not kept in this browser").waitFor();
-  assert.equal(await page.getByRole("button", { name: "Cancel run…" }).count(), 0);
+  await expect(notice).toHaveText(/^The API no longer has this run \(it answered 404\)\. Shown as this browser last saw it, on .+, without its output \(1 record\)\.$/);
+  await expect(page.locator('[data-field="run-id"]')).toHaveText(older);
+  await expect(page.locator('[data-field="records"]')).toHaveText("1");
+  await expect(page.locator(".run-head [data-status]")).toHaveAttribute("data-status", "completed");
+  await expect(page.getByText("The output was not kept in this browser")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Cancel run…" })).toHaveCount(0);
 
   await go(page, `/runs/${newer}`);
-  await notice.getByText(/with the output it kept\.$/).waitFor();
-  await page.locator('[data-field="output-table"]').waitFor();
+  await expect(notice).toHaveText(/with the output it kept\.$/);
+  await expect(page.locator('[data-field="output-table"]')).toBeVisible();
   await screenshot(page, "run-kept-only-here");
-  assert.deepEqual(besides(problems, 404), []);
+  expect(besides(problems, 404)).toEqual([]);
 });
 
 /** The keys of the outputs the page's store keeps. */
@@ -488,15 +482,16 @@ test("/credits: credits over time over the history, its sums the history's, by d
   await runsMadeElsewhere(sandbox, 3, "credits");
   const { page, problems } = await pages.signedIn("/workspace");
   await page.getByRole("link", { name: "Over the history kept in this browser, by day, week or month" }).click();
-  await page.waitForURL(/\/credits$/);
+  await expect(page).toHaveURL(/\/credits$/);
   const total = page.locator('[data-field="credits-total"]');
-  await total.waitFor();
+  await expect(total).toBeVisible();
   const kept = await keptRunValues(page);
-  const finished = kept.filter((k) => ["completed", "failed", "cancelled"].includes(k.run.status));
-  assert.ok(finished.length >= 3);
+  const finished = kept.filter((k) => isFinal(k.run.status));
+  expect(finished.length).toBeGreaterThanOrEqual(3);
   const sum = finished.reduce((s, k) => s + k.run.credits_used, 0);
-  assert.equal(Number((await total.textContent()).replaceAll(",", "")), sum, "the chart's total is the history's");
-  assert.match(await page.locator('[data-field="credits-scope"]').textContent(), new RegExp(`^Last 30 days: ${finished.length} runs from the runs this browser has seen since .+, the API's latest 100 included\\.`));
+  const totalOnScreen = async () => Number((await total.textContent()).replaceAll(",", ""));
+  await expect.poll(totalOnScreen, { message: "the chart's total is the history's" }).toBe(sum);
+  await expect(page.locator('[data-field="credits-scope"]')).toHaveText(new RegExp(`^Last 30 days: ${finished.length} runs from the runs this browser has seen since .+, the API's latest 100 included\\.`));
   // The per-action table adds up to the same, records included.
   const byAction = await page.locator('[data-field="credits-by-action"] tbody tr').evaluateAll((rows) => rows.map((r) => ({
     action: r.dataset.action,
@@ -505,18 +500,18 @@ test("/credits: credits over time over the history, its sums the history's, by d
   })));
   for (const row of byAction) {
     const mine = finished.filter((k) => k.run.action === row.action);
-    assert.equal(row.credits, mine.reduce((s, k) => s + k.run.credits_used, 0), row.action);
-    assert.equal(row.records, mine.reduce((s, k) => s + k.records, 0), row.action);
+    expect(row.credits, row.action).toBe(mine.reduce((s, k) => s + k.run.credits_used, 0));
+    expect(row.records, row.action).toBe(mine.reduce((s, k) => s + k.records, 0));
   }
   // Another range and bucket: in the URL, and the same total (every run is from today).
   await page.getByLabel("Range", { exact: true }).selectOption("365d");
-  await page.waitForURL(/\/credits\?range=365d&per=month$/);
-  assert.equal(Number((await total.textContent()).replaceAll(",", "")), sum);
+  await expect(page).toHaveURL(/\/credits\?range=365d&per=month$/);
+  await expect.poll(totalOnScreen).toBe(sum);
   await page.getByLabel("Per", { exact: true }).selectOption("week");
-  await page.waitForURL(/\/credits\?range=365d&per=week$/);
-  assert.deepEqual(await seriousViolations(page), []);
+  await expect(page).toHaveURL(/\/credits\?range=365d&per=week$/);
+  expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "credits-over-the-history");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("two tabs writing the history at once lose nothing and duplicate nothing", async ({ sandbox, pages }) => {
@@ -527,32 +522,33 @@ test("two tabs writing the history at once lose nothing and duplicate nothing", 
   const other = await context.newPage();
   await other.goto(`${sandbox.url}/sign-in?next=/runs`);
   await signIn(other, sandbox.api_key);
-  await other.locator('[data-field="runs-count"]').waitFor();
+  await expect(other.locator('[data-field="runs-count"]')).toBeVisible();
   // Tab one submits from the form while tab two reads the list again and again.
   let reading = true;
   const readsInOtherTab = (async () => {
     while (reading) {
       await other.getByRole("button", { name: "Refresh" }).click();
-      await sleep(150);
+      // Pacing, not a wait for anything: a refresh about every 150 ms while the other tab writes.
+      await other.waitForTimeout(150);
     }
   })();
   await go(page, "/actions/network-search-groups");
   await page.getByLabel("Query", { exact: true }).fill("two tabs at once");
   await page.getByLabel("Async: queue it and watch the run").check();
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\/[^/]+$/);
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
-  await page.locator('.run-head [data-status="completed"]').waitFor();
-  await until("the other tab listed it", async () => (await other.locator(`tr[data-run="${id}"]`).count()) === 1);
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
+  await expect(other.locator(`tr[data-run="${id}"]`), "the other tab listed it").toHaveCount(1);
   reading = false;
   await readsInOtherTab;
   const kept = await keptRunValues(page);
   const ids = kept.map((k) => k.run.id);
-  assert.equal(new Set(ids).size, ids.length, "no run twice");
+  expect(new Set(ids).size, "no run twice").toBe(ids.length);
   const mine = kept.find((k) => k.run.id === id);
-  assert.equal(mine.run.status, "completed");
-  assert.deepEqual(mine.input, { query: "two tabs at once" }, "the input the first tab sent survived the second tab's writes");
-  assert.deepEqual(problems, []);
+  expect(mine.run.status).toBe("completed");
+  expect(mine.input, "the input the first tab sent survived the second tab's writes").toEqual({ query: "two tabs at once" });
+  expect(problems).toEqual([]);
 });
 
 test("a bulk batch's 150 runs stay in the history after the API's list has moved on, found by their input, across a reload", async ({ sandbox, pages }) => {
@@ -562,25 +558,25 @@ test("a bulk batch's 150 runs stay in the history after the API's list has moved
   const rows = Array.from({ length: 150 }, (_, i) => `bulk history ${i + 1}`);
   await page.locator("#bulk-text").fill(["query", ...rows].join("\n"));
   await page.locator('[data-field="start-batch"]').click();
-  await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: 120_000 });
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 120_000 });
   // 100 runs made elsewhere: the API lists none of the batch's any more.
   const elsewhere = await runsMadeElsewhere(sandbox, 100, "after-bulk");
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
-  assert.deepEqual(new Set(listed), new Set(elsewhere), "the API's list has moved on past the batch");
+  expect(new Set(listed), "the API's list has moved on past the batch").toEqual(new Set(elsewhere));
   await go(page, "/runs?q=bulk%20history");
-  await countLine(page).getByText(/of 150 matching runs/).waitFor({ timeout: 30_000 });
-  assert.equal(await rowsFrom(page, "kept").count(), 100, "the first page, all kept in this browser");
+  await expect(countLine(page)).toContainText("of 150 matching runs");
+  await expect(rowsFrom(page, "kept"), "the first page, all kept in this browser").toHaveCount(100);
   await page.reload();
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/runs\?q=bulk%20history$/);
-  await countLine(page).getByText(/of 150 matching runs/).waitFor({ timeout: 30_000 });
+  await expect(page).toHaveURL(/\/runs\?q=bulk%20history$/);
+  await expect(countLine(page)).toContainText("of 150 matching runs");
   // A row's own input finds its run, as the batch sent it; so does its idempotency key.
   await go(page, "/runs?q=bulk%20history%20137");
-  await countLine(page).getByText(/of 1 matching runs/).waitFor();
+  await expect(countLine(page)).toContainText("of 1 matching runs");
   const found = await rowsFrom(page, "kept").first().getAttribute("data-run");
   const kept = (await keptRunValues(page)).find((k) => k.run.id === found);
-  assert.match(kept.idempotency_key, /^bulk-/, "the row's key, kept with its run");
+  expect(kept.idempotency_key, "the row's key, kept with its run").toMatch(/^bulk-/);
   await go(page, `/runs?q=${encodeURIComponent(kept.idempotency_key)}`);
-  await countLine(page).getByText(/of 1 matching runs/).waitFor();
-  assert.deepEqual(besides(problems, 429), []);
+  await expect(countLine(page)).toContainText("of 1 matching runs");
+  expect(besides(problems, 429)).toEqual([]);
 });

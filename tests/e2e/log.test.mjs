@@ -2,12 +2,11 @@
 // the ticket text, the credential and a new key's secret nowhere (page, storage, snippets),
 // filters in the URL, an entry's own URL, the bulk worker's requests with a snippet that runs
 // (an input with a newline), the switch and clearing. Headless Chromium against the sandbox.
-import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
@@ -37,7 +36,7 @@ async function storedText(page, names) {
 /** The log's rows on screen once one matches `text` (the log is written about once a second). */
 async function rowWith(page, text) {
   const row = page.locator(".log-table tbody tr").filter({ hasText: text }).first();
-  await row.waitFor({ timeout: 15_000 });
+  await expect(row).toBeVisible({ timeout: 15_000 });
   return row;
 }
 
@@ -48,35 +47,34 @@ test("a failed submission's log entry shows its request id and error body, and i
   await page.getByLabel(/^Query/).fill("log me sandbox:500");
   await page.getByRole("button", { name: "Queue run" }).click();
   const panel = page.locator(".error-panel").first();
-  await panel.waitFor();
-  const requestId = (await panel.textContent()).match(/req_[0-9a-zA-Z_-]+/)?.[0];
-  assert.ok(requestId, `the form shows a request id: ${await panel.textContent()}`);
+  await expect(panel).toContainText(/req_[0-9a-zA-Z_-]+/);
+  const requestId = (await panel.textContent()).match(/req_[0-9a-zA-Z_-]+/)[0];
 
   await go(page, "/log?status=5xx");
   const row = await rowWith(page, "/run/async");
-  assert.match(await row.textContent(), /500/);
-  assert.match(await row.textContent(), new RegExp(requestId));
+  await expect(row).toContainText("500");
+  await expect(row).toContainText(requestId);
   await screenshot(page, "log-list");
   await row.getByRole("link").click();
-  await page.locator('[data-field="entry-request-id"]').waitFor();
-  assert.equal(await page.locator('[data-field="entry-request-id"]').textContent(), requestId);
+  await expect(page.locator('[data-field="entry-request-id"]')).toHaveText(requestId);
   const answer = JSON.parse(await page.locator('[data-field="answer-body"]').textContent());
-  assert.equal(answer.error.request_id, requestId);
-  assert.match(await page.locator('[data-field="request-body"]').textContent(), /log me sandbox:500/);
+  expect(answer.error.request_id).toBe(requestId);
+  await expect(page.locator('[data-field="request-body"]')).toContainText("log me sandbox:500");
   const ticket = await page.locator('[data-field="ticket-text"]').textContent();
-  assert.ok(ticket.includes(requestId), "the ticket has the request id");
-  assert.ok(ticket.includes(answer.error.code) && ticket.includes(answer.error.message), "and the error body");
-  assert.match(ticket, /HTTP 500/);
-  assert.match(ticket, /^- Environment: Sandbox \(sandbox: no real credits\)$/m, "and where it was sent");
+  expect(ticket, "the ticket has the request id").toContain(requestId);
+  expect(ticket, "and the error body").toContain(answer.error.code);
+  expect(ticket, "and the error body").toContain(answer.error.message);
+  expect(ticket).toContain("HTTP 500");
+  expect(ticket, "and where it was sent").toMatch(/^- Environment: Sandbox \(sandbox: no real credits\)$/m);
   await page.locator('[data-field="copy-ticket"]').click();
-  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), ticket);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(ticket);
   await screenshot(page, "log-entry-failed");
   // The entry has its own URL: opened again from it, it is the same entry.
   const entryUrl = new URL(page.url()).pathname;
   await go(page, "/workspace");
   await go(page, entryUrl);
-  assert.equal(await page.locator('[data-field="entry-request-id"]').textContent(), requestId);
-  assert.deepEqual(besides(problems, 500), []);
+  await expect(page.locator('[data-field="entry-request-id"]')).toHaveText(requestId);
+  expect(besides(problems, 500)).toEqual([]);
 });
 
 test("the credential and a new key's secret appear nowhere in the log, its storage or a copied snippet", async ({ sandbox, pages }) => {
@@ -85,59 +83,60 @@ test("the credential and a new key's secret appear nowhere in the log, its stora
   await page.getByLabel("New key's name").fill(`log secret ${Date.now()}`);
   await page.getByRole("button", { name: "Create key" }).click();
   const dialog = page.getByRole("dialog");
-  await dialog.waitFor();
+  await expect(dialog).toBeVisible();
   const secret = (await dialog.locator('[data-field="new-secret"]').textContent()).trim();
   await dialog.getByRole("button", { name: "I have stored it" }).click();
   await go(page, "/log?method=POST&path=/v1/keys");
   const row = await rowWith(page, "/v1/keys");
   await row.getByRole("link").click();
-  await page.locator('[data-field="answer-body"]').waitFor();
-  const answer = await page.locator('[data-field="answer-body"]').textContent();
-  assert.match(answer, /secret was shown once and is not kept/);
+  await expect(page.locator('[data-field="answer-body"]')).toContainText("secret was shown once and is not kept");
   const snippets = [];
   for (const language of ["curl", "python", "javascript", "node", "rust"]) {
     await page.locator(`button[data-language="${language}"]`).click();
-    await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
+    await expect(page.locator('[data-field="code-snippet"]')).toHaveAttribute("data-language", language);
     await page.locator('[data-field="copy-code"]').click();
     snippets.push(await page.evaluate(() => navigator.clipboard.readText()));
   }
   const stored = await storedText(page, ["log", "log_answers", "log_whole", "meta"]);
-  assert.ok(stored.includes("/v1/keys"), "the key's creation is logged");
+  expect(stored, "the key's creation is logged").toContain("/v1/keys");
   for (const text of [stored, await page.content(), ...snippets]) {
     for (const credential of [secret, sandbox.session_token, sandbox.api_key]) {
-      assert.ok(!text.includes(credential), "no credential and no secret");
+      expect(text, "no credential and no secret").not.toContain(credential);
     }
   }
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("filters narrow the list by status class, method, path and text, and live in the URL", async ({ pages }) => {
   const { page, problems } = await pages.signedIn("/runs");
   await go(page, "/runs/no-such-run");
-  await page.getByText(/not found/i).first().waitFor();
+  await expect(page.getByText(/not found/i).first()).toBeVisible();
   await go(page, "/log");
   await rowWith(page, "/v1/runs/no-such-run");
+  /** Retried until the list on screen holds rows and `wrong` finds none of its `cells`' texts. */
+  const everyRow = async (cells, wrong) => expect(async () => {
+    const texts = await page.locator(cells).allTextContents();
+    expect(texts.length, "rows listed").toBeGreaterThan(0);
+    expect(texts.filter(wrong), "rows the filter should have left out").toEqual([]);
+  }).toPass({ timeout: 10_000 });
   await page.locator('[data-field="filter-status"]').selectOption("4xx");
-  await page.waitForURL(/status=4xx/);
-  const statuses = await page.locator('.log-table td[data-field="status"]').allTextContents();
-  assert.ok(statuses.length > 0 && statuses.every((s) => /^4\d\d/.test(s)), statuses.join());
+  await expect(page).toHaveURL(/status=4xx/);
+  await everyRow('.log-table td[data-field="status"]', (s) => !/^4\d\d/.test(s));
   await page.locator('[data-field="filter-status"]').selectOption("");
   await page.locator('[data-field="filter-method"]').selectOption("GET");
   await page.locator('[data-field="filter-path"]').fill("/v1/workspace");
-  await page.waitForURL(/path=%2Fv1%2Fworkspace/);
-  const paths = await page.locator(".log-table td.path").allTextContents();
-  assert.ok(paths.length > 0 && paths.every((p) => p === "/v1/workspace"), paths.join());
+  await expect(page).toHaveURL(/path=%2Fv1%2Fworkspace/);
+  await everyRow(".log-table td.path", (p) => p !== "/v1/workspace");
   await page.locator('[data-field="filter-path"]').fill("");
   await page.locator('[data-field="filter-method"]').selectOption("");
   await page.locator('[data-field="filter-text"]').fill("no-such-run");
-  await page.waitForURL(/q=no-such-run/);
-  const texts = await page.locator(".log-table td.path").allTextContents();
-  assert.ok(texts.length > 0 && texts.every((p) => p.includes("no-such-run")), texts.join());
+  await expect(page).toHaveURL(/q=no-such-run/);
+  await everyRow(".log-table td.path", (p) => !p.includes("no-such-run"));
   // The same view from its URL; an unknown status is said, not ignored.
   await go(page, "/log?status=3xx");
-  await page.locator('[data-field="filter-problem"]').waitFor();
-  assert.equal(await page.locator(".log-table").count(), 0);
-  assert.deepEqual(besides(problems, 404), []);
+  await expect(page.locator('[data-field="filter-problem"]')).toBeVisible();
+  await expect(page.locator(".log-table")).toHaveCount(0);
+  expect(besides(problems, 404)).toEqual([]);
 });
 
 test("the bulk worker's requests are logged, and a logged submission with a newline runs again as code", async ({ sandbox, pages }) => {
@@ -146,13 +145,13 @@ test("the bulk worker's requests are logged, and a logged submission with a newl
   await page.getByLabel("Action").selectOption("network-search-groups");
   await page.locator("#bulk-text").fill(`query\n"${query.replaceAll('"', '""')}"`);
   await page.locator('[data-field="start-batch"]').click();
-  await page.locator('[data-field="keeping"]').getByText("Kept in this browser").waitFor();
+  await expect(page.locator('[data-field="keeping"]').getByText("Kept in this browser")).toBeVisible();
   await go(page, "/log?method=POST&path=/run/async");
   const row = await rowWith(page, "bulk worker");
   await row.getByRole("link").click();
-  await page.locator('[data-field="request-body"]').waitFor();
+  await expect(page.locator('[data-field="request-body"]')).toBeVisible();
   const body = JSON.parse(await page.locator('[data-field="request-body"]').textContent());
-  assert.equal(body.input.query, query);
+  expect(body.input.query).toBe(query);
   await page.locator('button[data-language="node"]').click();
   const code = await page.locator('[data-field="code-snippet"]').textContent();
   const dir = mkdtempSync(join(tmpdir(), "log-snippet-"));
@@ -160,30 +159,32 @@ test("the bulk worker's requests are logged, and a logged submission with a newl
   const output = execFileSync("node", [join(dir, "snippet.js")], { env: snippetEnvironment(sandbox.api_key), encoding: "utf8" });
   const [status, ...rest] = output.trim().split("\n");
   // The same key and body as the worker sent: the API answers with the same run.
-  assert.ok(["200", "202"].includes(status), output);
+  expect(["200", "202"], output).toContain(status);
   const run = JSON.parse(rest.join("\n"));
   const answer = JSON.parse(await page.locator('[data-field="answer-body"]').textContent());
-  assert.equal(run.id, answer.id);
+  expect(run.id).toBe(answer.id);
   await screenshot(page, "log-entry-bulk");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("the switch stops keeping requests, clearing empties the log, and forgetting the workspace deletes it", async ({ pages }) => {
   const { page, problems } = await pages.signedIn("/log");
   await rowWith(page, "/v1/workspace");
-  assert.deepEqual(await seriousViolations(page), []);
+  expect(await seriousViolations(page)).toEqual([]);
   await page.locator('[data-field="log-keeping"]').uncheck();
-  await page.locator('[data-field="log-paused"]').waitFor();
+  await expect(page.locator('[data-field="log-paused"]')).toBeVisible();
   await page.locator('[data-field="log-keeping"]').uncheck();
   await page.getByRole("button", { name: "Clear the log…" }).click();
   await page.getByRole("button", { name: "Clear the log", exact: true }).click();
-  await page.locator('[data-field="log-summary"]').getByText("No request is logged yet").waitFor();
+  await expect(page.locator('[data-field="log-summary"]').getByText("No request is logged yet")).toBeVisible();
   // Requests made while the switch is off are not kept.
   await go(page, "/runs");
-  await page.locator('[data-field="runs-table"], [data-field="no-runs"]').first().waitFor();
+  await expect(page.locator('[data-field="runs-table"], [data-field="no-runs"]').first()).toBeVisible();
+  // A fixed wait on purpose: the log is written about once a second, and the test asserts that
+  // nothing is written for a while.
   await page.waitForTimeout(2_500);
   await go(page, "/log");
-  await page.locator('[data-field="log-summary"]').getByText("No request is logged yet").waitFor();
+  await expect(page.locator('[data-field="log-summary"]').getByText("No request is logged yet")).toBeVisible();
   // Back on: the next requests are.
   await page.locator('[data-field="log-keeping"]').check();
   await go(page, "/runs");
@@ -192,8 +193,8 @@ test("the switch stops keeping requests, clearing empties the log, and forgettin
   await screenshot(page, "log-keeping");
   await signOut(page, { forget: true });
   const stored = JSON.parse(await storedText(page, ["log", "log_answers", "log_whole"]));
-  assert.deepEqual([stored.log.keys.length, stored.log_answers.keys.length], [0, 0]);
-  assert.deepEqual(problems, []);
+  expect([stored.log.keys.length, stored.log_answers.keys.length]).toEqual([0, 0]);
+  expect(problems).toEqual([]);
 });
 
 test("the log keeps the newest 5,000 entries of a workspace: the oldest go first", async ({ sandbox, pages }) => {
@@ -221,7 +222,7 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
   await go(page, "/runs");
   await go(page, "/log?q=old-4999");
   await rowWith(page, "/v1/runs/old-4999");
-  await page.waitForFunction(async (ws) => {
+  const logged = () => page.evaluate(async (ws) => {
     const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
     const count = await new Promise((resolve) => {
       const range = IDBKeyRange.bound(`${ws}/`, `${ws}0`);
@@ -229,12 +230,13 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
       request.onsuccess = () => resolve(request.result);
     });
     db.close();
-    return count === 5_000;
-  }, workspace, { timeout: 15_000, polling: 500 });
+    return count;
+  }, workspace);
+  await expect.poll(logged, { message: "the workspace's entries in the log", timeout: 15_000, intervals: [500] }).toBe(5_000);
   await go(page, "/log?q=old-0");
   // (a request made meanwhile is in the log for a second before the oldest makes room for it)
-  await page.locator('[data-field="log-summary"]').getByText(/None of the 5,0\d\d logged requests/).waitFor();
-  assert.deepEqual(problems, []);
+  await expect(page.locator('[data-field="log-summary"]').getByText(/None of the 5,0\d\d logged requests/)).toBeVisible();
+  expect(problems).toEqual([]);
 });
 
 test("an answer over 64 KB is kept shortened, and shown whole on request", async ({ sandbox, pages }) => {
@@ -246,22 +248,22 @@ test("an answer over 64 KB is kept shortened, and shown whole on request", async
     });
   }
   const { page, problems } = await pages.signedIn("/runs");
-  await page.locator("tr[data-run]").first().waitFor();
+  await expect(page.locator("tr[data-run]").first()).toBeVisible();
   await go(page, "/log?method=GET&path=/v1/runs");
   const row = page.locator(".log-table tbody tr").filter({ has: page.locator("td.path", { hasText: /^\/v1\/runs$/ }) }).first();
-  await row.waitFor({ timeout: 15_000 });
+  await expect(row).toBeVisible({ timeout: 15_000 });
   await row.getByRole("link").click();
   const note = page.locator('[data-field="answer-body-shortened"]');
-  await note.waitFor();
-  assert.match(await note.textContent(), /^Shortened: the first 64 KB of /);
+  await expect(note).toHaveText(/^Shortened: the first 64 KB of /);
   const shortened = await page.locator('[data-field="answer-body"]').textContent();
-  assert.ok(shortened.length <= 64 * 1024, `${shortened.length} characters shown`);
-  assert.throws(() => JSON.parse(shortened), "cut short, it is not whole JSON");
+  expect(shortened.length, "characters shown").toBeLessThanOrEqual(64 * 1024);
+  expect(() => JSON.parse(shortened), "cut short, it is not whole JSON").toThrow();
   await note.getByRole("button", { name: "Show the whole body" }).click();
-  await note.getByText(/^The whole body, /).waitFor();
+  await expect(note.getByText(/^The whole body, /)).toBeVisible();
   const wholeText = await page.locator('[data-field="answer-body"]').textContent();
   const whole = JSON.parse(wholeText);
-  assert.ok(whole.runs.length >= 3 && JSON.stringify(whole).length > 64 * 1024, "the whole list, outputs included");
+  expect(whole.runs.length, "the whole list").toBeGreaterThanOrEqual(3);
+  expect(JSON.stringify(whole).length, "the whole list, outputs included").toBeGreaterThan(64 * 1024);
   await screenshot(page, "log-entry-long");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });

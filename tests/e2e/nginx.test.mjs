@@ -7,14 +7,12 @@
 //
 // Not checked: that nginx drops a browser's Cookie and Origin and an answer's Set-Cookie. The
 // sandbox records no request headers and sends no Set-Cookie, so none of it can be observed here.
-import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { go, screenshot, signIn, api } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -34,13 +32,13 @@ const PLACEHOLDERS = {
 function documentedServerBlock() {
   const doc = readFileSync(join(root, "docs", "hosting.md"), "utf8");
   const blocks = [...doc.matchAll(/^```nginx\n([\s\S]*?)^```[ \t]*$/gm)].map((m) => m[1]);
-  assert.equal(blocks.length, 1, `docs/hosting.md must have exactly one \`\`\`nginx block (it has ${blocks.length}): this test runs it`);
+  expect(blocks.length, "docs/hosting.md must have exactly one ```nginx block: this test runs it").toBe(1);
   return blocks[0];
 }
 
 /** `text` with every `placeholder` replaced by `value`; fails if the document no longer has it. */
 function replaceAll(text, placeholder, value) {
-  assert.ok(text.includes(placeholder), `docs/hosting.md's nginx block no longer has the placeholder ${JSON.stringify(placeholder)}: update this test with the document`);
+  expect(text, `docs/hosting.md's nginx block no longer has the placeholder ${JSON.stringify(placeholder)}: update this test with the document`).toContain(placeholder);
   return text.split(placeholder).join(value);
 }
 
@@ -48,7 +46,7 @@ function replaceAll(text, placeholder, value) {
 function printedCsp() {
   const printed = execFileSync(SANDBOX, ["headers", "--dist", dist], { encoding: "utf8" });
   const csp = printed.match(/^Content-Security-Policy: (.+)$/m)?.[1];
-  assert.ok(csp, `no Content-Security-Policy in \`sandbox headers\`:\n${printed}`);
+  expect(csp, `no Content-Security-Policy in \`sandbox headers\`:\n${printed}`).toBeTruthy();
   return csp;
 }
 
@@ -106,7 +104,7 @@ async function startNginx(sandbox) {
   server = replaceAll(server, PLACEHOLDERS.upstream, sandbox.url);
   server = replaceAll(server, PLACEHOLDERS.csp, csp);
   // Nothing else in the block (comments aside) is for a person to fill in.
-  assert.doesNotMatch(server.replace(/#.*$/gm, ""), /\.example\b|…/, `a placeholder this test does not know is left in docs/hosting.md's block:\n${server}`);
+  expect(server.replace(/#.*$/gm, ""), "a placeholder this test does not know is left in docs/hosting.md's block").not.toMatch(/\.example\b|…/);
 
   prefix = mkdtempSync(join(tmpdir(), "console-nginx-"));
   // Worker processes run as nobody when the master runs as root: they must reach the temp dirs.
@@ -140,14 +138,14 @@ async function startNginx(sandbox) {
 
   const check = spawnSync(NGINX, [...args, "-t"], { encoding: "utf8" });
   const hint = /brotli/.test(check.stderr) ? "(brotli_static needs libnginx-mod-http-brotli-static, which scripts/setup.sh installs)\n" : "";
-  assert.equal(check.status, 0, `nginx -t refused the configuration:\n${check.stdout}${check.stderr}${hint}--- ${join(prefix, "nginx.conf")}:\n${conf}`);
+  expect(check.status, `nginx -t refused the configuration:\n${check.stdout}${check.stderr}${hint}--- ${join(prefix, "nginx.conf")}:\n${conf}`).toBe(0);
 
   nginx = spawn(NGINX, [...args, "-g", "daemon off;"], { stdio: ["ignore", "inherit", "inherit"] });
   const exited = new Promise((resolve) => nginx.once("exit", (code, signal) => resolve({ code, signal })));
   const origin = `http://127.0.0.1:${port}`;
   const up = expect.poll(() => fetch(`${origin}/index.html`).then((r) => r.status, () => 0), { timeout: 10_000 }).toBe(200);
   const outcome = await Promise.race([up.then(() => null, (e) => e.message), exited.then((e) => `nginx stopped: ${JSON.stringify(e)}`)]);
-  assert.equal(outcome, null, `nginx did not answer at ${origin}: ${outcome}\n${errorLog()}`);
+  expect(outcome, `nginx did not answer at ${origin}: ${outcome}\n${errorLog()}`).toBeNull();
   return { origin, csp };
 }
 
@@ -170,7 +168,7 @@ const test = withSandbox({ args: ["--queue-ms", "600", "--process-ms", "1200"], 
 test.afterAll(stopNginx);
 
 test.beforeAll(() => {
-  assert.ok(readdirSync(dist).some((n) => n.endsWith(".wasm.br")), `no .wasm.br in ${dist}: not a release build (scripts/build-console.sh)`);
+  expect(readdirSync(dist).some((n) => n.endsWith(".wasm.br")), `no .wasm.br in ${dist}: not a release build (scripts/build-console.sh)`).toBe(true);
 });
 
 test("signed in through nginx's /v1 forward, an async run is watched to completed", async ({ sandbox, seeded: { origin }, pages }) => {

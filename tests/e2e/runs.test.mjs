@@ -1,15 +1,13 @@
 // Runs end to end: a run watched to its end by the polling rules, hidden tabs, cancel and its
 // 409, failed-run inspection, inert hostile output and safe CSV, chaining by clicks, and the
 // runs list with filters in the URL. Headless Chromium against the sandbox.
-import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, signIn, go, trackRequests, controlVisibility, api, besides } from "./harness.mjs";
 
 // Slow enough that a run is seen queued and processing across several polls.
 const test = withSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let keyCounter = 0;
 const newKey = () => `e2e-runs-${Date.now()}-${keyCounter++}`;
 
@@ -26,7 +24,7 @@ async function submitForm(page, fields, { live }) {
   for (const [label, value] of Object.entries(fields)) await page.getByLabel(label, { exact: true }).fill(value);
   await page.getByLabel(live ? "Live: wait for the result" : "Async: queue it and watch the run").check();
   await page.getByRole("button", { name: live ? "Run live" : "Queue run" }).click();
-  await page.waitForURL(/\/runs\/[^/]+$/);
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   return decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
 }
 
@@ -36,30 +34,30 @@ test("an async run is watched from queued to completed: one request at a time, n
   const { page, problems } = await signedInAt(pages, sandbox, "/actions/premium-search-people");
   const runRequests = trackRequests(page, /^\/v1\/runs\/[^/]+$/);
   const id = await submitForm(page, { Keywords: "platform engineer" }, { live: false });
-  await status(page).filter({ hasText: /queued|processing/ }).waitFor();
+  await expect(status(page).filter({ hasText: /queued|processing/ })).toBeVisible();
   await screenshot(page, "run-running");
-  await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 15_000 });
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible({ timeout: 15_000 });
   const endedAt = Date.now();
   const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
-  assert.equal(run.status, "completed");
+  expect(run.status).toBe("completed");
   // The output is on screen, one row per record (rows past the first screenful come a frame later).
-  await page.locator('[data-field="output-table"] tbody tr').nth(run.output.length - 1).waitFor();
-  assert.equal(await page.locator('[data-field="output-table"] tbody tr').count(), run.output.length);
-  assert.equal(await page.locator('[data-field="records"]').textContent(), String(run.output.length));
+  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
+  await expect(page.locator('[data-field="records"]')).toHaveText(String(run.output.length));
   await screenshot(page, "run-completed-table");
   await page.getByRole("button", { name: "JSON", exact: true }).click();
   const json = JSON.parse(await page.locator('[data-field="output-json"]').textContent());
-  assert.deepEqual(json, run.output);
+  expect(json).toEqual(run.output);
   await screenshot(page, "run-completed-json");
   // Several polls were needed, never two at once, and none after the terminal answer.
-  await sleep(4_000);
-  assert.ok(runRequests.sent >= 3, `polled ${runRequests.sent} times`);
-  assert.equal(runRequests.maxInFlight, 1);
-  assert.ok(runRequests.times.every((t) => t <= endedAt), "no request after the run ended");
+  // A fixed wait on purpose: the test asserts that no request follows for a while.
+  await page.waitForTimeout(4_000);
+  expect(runRequests.sent, "polls sent").toBeGreaterThanOrEqual(3);
+  expect(runRequests.maxInFlight).toBe(1);
+  expect(runRequests.times.filter((t) => t > endedAt), "requests after the run ended").toEqual([]);
   // Backoff: the gaps between polls never shrink.
   const gaps = runRequests.times.slice(1).map((t, i) => t - runRequests.times[i]);
-  assert.ok(gaps.every((g, i) => i === 0 || g >= gaps[i - 1] - 150), `gaps ${gaps}`);
-  assert.deepEqual(problems, []);
+  expect(gaps.filter((g, i) => i > 0 && g < gaps[i - 1] - 150), `gaps shorter than the one before, of ${gaps}`).toEqual([]);
+  expect(problems).toEqual([]);
 });
 
 test("a hidden tab sends no polls, and a shown one resumes at once", async ({ sandbox, pages }) => {
@@ -72,20 +70,21 @@ test("a hidden tab sends no polls, and a shown one resumes at once", async ({ sa
   });
   const polls = trackRequests(page, new RegExp(`^/v1/runs/${run.id}$`));
   await go(page, `/runs/${run.id}`);
-  await status(page).waitFor();
+  await expect(status(page)).toBeVisible();
   await setHidden(true);
-  await sleep(300); // a request already on its way may land
+  // Fixed waits on purpose: a request already on its way may land, then the test asserts that
+  // none is sent for a while.
+  await page.waitForTimeout(300);
   const sentWhenHidden = polls.sent;
-  await sleep(5_000);
-  assert.equal(polls.sent, sentWhenHidden, "no request while hidden");
+  await page.waitForTimeout(5_000);
+  expect(polls.sent, "no request while hidden").toBe(sentWhenHidden);
   const shownAt = Date.now();
   await setHidden(false);
-  while (polls.sent === sentWhenHidden && Date.now() - shownAt < 3_000) await sleep(50);
-  assert.ok(polls.sent > sentWhenHidden, "polling resumed");
-  assert.ok(polls.times.at(-1) - shownAt < 1_000, "resumed within a second of being shown");
-  assert.equal(polls.maxInFlight, 1);
+  await expect.poll(() => polls.sent, { message: "polling resumed", timeout: 3_000, intervals: [50] }).toBeGreaterThan(sentWhenHidden);
+  expect(polls.times.at(-1) - shownAt, "resumed within a second of being shown").toBeLessThan(1_000);
+  expect(polls.maxInFlight).toBe(1);
   await api(sandbox, "POST", `/v1/runs/${run.id}/cancel`);
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("cancel asks first, then cancels; a cancel after the run finished explains the 409", async ({ sandbox, pages }) => {
@@ -95,17 +94,18 @@ test("cancel asks first, then cancels; a cancel after the run finished explains 
   });
   await go(page, `/runs/${run.id}`);
   await page.getByRole("button", { name: "Cancel run…" }).click();
-  await assert.doesNotReject(page.getByText("Cancel this run? Its reservation is released.").waitFor());
+  await expect(page.getByText("Cancel this run? Its reservation is released.")).toBeVisible();
   await page.getByRole("button", { name: "Keep it" }).click();
-  assert.notEqual((await api(sandbox, "GET", `/v1/runs/${run.id}`)).json.status, "cancelled");
+  expect((await api(sandbox, "GET", `/v1/runs/${run.id}`)).json.status).not.toBe("cancelled");
   await page.getByRole("button", { name: "Cancel run…" }).click();
   const workspaceReads = trackRequests(page, /^\/v1\/workspace$/);
   await page.getByRole("button", { name: "Yes, cancel the run" }).click();
-  await page.locator('.run-head [data-status="cancelled"]').waitFor();
-  await sleep(1_500);
-  assert.equal(workspaceReads.sent, 1, "the credits refresh once after a cancel");
-  assert.equal(await page.locator('[data-field="credits_reserved"]').textContent(), "0");
-  assert.equal((await api(sandbox, "GET", `/v1/runs/${run.id}`)).json.status, "cancelled");
+  await expect(page.locator('.run-head [data-status="cancelled"]')).toBeVisible();
+  // A fixed wait on purpose: the test asserts that the credits are read once, and not again.
+  await page.waitForTimeout(1_500);
+  expect(workspaceReads.sent, "the credits refresh once after a cancel").toBe(1);
+  await expect(page.locator('[data-field="credits_reserved"]')).toHaveText("0");
+  expect((await api(sandbox, "GET", `/v1/runs/${run.id}`)).json.status).toBe("cancelled");
 
   // A run that finishes while the page still shows it as running: the page's polls are held
   // back (the network answers with the stale run), the run completes, then the person cancels.
@@ -116,14 +116,14 @@ test("cancel asks first, then cancels; a cancel after the run finished explains 
   await page.route(pattern, (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(quick) }));
   await go(page, `/runs/${quick.id}`);
   await page.getByRole("button", { name: "Cancel run…" }).click();
-  while ((await api(sandbox, "GET", `/v1/runs/${quick.id}`)).json.status !== "completed") await sleep(200);
+  await expect.poll(async () => (await api(sandbox, "GET", `/v1/runs/${quick.id}`)).json.status, { intervals: [200] }).toBe("completed");
   await page.unroute(pattern);
   await page.getByRole("button", { name: "Yes, cancel the run" }).click();
-  await assert.doesNotReject(page.getByText("The run had already finished, so it could not be cancelled.").waitFor());
-  await page.locator('.run-head [data-status="completed"]').waitFor();
-  await assert.doesNotReject(page.locator(".error-panel").getByText("HTTP status").waitFor());
+  await expect(page.getByText("The run had already finished, so it could not be cancelled.")).toBeVisible();
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
+  await expect(page.locator(".error-panel").getByText("HTTP status")).toBeVisible();
   await screenshot(page, "run-cancel-409");
-  assert.deepEqual(besides(problems, 409), []);
+  expect(besides(problems, 409)).toEqual([]);
 });
 
 test("a failed run shows its code, message and the response's request id, for a ticket", async ({ sandbox, pages }) => {
@@ -133,20 +133,20 @@ test("a failed run shows its code, message and the response's request id, for a 
     if (/^\/v1\/runs\/[^/]+$/.test(new URL(r.url()).pathname)) ids.push(r.headers()["x-request-id"]);
   });
   const id = await submitForm(page, { Keywords: "sandbox:fail=upstream_timeout" }, { live: true });
-  await page.locator('.run-head [data-status="failed"]').waitFor({ timeout: 15_000 });
+  await expect(page.locator('.run-head [data-status="failed"]')).toBeVisible({ timeout: 15_000 });
   const panel = page.locator('[data-field="run-error"]');
-  assert.equal(await panel.locator('[data-field="error-code"]').textContent(), "upstream_timeout");
+  await expect(panel.locator('[data-field="error-code"]')).toHaveText("upstream_timeout");
   const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
-  await assert.doesNotReject(panel.getByText(run.error.message).waitFor());
+  await expect(panel.getByText(run.error.message)).toBeVisible();
   const shownId = await panel.locator('[data-field="request-id"]').textContent();
-  assert.match(shownId, /^req_/);
-  assert.ok(ids.includes(shownId), "the request id of a response the page received");
+  expect(shownId).toMatch(/^req_/);
+  expect(ids, "the request id of a response the page received").toContain(shownId);
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   await panel.getByRole("button", { name: "Copy for a support ticket" }).click();
   const ticket = await page.evaluate(() => navigator.clipboard.readText());
-  for (const part of [id, "upstream_timeout", shownId, run.error.message]) assert.ok(ticket.includes(part), ticket);
+  for (const part of [id, "upstream_timeout", shownId, run.error.message]) expect(ticket).toContain(part);
   await screenshot(page, "run-failed");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("hostile output stays inert: no script runs, no unsafe link, and the CSV is safe", async ({ sandbox, pages }) => {
@@ -155,37 +155,37 @@ test("hostile output stays inert: no script runs, no unsafe link, and the CSV is
   page.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
   await submitForm(page, { Keywords: "hostile" }, { live: true });
   const table = page.locator('[data-field="output-table"]');
-  await table.waitFor({ timeout: 15_000 });
+  await expect(table).toBeVisible({ timeout: 15_000 });
   // The markup arrived as text.
-  await assert.doesNotReject(table.getByText("<script>alert('xss')</script>").first().waitFor());
-  assert.equal(await page.locator("main script, main img, main iframe").count(), 0);
+  await expect(table.getByText("<script>alert('xss')</script>").first()).toBeVisible();
+  await expect(page.locator("main script, main img, main iframe")).toHaveCount(0);
   const hrefs = await table.locator("a[href]").evaluateAll((as) => as.map((a) => [a.getAttribute("href"), a.rel]));
-  assert.ok(hrefs.length > 0);
+  expect(hrefs.length).toBeGreaterThan(0);
   for (const [href, rel] of hrefs) {
-    assert.ok(href.startsWith("https://") || href.startsWith("/actions/"), href);
-    if (href.startsWith("https://")) assert.equal(rel, "noopener noreferrer");
+    expect(href).toMatch(/^(https:\/\/|\/actions\/)/);
+    if (href.startsWith("https://")) expect(rel, href).toBe("noopener noreferrer");
   }
-  assert.equal(await page.locator('a[href^="javascript:" i], a[href^="data:" i], a[href*="javascript:" i]').count(), 0);
+  await expect(page.locator('a[href^="javascript:" i], a[href^="data:" i], a[href*="javascript:" i]')).toHaveCount(0);
   // Direction overrides are shown, not obeyed; long text is shortened with a way to see it all.
-  await assert.doesNotReject(table.getByText("[RLO]gnp.exe").first().waitFor());
+  await expect(table.getByText("[RLO]gnp.exe").first()).toBeVisible();
   const long = table.locator("details.long").first();
-  await assert.doesNotReject(long.getByText("(10000 characters)").waitFor());
+  await expect(long.getByText("(10000 characters)")).toBeVisible();
   await long.locator("summary").click();
-  assert.equal((await long.locator(".full-text").textContent()).length, 10_000);
+  expect((await long.locator(".full-text").textContent()).length).toBe(10_000);
   await screenshot(page, "run-hostile");
   // CSV: every field that would start a formula starts with a quote instead.
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export CSV" }).click()]);
   const csv = readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "");
-  assert.match(download.suggestedFilename(), /^sandbox-run-.+\.csv$/);
+  expect(download.suggestedFilename()).toMatch(/^sandbox-run-.+\.csv$/);
   const fields = parseCsv(csv).flat();
-  assert.ok(fields.includes("'=HYPERLINK(\"https://evil.example\",\"click\")"));
-  assert.ok(fields.includes("'+cmd|' /C calc'!A0"));
-  for (const field of fields) assert.ok(!/^[=+\-@\t\r]/.test(field), `unsafe CSV field ${JSON.stringify(field)}`);
+  expect(fields).toContain("'=HYPERLINK(\"https://evil.example\",\"click\")");
+  expect(fields).toContain("'+cmd|' /C calc'!A0");
+  expect(fields.filter((field) => /^[=+\-@\t\r]/.test(field)), "unsafe CSV fields").toEqual([]);
   const [jsonDownload] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export JSON", exact: true }).click()]);
-  assert.equal(JSON.parse(readFileSync(await jsonDownload.path(), "utf8")).length, 12);
-  assert.deepEqual(dialogs, []);
-  assert.equal(await page.evaluate(() => window.__xss === undefined), true);
-  assert.deepEqual(problems, []);
+  expect(JSON.parse(readFileSync(await jsonDownload.path(), "utf8"))).toHaveLength(12);
+  expect(dialogs).toEqual([]);
+  expect(await page.evaluate(() => window.__xss === undefined)).toBe(true);
+  expect(problems).toEqual([]);
 });
 
 /** RFC 4180 CSV into rows of fields. */
@@ -211,9 +211,9 @@ test("a 100-record table shows its first screenful at once, then every row in or
   const run = (await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
     key: newKey(), body: { input: { keywords: "hundred rows" }, max_results: 100 },
   })).json;
-  assert.equal(run.output.length, 100);
+  expect(run.output).toHaveLength(100);
   const { page, problems } = await signedInAt(pages, sandbox, "/workspace");
-  await page.locator('[data-field="credits_balance"]').waitFor();
+  await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
   // Watched from inside the page: the rows the table first appeared with, and the header's
   // column widths then (after layout) and once all rows are in.
   const seen = page.evaluate(() => new Promise((resolve) => {
@@ -229,52 +229,53 @@ test("a 100-record table shows its first screenful at once, then every row in or
   await go(page, `/runs/${run.id}`);
   const { first, firstWidths, allWidths } = await seen;
   // 1280 × 860: the rows that can show below the run's summary, not all 100.
-  assert.ok(first >= 8 && first < 100, `first slice ${first}`);
+  expect(first, "the first slice").toBeGreaterThanOrEqual(8);
+  expect(first, "the first slice").toBeLessThan(100);
   // "#" keeps its width (room for "100" from the start). A later record with a longer value can
   // widen its column a little when the rest arrive; with this data, by under 2 px.
-  assert.equal(allWidths[0], firstWidths[0]);
-  allWidths.forEach((w, i) => assert.ok(Math.abs(w - firstWidths[i]) < 2, `column ${i}: ${firstWidths[i]} → ${w}`));
+  expect(allWidths[0]).toBe(firstWidths[0]);
+  allWidths.forEach((w, i) => expect(Math.abs(w - firstWidths[i]), `column ${i}: ${firstWidths[i]} → ${w}`).toBeLessThan(2));
   const numbers = await page.locator('[data-field="output-table"] tbody th[scope=row]').allTextContents();
-  assert.deepEqual(numbers, Array.from({ length: 100 }, (_, i) => String(i + 1)));
+  expect(numbers).toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
   // Each row is its record: the last row's name is the 100th record's.
-  await assert.doesNotReject(page.locator('[data-field="output-table"] tbody tr').nth(99).getByText(run.output[99].name, { exact: true }).waitFor());
+  await expect(page.locator('[data-field="output-table"] tbody tr').nth(99).getByText(run.output[99].name, { exact: true })).toBeVisible();
   // Switching to JSON at once and back leaves one whole table.
   await page.getByRole("button", { name: "JSON", exact: true }).click();
   await page.getByRole("button", { name: "Table", exact: true }).click();
-  await page.locator('[data-field="output-table"] tbody tr').nth(99).waitFor();
-  assert.equal(await page.locator('[data-field="output-table"] tbody tr').count(), 100);
-  assert.deepEqual(problems, []);
+  await expect(page.locator('[data-field="output-table"] tbody tr').nth(99)).toBeVisible();
+  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(100);
+  expect(problems).toEqual([]);
 });
 
 test("profile → posts → comments by clicks alone, the ids passed exactly as returned", async ({ sandbox, pages }) => {
   const { page, problems } = await signedInAt(pages, sandbox, "/actions/network-extract-people");
   const profileRun = await submitForm(page, { Identifier: "ada-lovelace" }, { live: true });
-  await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 15_000 });
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible({ timeout: 15_000 });
   const profile = (await api(sandbox, "GET", `/v1/runs/${profileRun}`)).json.output[0];
   await page.getByRole("link", { name: "Get profile posts" }).click();
-  await page.waitForURL(/\/actions\/network-extract-people-post-activity\?identifier=/);
-  assert.equal(await page.getByLabel("Identifier", { exact: true }).inputValue(), profile.network_profile_identifier);
+  await expect(page).toHaveURL(/\/actions\/network-extract-people-post-activity\?identifier=/);
+  await expect(page.getByLabel("Identifier", { exact: true })).toHaveValue(profile.network_profile_identifier);
   await page.getByLabel("Live: wait for the result").check();
   await page.getByRole("button", { name: "Run live" }).click();
-  await page.waitForURL(/\/runs\//);
-  await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 15_000 });
+  await expect(page).toHaveURL(/\/runs\//);
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible({ timeout: 15_000 });
   const postsRun = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
   const firstPost = (await api(sandbox, "GET", `/v1/runs/${postsRun}`)).json.output[0];
   await page.getByRole("link", { name: "Get comments" }).first().click();
-  await page.waitForURL(/\/actions\/network-extract-post-commenters\?social_id=/);
-  assert.equal(await page.getByLabel("Social ID", { exact: true }).inputValue(), firstPost.social_id);
+  await expect(page).toHaveURL(/\/actions\/network-extract-post-commenters\?social_id=/);
+  await expect(page.getByLabel("Social ID", { exact: true })).toHaveValue(firstPost.social_id);
   await page.getByLabel("Live: wait for the result").check();
   await page.getByRole("button", { name: "Run live" }).click();
-  await page.waitForURL(/\/runs\//);
-  await page.locator('.run-head [data-status="completed"]').waitFor({ timeout: 15_000 });
-  assert.ok(await page.locator('[data-field="output-table"] tbody tr').count() > 0);
+  await expect(page).toHaveURL(/\/runs\//);
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('[data-field="output-table"] tbody tr').first()).toBeAttached();
   // Back to the posts: the reactions link prefills the same id.
   await page.goBack();
   await page.goBack();
   await page.getByRole("link", { name: "Get reactions" }).first().click();
-  await page.waitForURL(/\/actions\/network-extract-post-likers\?social_id=/);
-  assert.equal(await page.getByLabel("Social ID", { exact: true }).inputValue(), firstPost.social_id);
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(/\/actions\/network-extract-post-likers\?social_id=/);
+  await expect(page.getByLabel("Social ID", { exact: true })).toHaveValue(firstPost.social_id);
+  expect(problems).toEqual([]);
 });
 
 test("the runs list: filters in the URL, find by id, and refreshing only while runs are active", async ({ sandbox, pages }) => {
@@ -282,52 +283,53 @@ test("the runs list: filters in the URL, find by id, and refreshing only while r
   const failed = await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
     body: { input: { keywords: "sandbox:fail=quota_exceeded" } }, key: newKey(),
   });
-  assert.equal(failed.json.status, "failed");
+  expect(failed.json.status).toBe("failed");
   const listPolls = trackRequests(page, /^\/v1\/runs$/);
   const { json: active } = await api(sandbox, "POST", "/v1/actions/network-search-schools/run/async", {
     body: { input: { query: "list refresh" }, max_results: 3 }, key: newKey(),
   });
   await page.getByRole("button", { name: "Refresh" }).click();
   const row = page.locator(`tr[data-run="${active.id}"]`);
-  await row.locator('[data-status="completed"]').waitFor({ timeout: 15_000 });
+  await expect(row.locator('[data-status="completed"]')).toBeVisible({ timeout: 15_000 });
   const endedAt = Date.now();
-  assert.ok(listPolls.sent >= 2, "the list refreshed by itself while a run was active");
-  await sleep(3_000);
-  assert.ok(listPolls.times.every((t) => t <= endedAt), "no refresh once every run is terminal");
-  assert.equal(listPolls.maxInFlight, 1);
+  expect(listPolls.sent, "the list refreshed by itself while a run was active").toBeGreaterThanOrEqual(2);
+  // A fixed wait on purpose: the test asserts that no refresh follows for a while.
+  await page.waitForTimeout(3_000);
+  expect(listPolls.times.filter((t) => t > endedAt), "refreshes once every run is terminal").toEqual([]);
+  expect(listPolls.maxInFlight).toBe(1);
   const all = (await api(sandbox, "GET", "/v1/runs")).json.runs;
-  assert.equal(await page.locator("tr[data-run]").count(), all.length);
+  await expect(page.locator("tr[data-run]")).toHaveCount(all.length);
   await screenshot(page, "runs-list");
   // Filter by status: the URL holds it, so the view can be shared.
+  const listedIds = (page) => page.locator("tr[data-run]").evaluateAll((rows) => rows.map((r) => r.dataset.run));
   await page.getByLabel("Status").selectOption("failed");
-  await page.waitForURL(/\/runs\?status=failed$/);
+  await expect(page).toHaveURL(/\/runs\?status=failed$/);
   const failedIds = all.filter((r) => r.status === "failed").map((r) => r.id);
-  assert.deepEqual(await page.locator("tr[data-run]").evaluateAll((rows) => rows.map((r) => r.dataset.run)), failedIds);
-  await assert.doesNotReject(page.locator(`tr[data-run="${failed.json.id}"]`).getByText("quota_exceeded").waitFor());
+  await expect.poll(() => listedIds(page)).toEqual(failedIds);
+  await expect(page.locator(`tr[data-run="${failed.json.id}"]`).getByText("quota_exceeded")).toBeVisible();
   // The same URL opened fresh shows the same view.
   const shared = await signedInAt(pages, sandbox, "/runs?status=failed&action=premium-search-people");
-  await shared.page.locator("tr[data-run]").first().waitFor();
-  const sharedIds = await shared.page.locator("tr[data-run]").evaluateAll((rows) => rows.map((r) => r.dataset.run));
-  assert.deepEqual(sharedIds, all.filter((r) => r.status === "failed" && r.action === "premium-search-people").map((r) => r.id));
-  assert.equal(await shared.page.getByLabel("Action").inputValue(), "premium-search-people");
+  await expect.poll(() => listedIds(shared.page))
+    .toEqual(all.filter((r) => r.status === "failed" && r.action === "premium-search-people").map((r) => r.id));
+  await expect(shared.page.getByLabel("Action")).toHaveValue("premium-search-people");
   await shared.context.close();
   // The Created column's heading, sorted newest first, turns the order round.
   await page.getByLabel("Status").selectOption("");
   const created = page.locator('th[aria-sort]');
-  assert.equal(await created.getAttribute("aria-sort"), "descending");
+  await expect(created).toHaveAttribute("aria-sort", "descending");
   await created.getByRole("link", { name: "Created" }).click();
-  await page.waitForURL(/order=oldest/);
-  assert.equal(await page.locator('th[aria-sort]').getAttribute("aria-sort"), "ascending");
-  assert.equal(await page.locator("tr[data-run]").first().getAttribute("data-run"), all.at(-1).id);
+  await expect(page).toHaveURL(/order=oldest/);
+  await expect(page.locator('th[aria-sort]')).toHaveAttribute("aria-sort", "ascending");
+  await expect(page.locator("tr[data-run]").first()).toHaveAttribute("data-run", all.at(-1).id);
   // Find a run by its id.
   await page.getByLabel("Run ID").fill(`  ${active.id} `);
   await page.getByRole("button", { name: "Open" }).click();
-  await page.waitForURL(new RegExp(`/runs/${active.id}$`));
-  await page.locator('.run-head [data-status="completed"]').waitFor();
+  await expect(page).toHaveURL(new RegExp(`/runs/${active.id}$`));
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
   // An unknown id is a not-found page, not an error.
   await go(page, "/runs/00000000-0000-4000-8000-000000000000");
-  await assert.doesNotReject(page.getByRole("heading", { name: "Run not found" }).waitFor());
-  assert.deepEqual(besides(problems, 404), []);
+  await expect(page.getByRole("heading", { name: "Run not found" })).toBeVisible();
+  expect(besides(problems, 404)).toEqual([]);
 });
 
 test("a run page opened signed out goes to sign-in and comes back", async ({ sandbox, pages }) => {
@@ -336,9 +338,9 @@ test("a run page opened signed out goes to sign-in and comes back", async ({ san
   });
   const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/runs/${run.id}`);
-  await page.waitForURL(/\/sign-in\?next=/);
+  await expect(page).toHaveURL(/\/sign-in\?next=/);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(new RegExp(`/runs/${run.id}$`));
-  await page.locator('.run-head [data-status="completed"]').waitFor();
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(new RegExp(`/runs/${run.id}$`));
+  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
+  expect(problems).toEqual([]);
 });

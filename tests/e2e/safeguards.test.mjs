@@ -4,8 +4,7 @@
 // sends one submission whose max_credits is the estimate shown; a run over what is available
 // always asks; the header and the workspace page warn below the low-balance threshold, in every
 // tab; bad thresholds are refused by their fields and change nothing.
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, go, signIn, signInAt, startSandbox } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "100", "--process-ms", "200"] });
@@ -61,7 +60,7 @@ test("the sandbox asks nothing by default; a threshold asks first, and only a ye
   // The sandbox's default: a costly run goes at once.
   await openCostlyForm(page);
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\/[^/]+$/);
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   expect(sent).toHaveLength(1);
 
   await saveSafeguards(page, { askAbove: 50 });
@@ -93,7 +92,7 @@ test("the sandbox asks nothing by default; a threshold asks first, and only a ye
   // Yes: one submission, capped at the estimate the dialog named.
   await page.getByRole("button", { name: "Queue run" }).click();
   await dialog.getByRole("button", { name: `Spend up to ${estimate.toLocaleString("en-US")} credits` }).click();
-  await page.waitForURL(/\/runs\/[^/]+$/);
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   expect(sent).toHaveLength(2);
   expect(sent[1].max_credits).toBe(estimate);
 
@@ -101,7 +100,7 @@ test("the sandbox asks nothing by default; a threshold asks first, and only a ye
   await saveSafeguards(page, {});
   await openCostlyForm(page);
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\/[^/]+$/);
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
   expect(sent).toHaveLength(3);
   expect(problems).toEqual([]);
 });

@@ -2,10 +2,9 @@
 // and css as brotli with a year-long immutable cache rule, and the pages' chunk after the first
 // screen; a second visit downloads none of them and only revalidates index.html. Bytes are counted with the DevTools protocol, as they came off
 // the network (encodedDataLength), not as the page sees them.
-import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 
 // Only the release build (scripts/build-console.sh) writes the precompressed siblings.
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
@@ -16,7 +15,7 @@ const test = withSandbox();
 test.beforeAll(() => {
   // The release build's serving (its .br siblings): without them these tests fail rather than
   // pass by skipping (and no sandbox is started for them).
-  assert.ok(release, `no .wasm.br in ${dist}: not a release build (scripts/build-console.sh)`);
+  expect(release, `no .wasm.br in ${dist}: not a release build (scripts/build-console.sh)`).toBe(true);
 });
 
 /** Records every response of the page: url, status, headers, cache origin and bytes on the wire. */
@@ -48,10 +47,12 @@ async function recordNetwork(page) {
      */
     async take(assets = 0) {
       const list = () => [...byId.values()].filter((e) => e.url);
-      const pending = () => list().some((e) => e.bytes === null) || list().filter(asset).length < assets;
-      for (let waited = 0; pending() && waited < 5_000; waited += 50) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // The responses still loading, and whether enough of them are assets yet.
+      const state = () => ({
+        loading: list().filter((e) => e.bytes === null).map((e) => e.url.pathname),
+        enoughAssets: list().filter(asset).length >= assets,
+      });
+      await expect.poll(state, { timeout: 5_000, intervals: [50] }).toEqual({ loading: [], enoughAssets: true });
       const taken = list();
       byId.clear();
       return taken;
@@ -72,7 +73,7 @@ async function visit(page, sandbox) {
   page.on("request", record);
   const chunkAnswered = chunk && page.waitForResponse((r) => r.url().endsWith(`/${chunk}`));
   await page.goto(`${sandbox.url}/sign-in`);
-  await page.getByLabel("API key or session token").waitFor();
+  await expect(page.getByLabel("API key or session token")).toBeVisible();
   const beforeDrawn = [...requested];
   page.off("request", record);
   await chunkAnswered;
@@ -91,48 +92,49 @@ test("a second visit downloads no wasm, js or css; the first gets them as brotli
   const drawnAfter = await visit(page, sandbox);
   const first = await network.take(expected.length);
   const assets = first.filter(asset);
-  assert.deepEqual(assets.map((e) => e.url.pathname.split(".").pop()).sort(), expected);
+  expect(assets.map((e) => e.url.pathname.split(".").pop()).sort()).toEqual(expected);
   if (chunk) {
-    assert.ok(!drawnAfter.includes(`/${chunk}`), `the first screen did not wait for the chunk: ${drawnAfter.join(", ")}`);
-    assert.ok(assets.some((e) => e.url.pathname === `/${chunk}`), "the chunk was fetched after");
+    expect(drawnAfter, "the first screen did not wait for the chunk").not.toContain(`/${chunk}`);
+    expect(assets.map((e) => e.url.pathname), "the chunk was fetched after").toContain(`/${chunk}`);
   }
   for (const e of assets) {
-    assert.equal(e.status, 200, e.url.pathname);
-    assert.equal(e.headers["content-encoding"], "br", `${e.url.pathname} as brotli`);
-    assert.equal(e.headers["cache-control"], "public, max-age=31536000, immutable", e.url.pathname);
+    expect(e.status, e.url.pathname).toBe(200);
+    expect(e.headers["content-encoding"], `${e.url.pathname} as brotli`).toBe("br");
+    expect(e.headers["cache-control"], e.url.pathname).toBe("public, max-age=31536000, immutable");
   }
   const wasm = assets.find((e) => e.url.pathname.endsWith("_bg.wasm"));
-  assert.ok(wasm.bytes > 100_000 && wasm.bytes < 400_000, `the wasm's bytes on the wire: ${wasm.bytes}`);
+  expect(wasm.bytes, "the wasm's bytes on the wire").toBeGreaterThan(100_000);
+  expect(wasm.bytes, "the wasm's bytes on the wire").toBeLessThan(400_000);
   const html = first.find((e) => e.url.pathname === "/sign-in");
-  assert.equal(html.headers["cache-control"], "no-cache");
-  assert.match(html.headers["content-security-policy"], /script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
-  assert.equal(first.filter((e) => e.url.pathname === "/favicon.ico").length, 0, "no favicon request");
+  expect(html.headers["cache-control"]).toBe("no-cache");
+  expect(html.headers["content-security-policy"]).toMatch(/script-src 'self' 'wasm-unsafe-eval' 'sha256-/);
+  expect(first.filter((e) => e.url.pathname === "/favicon.ico"), "no favicon request").toEqual([]);
 
   // A second visit, as after closing the tab and coming back: a new navigation, same browser.
   await visit(page, sandbox);
   const second = await network.take(expected.length);
   const again = second.filter(asset);
-  assert.equal(again.length, expected.length, second.map((e) => e.url.pathname).join(", "));
+  expect(again.length, second.map((e) => e.url.pathname).join(", ")).toBe(expected.length);
   for (const e of again) {
-    assert.ok(e.cached, `${e.url.pathname} from the cache`);
-    assert.equal(e.bytes, 0, `${e.url.pathname}: ${e.bytes} bytes transferred`);
+    expect(e.cached, `${e.url.pathname} from the cache`).toBe(true);
+    expect(e.bytes, `${e.url.pathname}: bytes transferred`).toBe(0);
   }
   const revalidated = second.find((e) => e.url.pathname === "/sign-in");
-  assert.ok(revalidated, "index.html asked for again (no-cache)");
-  assert.ok(revalidated.bytes < 2_000, `index.html: ${revalidated.bytes} bytes`);
-  assert.ok(
-    second.reduce((sum, e) => sum + (e.bytes ?? 0), 0) < 2_000,
+  expect(revalidated, "index.html asked for again (no-cache)").toBeTruthy();
+  expect(revalidated.bytes, "index.html's bytes").toBeLessThan(2_000);
+  expect(
+    second.reduce((sum, e) => sum + (e.bytes ?? 0), 0),
     `second visit total: ${second.map((e) => `${e.url.pathname} ${e.bytes}`).join(", ")}`,
-  );
+  ).toBeLessThan(2_000);
 
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("the API beside the console is still compressed", async ({ sandbox }) => {
   const res = await fetch(`${sandbox.url}/v1/actions`, {
     headers: { "accept-encoding": "gzip, br", authorization: `Bearer ${sandbox.api_key}` },
   });
-  assert.equal(res.status, 200);
-  assert.equal(res.headers.get("content-encoding"), "gzip");
-  assert.equal(res.headers.get("cache-control"), null);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-encoding")).toBe("gzip");
+  expect(res.headers.get("cache-control")).toBeNull();
 });

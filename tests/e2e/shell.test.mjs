@@ -1,8 +1,6 @@
 // The console's shell end to end: sign-in, workspace numbers, the 16 actions, not-found, and
 // the way back after sign-in, in real headless Chromium against the sandbox.
-import assert from "node:assert/strict";
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, signIn, trySignIn, signOut } from "./harness.mjs";
 
 const PUBLISHED_ORDER = [
@@ -18,36 +16,36 @@ const test = withSandbox();
 
 async function apiWorkspace(sandbox, bearer) {
   const res = await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${bearer}` } });
-  assert.equal(res.status, 200);
+  expect(res.status).toBe(200);
   return res.json();
 }
 
 test("signing in with the API key shows the workspace numbers from the API", async ({ sandbox, pages }) => {
   const { page, problems } = await pages.open();
   await page.goto(sandbox.url);
-  await page.waitForURL(/\/sign-in/);
+  await expect(page).toHaveURL(/\/sign-in/);
   // The sandbox says it is one, on every page and in the tab's title.
   await expect(page.locator('.sandbox-band[data-field="environment"]')).toHaveText("Sandbox: nothing here spends real credits.");
   await expect(page).toHaveTitle("Sandbox · Extraction Console");
   await screenshot(page, "sign-in");
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
 
   const ws = await apiWorkspace(sandbox, sandbox.api_key);
   const field = (name) => page.locator(`[data-field="${name}"]`);
-  await assert.doesNotReject(field("name").getByText(ws.name).waitFor());
-  assert.equal(await field("workspace_id").textContent(), ws.workspace_id);
+  await expect(field("name").getByText(ws.name)).toBeVisible();
+  await expect(field("workspace_id")).toHaveText(ws.workspace_id);
   const shown = async (name) => (await field(name).locator(".stat-value").textContent()).replaceAll(",", "");
-  assert.equal(await shown("credits_balance"), String(ws.credits_balance));
-  assert.equal(await shown("credits_reserved"), String(ws.credits_reserved));
-  assert.equal(await shown("credits_available"), String(ws.credits_balance - ws.credits_reserved));
-  assert.equal(await shown("profiles"), String(ws.usage_today.profiles));
-  assert.equal(await shown("premium_lines"), String(ws.usage_today.premium_lines));
+  expect(await shown("credits_balance")).toBe(String(ws.credits_balance));
+  expect(await shown("credits_reserved")).toBe(String(ws.credits_reserved));
+  expect(await shown("credits_available")).toBe(String(ws.credits_balance - ws.credits_reserved));
+  expect(await shown("profiles")).toBe(String(ws.usage_today.profiles));
+  expect(await shown("premium_lines")).toBe(String(ws.usage_today.premium_lines));
   await expect(page.locator(".app-header .credential")).toHaveText(/^API key sk_sandbox_/);
   await expect(page.locator('.sandbox-band[data-field="environment"]')).toBeVisible();
   await expect(page.locator('.app-header [data-field="environment"]')).toHaveCount(0);
   await screenshot(page, "workspace");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("the actions page lists all 16 actions, grouped, in the published order", async ({ sandbox, pages }) => {
@@ -55,50 +53,50 @@ test("the actions page lists all 16 actions, grouped, in the published order", a
   await page.goto(`${sandbox.url}/actions`);
   await signIn(page, sandbox.api_key);
   // Comes back to the page asked for before sign-in.
-  await page.waitForURL(/\/actions$/);
-  await page.locator("[data-action]").nth(15).waitFor();
+  await expect(page).toHaveURL(/\/actions$/);
+  await expect(page.locator("[data-action]").nth(15)).toBeVisible();
   const ids = await page.locator("[data-action]").evaluateAll((els) => els.map((e) => e.dataset.action));
-  assert.deepEqual([...ids].sort(), [...PUBLISHED_ORDER].sort(), "every action exactly once");
+  expect([...ids].sort(), "every action exactly once").toEqual([...PUBLISHED_ORDER].sort());
   // Grouped for people, each group keeping the published order.
   const groups = await page.locator("[data-group]").evaluateAll((els) =>
     Object.fromEntries(els.map((g) => [g.dataset.group, [...g.querySelectorAll("[data-action]")].map((a) => a.dataset.action)])));
-  assert.deepEqual(Object.keys(groups), ["Premium search", "Network search", "Extraction and enrichment"]);
-  assert.ok(groups["Premium search"].every((id) => id.startsWith("premium-")));
-  assert.ok(groups["Network search"].every((id) => id.startsWith("network-search-")));
+  expect(Object.keys(groups)).toEqual(["Premium search", "Network search", "Extraction and enrichment"]);
+  expect(groups["Premium search"].filter((id) => !id.startsWith("premium-"))).toEqual([]);
+  expect(groups["Network search"].filter((id) => !id.startsWith("network-search-"))).toEqual([]);
   for (const members of Object.values(groups)) {
     const published = PUBLISHED_ORDER.filter((id) => members.includes(id));
-    assert.deepEqual(members, published);
+    expect(members).toEqual(published);
   }
   const enrich = page.locator('[data-action="network-extract-people"]');
-  await assert.doesNotReject(enrich.getByText("20 credits per enriched profile").waitFor());
-  await assert.doesNotReject(enrich.getByText("Enrich a profile").waitFor());
+  await expect(enrich.getByText("20 credits per enriched profile")).toBeVisible();
+  await expect(enrich.getByText("Enrich a profile")).toBeVisible();
   await screenshot(page, "actions");
   // The filter narrows the cards as you type; each card links to its form.
   const visible = () => page.locator("[data-action]:visible").evaluateAll((els) => els.map((e) => e.dataset.action));
   await page.getByLabel("Filter actions").fill("Social_ID");
-  assert.deepEqual(await visible(), ["network-extract-post-commenters", "network-extract-post-likers"]);
-  assert.equal(await page.locator('[data-group="Premium search"]').isVisible(), false, "an empty group hides");
+  await expect.poll(visible).toEqual(["network-extract-post-commenters", "network-extract-post-likers"]);
+  await expect(page.locator('[data-group="Premium search"]'), "an empty group hides").toBeHidden();
   await page.getByLabel("Filter actions").fill("nothing matches this");
-  assert.deepEqual(await visible(), []);
-  await assert.doesNotReject(page.getByText("No action matches the filter.").waitFor());
+  await expect.poll(visible).toEqual([]);
+  await expect(page.getByText("No action matches the filter.")).toBeVisible();
   await page.getByLabel("Filter actions").fill("enrich a profile");
   await page.getByRole("link", { name: "network-extract-people", exact: true }).click();
-  await page.waitForURL(/\/actions\/network-extract-people$/);
-  await assert.doesNotReject(page.getByRole("heading", { name: "Enrich a profile" }).waitFor());
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(/\/actions\/network-extract-people$/);
+  await expect(page.getByRole("heading", { name: "Enrich a profile" })).toBeVisible();
+  expect(problems).toEqual([]);
 });
 
 test("a session token signs in and is recognised as an account session", async ({ sandbox, pages }) => {
   const { page, problems } = await pages.open({ colorScheme: "dark" });
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("API key or session token").fill(sandbox.session_token);
-  await assert.doesNotReject(page.getByText(/Recognised: Session · admin@acme\.example \(can manage API keys\), valid until /).waitFor());
+  await expect(page.getByText(/Recognised: Session · admin@acme\.example \(can manage API keys\), valid until /)).toBeVisible();
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(/\/workspace$/);
-  await assert.doesNotReject(page.getByText("Session · admin@acme.example").first().waitFor());
-  await page.locator('[data-field="name"]').waitFor();
+  await expect(page).toHaveURL(/\/workspace$/);
+  await expect(page.getByText("Session · admin@acme.example").first()).toBeVisible();
+  await expect(page.locator('[data-field="name"]')).toBeVisible();
   await screenshot(page, "workspace-dark-session");
-  assert.deepEqual(problems, []);
+  expect(problems).toEqual([]);
 });
 
 test("a wrong key is refused in words with the request id, and nothing is signed in", async ({ sandbox, pages }) => {
@@ -106,12 +104,10 @@ test("a wrong key is refused in words with the request id, and nothing is signed
   await page.goto(`${sandbox.url}/sign-in`);
   await trySignIn(page, "sk_sandbox_not_a_real_key");
   const panel = page.getByRole("alert").filter({ hasText: "Checking the credential failed" });
-  await panel.waitFor();
-  const text = await panel.textContent();
-  assert.match(text, /credential was refused/);
-  assert.match(text, /invalid_api_key/);
-  assert.match(text, /req_[0-9a-f]{32}/);
-  assert.match(page.url(), /\/sign-in$/);
+  await expect(panel).toContainText("credential was refused");
+  await expect(panel).toContainText("invalid_api_key");
+  await expect(panel).toContainText(/req_[0-9a-f]{32}/);
+  await expect(page).toHaveURL(/\/sign-in$/);
   await screenshot(page, "sign-in-refused");
   // The browser logs the failed fetch's 401 itself; that is the only console error allowed here.
 });
@@ -120,32 +116,32 @@ test("an unknown page says so, and sign-out returns to sign-in", async ({ sandbo
   const { page, problems } = await pages.open({ viewport: { width: 375, height: 740 } });
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
-  await page.locator('[data-field="name"]').waitFor();
+  await expect(page).toHaveURL(/\/workspace$/);
+  await expect(page.locator('[data-field="name"]')).toBeVisible();
   await screenshot(page, "workspace-375");
   // Client-side navigation keeps the in-memory session.
   await page.evaluate(() => {
     history.pushState({}, "", "/no/such/page");
     dispatchEvent(new PopStateEvent("popstate"));
   });
-  await assert.doesNotReject(page.getByRole("heading", { name: "Page not found" }).waitFor());
-  await assert.doesNotReject(page.getByText("/no/such/page").waitFor());
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await expect(page.getByText("/no/such/page")).toBeVisible();
   await screenshot(page, "not-found");
   await signOut(page);
-  await page.waitForURL(/\/sign-in/);
+  await expect(page).toHaveURL(/\/sign-in/);
   // The credential lived in memory only: nothing in web storage.
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
-  assert.ok(!stored.includes(sandbox.api_key));
-  assert.deepEqual(problems, []);
+  expect(stored).not.toContain(sandbox.api_key);
+  expect(problems).toEqual([]);
 });
 
 test("a reload forgets the in-memory credential and asks to sign in again", async ({ sandbox, pages }) => {
   const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   await page.reload();
-  await page.waitForURL(/\/sign-in\?next=\/workspace$/);
+  await expect(page).toHaveURL(/\/sign-in\?next=\/workspace$/);
 });
 
 test("the console is served with a strict Content-Security-Policy and runs under it", async ({ sandbox, pages }) => {
@@ -153,48 +149,46 @@ test("the console is served with a strict Content-Security-Policy and runs under
   const csp = res.headers.get("content-security-policy");
   for (const directive of ["script-src 'self' 'wasm-unsafe-eval' 'sha256-", "connect-src 'self'",
     "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'"]) {
-    assert.ok(csp.includes(directive), `${directive} in ${csp}`);
+    expect(csp).toContain(directive);
   }
-  assert.ok(!csp.includes("unsafe-inline"));
-  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  expect(csp).not.toContain("unsafe-inline");
+  expect(res.headers.get("x-content-type-options")).toBe("nosniff");
   // An inline script that is not trunk's loader is refused, and the harness sees it.
   const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
-  await page.getByLabel("API key or session token").waitFor();
+  await expect(page.getByLabel("API key or session token")).toBeVisible();
   await page.evaluate(() => {
     const s = document.createElement("script");
     s.textContent = "window.__injected = true";
     document.body.append(s);
   });
-  await page.waitForFunction(() => true);
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(await page.evaluate(() => window.__injected === true), false);
-  assert.ok(problems.some((p) => p.startsWith("CSP violation: script-src")), problems.join("\n"));
+  await expect.poll(() => problems).toContainEqual(expect.stringMatching(/^CSP violation: script-src/));
+  expect(await page.evaluate(() => window.__injected === true), "the injected script ran").toBe(false);
 });
 
 test("the theme switch overrides the system setting and is remembered, storing no credential", async ({ sandbox, pages }) => {
   const { page, problems } = await pages.open({ colorScheme: "light" });
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
-  await page.locator('[data-field="name"]').waitFor();
+  await expect(page.locator('[data-field="name"]')).toBeVisible();
   const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const light = await background();
   const toggle = page.locator(".theme-toggle");
-  assert.equal(await toggle.getAttribute("data-theme-choice"), "system");
+  await expect(toggle).toHaveAttribute("data-theme-choice", "system");
   await toggle.click(); // light
-  assert.equal(await background(), light);
+  await expect(toggle).toHaveAttribute("data-theme-choice", "light");
+  expect(await background()).toBe(light);
   await toggle.click(); // dark
-  assert.equal(await toggle.getAttribute("data-theme-choice"), "dark");
+  await expect(toggle).toHaveAttribute("data-theme-choice", "dark");
   const dark = await background();
-  assert.notEqual(dark, light);
+  expect(dark).not.toBe(light);
   await screenshot(page, "workspace-dark-by-choice");
   await page.reload();
-  await page.locator(".theme-toggle").waitFor();
-  assert.equal(await page.locator(".theme-toggle").getAttribute("data-theme-choice"), "dark");
-  assert.equal(await background(), dark, "remembered across a reload");
+  await expect(page.locator(".theme-toggle")).toHaveAttribute("data-theme-choice", "dark");
+  expect(await background(), "remembered across a reload").toBe(dark);
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
-  assert.equal(stored, JSON.stringify({ "console.theme": "dark" }), "only the preference is stored");
-  assert.deepEqual(problems, []);
+  expect(stored, "only the preference is stored").toBe(JSON.stringify({ "console.theme": "dark" }));
+  expect(problems).toEqual([]);
 });
 
 test("a base URL that does not answer like this API is explained", async ({ sandbox, pages }) => {
@@ -204,9 +198,8 @@ test("a base URL that does not answer like this API is explained", async ({ sand
   await page.getByLabel("API base URL").fill(`${sandbox.url}/not-the-api`);
   await trySignIn(page, sandbox.api_key);
   const panel = page.getByRole("alert").filter({ hasText: "Checking the credential failed" });
-  await panel.waitFor();
-  assert.match(await panel.textContent(), /not like this API.*Is the API base URL right\?/s);
-  assert.match(page.url(), /\/sign-in$/);
+  await expect(panel).toHaveText(/not like this API.*Is the API base URL right\?/s);
+  await expect(page).toHaveURL(/\/sign-in$/);
 });
 
 test("a key revoked mid-session leads to sign-in with the reason, then back to the page", async ({ sandbox, pages }) => {
@@ -215,17 +208,17 @@ test("a key revoked mid-session leads to sign-in with the reason, then back to t
   const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in?next=/actions`);
   await signIn(page, created.api_key);
-  await page.locator("[data-action]").first().waitFor();
+  await expect(page.locator("[data-action]").first()).toBeVisible();
   const revoked = await fetch(`${sandbox.url}/v1/keys/${created.id}`, { method: "DELETE", headers: session });
-  assert.equal(revoked.status, 204);
+  expect(revoked.status).toBe(204);
   // The next request is refused: back to sign-in, saying why, keeping the way back.
   await page.evaluate(() => { history.pushState({}, "", "/workspace"); dispatchEvent(new PopStateEvent("popstate")); });
-  await page.waitForURL(/\/sign-in\?next=\/workspace$/);
-  await assert.doesNotReject(page.getByRole("status").getByText(/has been revoked/).waitFor());
+  await expect(page).toHaveURL(/\/sign-in\?next=\/workspace$/);
+  await expect(page.getByRole("status").getByText(/has been revoked/)).toBeVisible();
   await screenshot(page, "sign-in-after-revocation");
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
-  await page.locator('[data-field="name"]').waitFor();
+  await expect(page).toHaveURL(/\/workspace$/);
+  await expect(page.locator('[data-field="name"]')).toBeVisible();
 });
 
 test("opting in keeps the session across a reload of the tab; sign-out forgets it everywhere", async ({ sandbox, pages }) => {
@@ -233,20 +226,20 @@ test("opting in keeps the session across a reload of the tab; sign-out forgets i
   await page.goto(`${sandbox.url}/sign-in`);
   await page.getByLabel("Keep me signed in in this tab").check();
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/workspace$/);
+  await expect(page).toHaveURL(/\/workspace$/);
   await page.reload();
-  await page.locator('[data-field="name"]').waitFor();
-  assert.match(page.url(), /\/workspace$/, "still signed in after a reload");
+  await expect(page.locator('[data-field="name"]')).toBeVisible();
+  expect(page.url(), "still signed in after a reload").toMatch(/\/workspace$/);
   const kept = await page.evaluate(() => ({ session: { ...sessionStorage }, local: { ...localStorage } }));
-  assert.ok(JSON.stringify(kept.session).includes(sandbox.api_key), "kept in this tab's session storage");
-  assert.ok(!JSON.stringify(kept.local).includes(sandbox.api_key), "never in localStorage");
+  expect(JSON.stringify(kept.session), "kept in this tab's session storage").toContain(sandbox.api_key);
+  expect(JSON.stringify(kept.local), "never in localStorage").not.toContain(sandbox.api_key);
   await signOut(page);
-  await page.waitForURL(/\/sign-in/);
+  await expect(page).toHaveURL(/\/sign-in/);
   const after = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }));
-  assert.ok(!after.includes(sandbox.api_key), "forgotten after sign-out");
+  expect(after, "forgotten after sign-out").not.toContain(sandbox.api_key);
   await page.reload();
-  await page.getByLabel("API key or session token").waitFor();
-  assert.deepEqual(problems, []);
+  await expect(page.getByLabel("API key or session token")).toBeVisible();
+  expect(problems).toEqual([]);
 });
 
 test("the workspace and the header's summary refresh every 30 s while visible", async ({ sandbox, pages }) => {
@@ -257,10 +250,10 @@ test("the workspace and the header's summary refresh every 30 s while visible", 
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, sandbox.api_key);
   const balance = page.locator('[data-field="credits_balance"] .stat-value');
-  await balance.waitFor();
-  await page.locator('[data-field="header-available"]').waitFor();
+  await expect(balance).toBeVisible();
+  await expect(page.locator('[data-field="header-available"]')).toBeVisible();
   // The sign-in check's answer is the shared load for the page and the header: one request.
-  assert.equal(workspaceRequests, 1);
+  expect(workspaceRequests).toBe(1);
   const before = Number((await balance.textContent()).replaceAll(",", ""));
   // Spend 3 credits through the API, outside the page.
   const spent = await fetch(`${sandbox.url}/v1/actions/network-search-groups/run/live`, {
@@ -269,38 +262,40 @@ test("the workspace and the header's summary refresh every 30 s while visible", 
     body: JSON.stringify({ input: { query: "refresh" }, max_results: 3 }),
   });
   const run = await spent.json();
-  assert.equal(run.status, "completed");
+  expect(run.status).toBe("completed");
   const now = (await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json()).credits_balance;
-  assert.ok(now < before);
+  expect(now).toBeLessThan(before);
   await page.clock.fastForward(20_000);
-  assert.equal(Number((await balance.textContent()).replaceAll(",", "")), before, "not before the interval");
-  const headerAvailable = () => page.locator('[data-field="header-available"]').textContent();
-  assert.equal((await headerAvailable()).replaceAll(",", ""), String(before), "the header shows the same numbers");
+  const balanceShown = async () => Number((await balance.textContent()).replaceAll(",", ""));
+  expect(await balanceShown(), "not before the interval").toBe(before);
+  const headerAvailable = async () => Number((await page.locator('[data-field="header-available"]').textContent()).replaceAll(",", ""));
+  expect(await headerAvailable(), "the header shows the same numbers").toBe(before);
   await page.clock.fastForward(11_000);
-  await page.waitForFunction((n) => document.querySelector('[data-field="credits_balance"] .stat-value')?.textContent.replaceAll(",", "") === String(n), now);
-  await page.waitForFunction((n) => document.querySelector('[data-field="header-available"]')?.textContent.replaceAll(",", "") === String(n), now);
-  assert.equal(workspaceRequests, 2, "one request per refresh");
-  assert.deepEqual(problems, []);
+  await expect.poll(balanceShown).toBe(now);
+  await expect.poll(headerAvailable).toBe(now);
+  expect(workspaceRequests, "one request per refresh").toBe(2);
+  expect(problems).toEqual([]);
 });
 
 test("a guarded page opened signed out is replaced by sign-in, so Back does not bounce", async ({ sandbox, pages }) => {
   const { page, problems } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);
-  await page.getByLabel("API key or session token").waitFor();
+  await expect(page.getByLabel("API key or session token")).toBeVisible();
   const entries = await page.evaluate(() => history.length);
   // In-app navigation to a guarded page while signed out.
   await page.evaluate(() => { history.pushState({}, "", "/runs?status=failed"); dispatchEvent(new PopStateEvent("popstate")); });
-  await page.waitForURL(/\/sign-in\?next=\/runs%3Fstatus%3Dfailed$/);
-  assert.equal(await page.evaluate(() => history.length), entries + 1, "the guard replaced /runs instead of adding an entry");
+  await expect(page).toHaveURL(/\/sign-in\?next=\/runs%3Fstatus%3Dfailed$/);
+  expect(await page.evaluate(() => history.length), "the guard replaced /runs instead of adding an entry").toBe(entries + 1);
   await page.goBack();
-  await page.waitForURL(/\/sign-in$/);
-  await new Promise((r) => setTimeout(r, 300));
-  assert.match(page.url(), /\/sign-in$/, "Back stays on sign-in instead of bouncing through the guard");
+  await expect(page).toHaveURL(/\/sign-in$/);
+  // A fixed wait on purpose: the test asserts that the page does not move on from there.
+  await page.waitForTimeout(300);
+  expect(page.url(), "Back stays on sign-in instead of bouncing through the guard").toMatch(/\/sign-in$/);
   // Signing in goes where the person was headed, in place of the sign-in page.
   await page.goForward();
-  await page.waitForURL(/\/sign-in\?next=/);
+  await expect(page).toHaveURL(/\/sign-in\?next=/);
   await signIn(page, sandbox.api_key);
-  await page.waitForURL(/\/runs\?status=failed$/);
-  assert.equal(await page.getByLabel("Status").inputValue(), "failed");
-  assert.deepEqual(problems, []);
+  await expect(page).toHaveURL(/\/runs\?status=failed$/);
+  await expect(page.getByLabel("Status")).toHaveValue("failed");
+  expect(problems).toEqual([]);
 });

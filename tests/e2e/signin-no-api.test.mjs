@@ -4,13 +4,11 @@
 // console's origin (no CORS), the console's own policy, and mixed content, and says what fixes
 // each (src/model/no_answer.rs). A small static server serves the build (CONSOLE_DIST, default dist/) and
 // answers /v1 as a test asks: a proxy's 502, trunk's empty 500, no answer at all, or the API's 401.
-import assert from "node:assert/strict";
-import { expect } from "@playwright/test";
 import { createServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, trySignIn, besides } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -49,7 +47,7 @@ async function tryToSignIn(pages) {
   const opened = await pages.open();
   await opened.page.goto(`${origin}/sign-in`);
   await trySignIn(opened.page, "sk_sandbox_nothing_behind");
-  await opened.page.getByText("Checking the credential failed").waitFor();
+  await expect(opened.page.getByText("Checking the credential failed")).toBeVisible();
   return opened;
 }
 
@@ -61,9 +59,9 @@ for (const [name, answer, logged] of [
     apiAnswer = answer;
     const { page, problems } = await tryToSignIn(pages);
     const hint = page.getByRole("alert").filter({ hasText: HINT });
-    await assert.doesNotReject(hint.waitFor());
+    await expect(hint).toBeVisible();
     await screenshot(page, `sign-in-no-api-${answer[0]}`);
-    assert.deepEqual(besides(problems, ...logged), []);
+    expect(besides(problems, ...logged)).toEqual([]);
   });
 }
 
@@ -72,8 +70,8 @@ test("no answer at all for /v1 says to start the sandbox", async ({ pages }) => 
   await page.route("**/v1/**", (route) => route.abort("connectionrefused"));
   await page.goto(`${origin}/sign-in`);
   await trySignIn(page, "sk_sandbox_nothing_behind");
-  await assert.doesNotReject(page.getByRole("alert").filter({ hasText: HINT }).waitFor());
-  assert.deepEqual(problems.filter((p) => !p.includes("net::ERR_CONNECTION_REFUSED")), []);
+  await expect(page.getByRole("alert").filter({ hasText: HINT })).toBeVisible();
+  expect(problems.filter((p) => !p.includes("net::ERR_CONNECTION_REFUSED"))).toEqual([]);
 });
 
 test("the API's own 401 is about the credential, not about starting the sandbox", async ({ pages }) => {
@@ -81,9 +79,9 @@ test("the API's own 401 is about the credential, not about starting the sandbox"
     error: { code: "invalid_api_key", message: "The API key is not valid.", request_id: "req_test" },
   })];
   const { page, problems } = await tryToSignIn(pages);
-  await assert.doesNotReject(page.getByText("The API key is not valid.").waitFor());
-  assert.equal(await page.getByText(HINT).count(), 0);
-  assert.deepEqual(besides(problems, 401), []);
+  await expect(page.getByText("The API key is not valid.")).toBeVisible();
+  await expect(page.getByText(HINT)).toHaveCount(0);
+  expect(besides(problems, 401)).toEqual([]);
 });
 
 /** A port on which nothing listens: one the system just gave out and took back. */
@@ -113,7 +111,7 @@ test("an API origin where nothing listens says nothing answers there", async ({ 
   await expect(alert).toContainText(`Nothing answers at ${api}: the server is down, or the address or port is wrong.`);
   await expect(alert).not.toContainText("CORS");
   await screenshot(page, "sign-in-nothing-answers");
-  assert.deepEqual(problems.filter((p) => !p.includes("net::ERR_CONNECTION_REFUSED")), []);
+  expect(problems.filter((p) => !p.includes("net::ERR_CONNECTION_REFUSED"))).toEqual([]);
 });
 
 test("an API that answers without CORS for this origin says so, and how to fix it", async ({ sandbox, pages }) => {
@@ -128,7 +126,7 @@ test("an API that answers without CORS for this origin says so, and how to fix i
   await screenshot(page, "sign-in-refuses-this-origin");
   // The browser logs the refused request, and the probe's answer (the sandbox's 401: it carried
   // no credential).
-  assert.deepEqual(besides(problems, 401).filter((p) => !p.includes("CORS policy") && !p.includes("net::ERR_FAILED")), []);
+  expect(besides(problems, 401).filter((p) => !p.includes("CORS policy") && !p.includes("net::ERR_FAILED"))).toEqual([]);
 });
 
 test("an API origin the console's own policy does not allow says to leave the base URL empty", async ({ sandbox, pages }) => {
@@ -137,10 +135,7 @@ test("an API origin the console's own policy does not allow says to leave the ba
   const alert = page.getByRole("alert");
   await expect(alert).toContainText("The browser did not send the request");
   await expect(alert).toContainText(`not ${origin}. Leave the API base URL empty`);
-  assert.deepEqual(
-    problems.filter((p) => !p.includes("Content Security Policy") && !p.startsWith("CSP violation")),
-    [],
-  );
+  expect(problems.filter((p) => !p.includes("Content Security Policy") && !p.startsWith("CSP violation"))).toEqual([]);
 });
 
 test("an http: API from an https: console is named as mixed content", async ({ pages }) => {

@@ -2,12 +2,11 @@
 // curl (bash), Python (`requests`, from the venv scripts/setup.sh makes for schemathesis) and
 // Node.js (both the `fetch` and the `node:http` snippets) against the sandbox, with the key in
 // API_KEY. Inputs carry quotes, backslashes, shell and template syntax and non-ASCII text.
-import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { screenshot, api, snippetEnvironment } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -42,7 +41,7 @@ function runSnippet(sandbox, language, code) {
 }
 
 test("Python's requests is there to run the Python snippet", () => {
-  assert.ok(existsSync(venvPython), `${venvPython} (scripts/setup.sh makes it)`);
+  expect(existsSync(venvPython), `${venvPython} (scripts/setup.sh makes it)`).toBe(true);
   execFileSync(venvPython, ["-c", "import requests"]);
 });
 
@@ -53,38 +52,38 @@ test("the form's snippets run as they read: each is the same run as the form's s
   await page.getByLabel(/^Max results/).fill("3");
   await page.locator("details.preview summary").click();
   const body = JSON.parse(await page.locator('[data-field="body-preview"]').textContent());
-  assert.deepEqual(body, { input: { keywords }, max_credits: 3, max_results: 3 });
+  expect(body).toEqual({ input: { keywords }, max_credits: 3, max_results: 3 });
   const snippet = page.locator('[data-field="code-snippet"]');
   const runs = [];
   for (const language of Object.keys(RUNNERS)) {
     await page.locator(`button[data-language="${language}"]`).click();
-    await page.waitForFunction((l) => document.querySelector('[data-field="code-snippet"]').dataset.language === l, language);
+    await expect(snippet).toHaveAttribute("data-language", language);
     const code = await snippet.textContent();
-    assert.ok(!code.includes(sandbox.api_key), `${language}: no credential in the code`);
+    expect(code, `${language}: no credential in the code`).not.toContain(sandbox.api_key);
     const answer = runSnippet(sandbox, language, code);
     // The first snippet makes the run (202); the others send the same key, which the API
     // answers with the same run only for the same body: one escaped wrongly is refused (409).
-    assert.ok([200, 202, null].includes(answer.status), `${language}: ${answer.status} ${JSON.stringify(answer.run)}`);
-    assert.equal(answer.run.action, "premium-search-people", `${language}: ${JSON.stringify(answer.run)}`);
+    expect([200, 202, null], `${language}: ${answer.status} ${JSON.stringify(answer.run)}`).toContain(answer.status);
+    expect(answer.run.action, `${language}: ${JSON.stringify(answer.run)}`).toBe("premium-search-people");
     runs.push(answer.run.id);
   }
-  assert.equal(new Set(runs).size, 1, "one run for all the snippets");
+  expect(new Set(runs).size, "one run for all the snippets").toBe(1);
   await screenshot(page, "snippets-form");
   // The form sends the key its snippets showed, with the body as typed: the same run (a body
   // of another input would be refused), charged once.
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\//);
-  assert.equal(decodeURIComponent(new URL(page.url()).pathname.split("/").pop()), runs[0]);
+  await expect(page).toHaveURL(/\/runs\//);
+  expect(decodeURIComponent(new URL(page.url()).pathname.split("/").pop())).toBe(runs[0]);
   // The run's page tells how it was made, as code with the run's own key: the same run again.
   await page.locator('[data-field="how-made"] summary').click();
   await page.locator('[data-field="how-made"] button[data-language="python"]').click();
   const how = await page.locator('[data-field="how-made"] [data-field="code-snippet"]').textContent();
   const again = runSnippet(sandbox, "python", how);
-  assert.equal(again.run.id, runs[0], "the same run, not a new one");
+  expect(again.run.id, "the same run, not a new one").toBe(runs[0]);
   await screenshot(page, "snippets-run-page");
   const run = await api(sandbox, "GET", `/v1/runs/${runs[0]}`);
-  assert.equal(run.json.credits_reserved + run.json.credits_used, 3, "reserved or charged once, for 3 results");
-  assert.deepEqual(problems, []);
+  expect(run.json.credits_reserved + run.json.credits_used, "reserved or charged once, for 3 results").toBe(3);
+  expect(problems).toEqual([]);
 });
 
 test("after a submission the form's snippets carry a new key: a second run is a new run", async ({ sandbox, pages }) => {
@@ -94,16 +93,16 @@ test("after a submission the form's snippets carry a new key: a second run is a 
   await page.locator('button[data-language="node"]').click();
   const before = await page.locator('[data-field="code-snippet"]').textContent();
   const first = runSnippet(sandbox, "node", before);
-  assert.equal(first.status, 202);
+  expect(first.status).toBe(202);
   await page.getByRole("button", { name: "Queue run" }).click();
-  await page.waitForURL(/\/runs\//);
+  await expect(page).toHaveURL(/\/runs\//);
   await page.goBack();
   await page.locator("details.preview summary").click();
   const after = await page.locator('[data-field="code-snippet"]').textContent();
   const keyOf = (code) => code.match(/"Idempotency-Key": "([^"]+)"/)[1];
-  assert.notEqual(keyOf(after), keyOf(before));
+  expect(keyOf(after)).not.toBe(keyOf(before));
   const second = runSnippet(sandbox, "node", after);
-  assert.equal(second.status, 202);
-  assert.notEqual(second.run.id, first.run.id);
-  assert.deepEqual(problems, []);
+  expect(second.status).toBe(202);
+  expect(second.run.id).not.toBe(first.run.id);
+  expect(problems).toEqual([]);
 });

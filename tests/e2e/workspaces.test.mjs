@@ -3,8 +3,7 @@
 // first keeps running with its own credential while the second is in view; each workspace's
 // runs list, request log and drafts are its own; signing out of one, or the API refusing one,
 // leaves the other to switch to; axe on the switcher and sign-in's list, both themes, 375 px.
-import { expect } from "@playwright/test";
-import { withSandbox } from "./fixtures.mjs";
+import { expect, withSandbox } from "./fixtures.mjs";
 import { api, go, screenshot, seriousViolations, settled } from "./harness.mjs";
 
 // Paced at 4 submissions a second, so a batch of 90 rows is still sending (about 22 s) while
@@ -20,7 +19,7 @@ async function addSignIn(page, credential) {
   await expect(page.getByRole("heading", { name: "Sign in to another workspace" })).toBeVisible();
   await page.locator("#credential").fill(credential);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL((url) => url.pathname !== "/sign-in");
+  await expect(page).toHaveURL((url) => url.pathname !== "/sign-in");
   await settled(page);
 }
 
