@@ -15,6 +15,10 @@ export default defineConfig({
   retries: 0,
   // A safety net, not an assertion: the longest test (a 200-row batch) takes about 25 s.
   timeout: 120_000,
+  // Web-first assertions and `expect.poll` retry as long as an action waits (below), rather than
+  // the runner's 5 s: on two shared cores, what the sandbox's timers bring on screen can take
+  // longer than that.
+  expect: { timeout: 30_000 },
   reporter: [["list"]],
   outputDir: "target/playwright",
   use: {

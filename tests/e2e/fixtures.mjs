@@ -15,18 +15,13 @@
 // cannot reach it (a hook only gets worker-scoped fixtures): what several tests need made first,
 // such as runs to look at, goes in `seed`, run once for the file.
 //
-// The file also exports the `expect` the tests assert with (`import { expect, withSandbox } from
-// "./fixtures.mjs"`): Playwright's own, whose web-first assertions and `expect.poll` retry up to
-// 30 s.
-import { test as base, expect as playwrightExpect } from "@playwright/test";
+// The file also passes on the `expect` the tests assert with (`import { expect, withSandbox }
+// from "./fixtures.mjs"`): Playwright's own, whose web-first assertions and `expect.poll` retry
+// for up to 30 s (playwright.config.mjs).
+import { test as base } from "@playwright/test";
 import { startSandbox, openPage, signInAt } from "./harness.mjs";
 
-/**
- * Playwright's `expect`, retrying for as long as an action or a `locator.waitFor()` waits
- * (playwright.config.mjs, 30 s) rather than the runner's 5 s: on two shared cores, what the
- * sandbox's timers bring on screen can take longer than that.
- */
-export const expect = playwrightExpect.configure({ timeout: 30_000 });
+export { expect } from "@playwright/test";
 
 /**
  * The `test` of a file whose tests share one sandbox started with `args`. `seed(sandbox)`, if
