@@ -6,6 +6,7 @@ pub mod bulk;
 pub mod compare;
 pub mod credential;
 pub mod credits;
+// `/credits`'s range and bucket, from the URL's query and back; the chart's span.
 pub mod explore;
 pub mod form;
 pub mod format;
@@ -13,6 +14,8 @@ pub mod keys;
 pub mod no_answer;
 pub mod output;
 pub mod request_log;
+// `/runs`'s view, from the URL's query and back; its rows; the kept runs read again.
+pub mod runs_view;
 pub mod safeguards;
 pub mod sign_ins;
 pub mod snippets;
