@@ -7,6 +7,7 @@ pub mod compare;
 pub mod credential;
 pub mod credits;
 // `/credits`'s range and bucket, from the URL's query and back; the chart's span.
+pub mod credits_view;
 pub mod explore;
 pub mod form;
 pub mod format;
