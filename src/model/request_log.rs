@@ -284,15 +284,37 @@ pub struct LogFilter {
 /// Entries on one page of the list.
 pub const PAGE_SIZE: usize = 50;
 
+/// `/log`'s query as the URL holds it, as text (`q` is `text`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogQuery<'a> {
+    pub status: Option<&'a str>,
+    pub method: Option<&'a str>,
+    pub path: Option<&'a str>,
+    pub text: Option<&'a str>,
+    pub page: Option<&'a str>,
+}
+
+impl LogQuery<'_> {
+    /// The page asked for, from 1 (the newest); anything else than a page number is the first.
+    pub fn page(&self) -> usize {
+        self.page
+            .and_then(|p| p.parse::<usize>().ok())
+            .filter(|p| *p >= 1)
+            .unwrap_or(1)
+    }
+}
+
 impl LogFilter {
     /// The filter of `/log`'s query (`status`, `method`, `path`, `q`); an unknown status or
     /// method is shown as such rather than dropped, so the list is never quietly wider.
-    pub fn from_query(
-        status: Option<&str>,
-        method: Option<&str>,
-        path: Option<&str>,
-        text: Option<&str>,
-    ) -> Result<LogFilter, String> {
+    pub fn from_query(query: LogQuery<'_>) -> Result<LogFilter, String> {
+        let LogQuery {
+            status,
+            method,
+            path,
+            text,
+            ..
+        } = query;
         let status = match status.filter(|s| !s.is_empty()) {
             None => None,
             Some(s) => Some(StatusClass::parse(s).ok_or_else(|| {
@@ -669,21 +691,66 @@ mod tests {
 
     #[test]
     fn the_filter_round_trips_through_its_url_and_refuses_what_it_does_not_know() {
-        let filter =
-            LogFilter::from_query(Some("4xx"), Some("post"), Some("/v1/runs"), Some("a b"))
-                .unwrap();
+        let query = LogQuery {
+            status: Some("4xx"),
+            method: Some("post"),
+            path: Some("/v1/runs"),
+            text: Some("a b"),
+            page: Some("2"),
+        };
+        let filter = LogFilter::from_query(query).unwrap();
         assert_eq!(filter.method.as_deref(), Some("POST"));
+        let url = filter.url(query.page());
         assert_eq!(
-            filter.url(2),
+            url,
             "/log?status=4xx&method=POST&path=%2Fv1%2Fruns&q=a%20b&page=2"
         );
+        let decoded = percent_encoding::percent_decode_str(&url)
+            .decode_utf8()
+            .unwrap()
+            .into_owned();
+        let get = |name: &str| {
+            decoded
+                .split_once('?')
+                .unwrap()
+                .1
+                .split('&')
+                .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+        };
+        let read_back = LogQuery {
+            status: get("status"),
+            method: get("method"),
+            path: get("path"),
+            text: get("q"),
+            page: get("page"),
+        };
+        assert_eq!(LogFilter::from_query(read_back), Ok(filter));
+        assert_eq!(read_back.page(), 2);
         assert_eq!(LogFilter::default().url(1), "/log");
-        assert!(LogFilter::from_query(Some("3xx"), None, None, None).is_err());
-        assert!(LogFilter::from_query(None, Some("PATCH"), None, None).is_err());
+        let only = |status, method| LogQuery {
+            status,
+            method,
+            ..LogQuery::default()
+        };
+        assert!(LogFilter::from_query(only(Some("3xx"), None)).is_err());
+        assert!(LogFilter::from_query(only(None, Some("PATCH"))).is_err());
         assert_eq!(
-            LogFilter::from_query(Some(""), Some(""), None, None),
+            LogFilter::from_query(only(Some(""), Some(""))),
             Ok(LogFilter::default())
         );
+    }
+
+    #[test]
+    fn a_page_that_is_not_a_page_number_is_the_first() {
+        let page = |page| LogQuery {
+            page,
+            ..LogQuery::default()
+        };
+        assert_eq!(page(None).page(), 1);
+        assert_eq!(page(Some("3")).page(), 3);
+        assert_eq!(page(Some("0")).page(), 1);
+        assert_eq!(page(Some("-2")).page(), 1);
+        assert_eq!(page(Some("x")).page(), 1);
     }
 
     #[test]

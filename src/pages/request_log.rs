@@ -9,15 +9,16 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local_scoped_with_cancellation;
 use leptos_router::components::A;
-use leptos_router::hooks::{use_navigate, use_query_map};
+use leptos_router::hooks::{use_navigate, use_query};
+use leptos_router::params::{Params, ParamsError};
 
 use crate::app::{in_place, use_id_param};
 use crate::browser::{copy_text, sleep, until_visible};
 use crate::components::CopyAsCode;
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
-    Entry, KEPT_ENTRIES, KeptBody, LogFilter, METHODS, PAGE_SIZE, StatusClass, WHOLE_BODIES_KEPT,
-    entry_path,
+    Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE, StatusClass,
+    WHOLE_BODIES_KEPT, entry_path,
 };
 use crate::request_log::{self, WholeBody};
 use crate::state::workspace::use_workspace;
@@ -25,11 +26,39 @@ use crate::state::workspace::use_workspace;
 /// How often the list reads the log again while it is on screen.
 const REREAD: Duration = Duration::from_secs(4);
 
+/// `/log`'s query as text. Every field is text so that no value is refused here:
+/// [`LogFilter::from_query`] reports an unknown status or method, and a page that is not a
+/// number is the first.
+#[derive(Params, Clone, Debug, PartialEq, Default)]
+struct LogParams {
+    status: Option<String>,
+    method: Option<String>,
+    path: Option<String>,
+    q: Option<String>,
+    page: Option<String>,
+}
+
+impl LogParams {
+    /// The query of the URL's parameters (none when they could not be read).
+    fn of(params: &Result<LogParams, ParamsError>) -> LogQuery<'_> {
+        params.as_ref().map(LogParams::query).unwrap_or_default()
+    }
+
+    fn query(&self) -> LogQuery<'_> {
+        LogQuery {
+            status: self.status.as_deref(),
+            method: self.method.as_deref(),
+            path: self.path.as_deref(),
+            text: self.q.as_deref(),
+            page: self.page.as_deref(),
+        }
+    }
+}
+
 #[component]
 pub fn RequestLogPage() -> impl IntoView {
     let workspace = use_workspace();
-    let navigate = use_navigate();
-    let query = use_query_map();
+    let params = use_query::<LogParams>();
     let workspace_id = move || workspace.id();
     // Read again on a timer while shown, and after a clear or a switch.
     let reread = RwSignal::new(0_u32);
@@ -60,32 +89,45 @@ pub fn RequestLogPage() -> impl IntoView {
             }
         }
     });
+    let filter = Memo::new(move |_| params.with(|p| LogFilter::from_query(LogParams::of(p))));
+    let page = Memo::new(move |_| params.with(|p| LogParams::of(p).page()));
 
-    let filter = Memo::new(move |_| {
-        query.with(|q| {
-            LogFilter::from_query(
-                q.get_str("status"),
-                q.get_str("method"),
-                q.get_str("path"),
-                q.get_str("q"),
-            )
-        })
-    });
-    let page = Memo::new(move |_| {
-        query.with(|q| {
-            q.get_str("page")
-                .and_then(|p| p.parse::<usize>().ok())
-                .filter(|p| *p >= 1)
-                .unwrap_or(1)
-        })
-    });
-    let show = move |change: &dyn Fn(&mut LogFilter)| {
-        let mut next = filter.get_untracked().unwrap_or_default();
-        change(&mut next);
-        navigate(&next.url(1), in_place());
-    };
-    let current = move || filter.get().unwrap_or_default();
+    view! {
+        <section class="page log-page">
+            <h1>"Request log"</h1>
+            <p class="lead">
+                "Every request this console made for this workspace in this browser, the bulk worker's included, newest first: "
+                "what was sent and what came back. The credential is never kept, nor a new key's secret. "
+                {format!("The newest {} are kept; long bodies are shortened to 64 KB, and the newest {WHOLE_BODIES_KEPT} of them are also kept whole.", group_thousands(KEPT_ENTRIES as u64))}
+            </p>
+            <LogKeeping keeping reread />
+            <LogFilters filter />
+            {move || filter.get().err().map(|problem| view! {
+                <p class="notice" role="status" data-field="filter-problem">{problem}</p>
+            })}
+            {move || match entries.get() {
+                None | Some(Ok(None)) => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
+                Some(Err(())) => view! {
+                    <p class="notice" role="status" data-field="no-storage">
+                        "This browser keeps nothing for the console (its storage is unavailable, as in some private windows), so there is no log."
+                    </p>
+                }.into_any(),
+                Some(Ok(Some(all))) => {
+                    let Ok(filter) = filter.get() else {
+                        return ().into_any();
+                    };
+                    log_table(&all, &filter, page.get()).into_any()
+                }
+            }}
+        </section>
+    }
+}
 
+/// The switch that stops keeping the log (`keeping`: whether it is kept, once read), and
+/// clearing it after a confirmation; either has the log read again (`reread`).
+#[component]
+fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> impl IntoView {
+    let workspace = use_workspace();
     let set_keeping = move |keep: bool| {
         let Some(id) = workspace.id_untracked() else {
             return;
@@ -112,103 +154,90 @@ pub fn RequestLogPage() -> impl IntoView {
             reread.update(|n| *n += 1);
         });
     };
+    view! {
+        <div class="actions-row">
+            <label class="checkbox">
+                <input type="checkbox" data-field="log-keeping"
+                    prop:checked=move || keeping.get().flatten().unwrap_or(true)
+                    on:change:target=move |ev| set_keeping(ev.target().checked()) />
+                " Keep a log of this workspace's requests in this browser"
+            </label>
+            <button type="button" class="button danger" hidden=move || confirming_clear.get()
+                on:click=move |_| confirming_clear.set(true)>"Clear the log…"</button>
+        </div>
+        {move || (keeping.get().flatten() == Some(false)).then(|| view! {
+            <p class="notice" role="status" data-field="log-paused">"Not keeping requests: new ones are not logged until you switch it back on."</p>
+        })}
+        {move || confirming_clear.get().then(|| view! {
+            <div class="confirm" role="alertdialog" aria-labelledby="confirm-clear-title" data-field="confirm-clear">
+                <p id="confirm-clear-title"><strong>"Delete every entry of this workspace's request log in this browser?"</strong></p>
+                <div class="actions-row">
+                    <button type="button" class="button danger" on:click=clear>"Clear the log"</button>
+                    <button type="button" class="button secondary" on:click=move |_| confirming_clear.set(false)>"Keep it"</button>
+                </div>
+            </div>
+        })}
+        <p role="status" data-field="clear-note">{move || clear_note.get()}</p>
+    }
+}
 
+/// The filters of the list: each change is a new URL (from the first page), in place.
+#[component]
+fn LogFilters(filter: Memo<Result<LogFilter, String>>) -> impl IntoView {
+    let navigate = use_navigate();
+    let show = move |change: &dyn Fn(&mut LogFilter)| {
+        let mut next = filter.get_untracked().unwrap_or_default();
+        change(&mut next);
+        navigate(&next.url(1), in_place());
+    };
+    let current = move || filter.get().unwrap_or_default();
     let (show_status, show_method, show_path, show_text) =
         (show.clone(), show.clone(), show.clone(), show);
     view! {
-        <section class="page log-page">
-            <h1>"Request log"</h1>
-            <p class="lead">
-                "Every request this console made for this workspace in this browser, the bulk worker's included, newest first: "
-                "what was sent and what came back. The credential is never kept, nor a new key's secret. "
-                {format!("The newest {} are kept; long bodies are shortened to 64 KB, and the newest {WHOLE_BODIES_KEPT} of them are also kept whole.", group_thousands(KEPT_ENTRIES as u64))}
-            </p>
-            <div class="actions-row">
-                <label class="checkbox">
-                    <input type="checkbox" data-field="log-keeping"
-                        prop:checked=move || keeping.get().flatten().unwrap_or(true)
-                        on:change:target=move |ev| set_keeping(ev.target().checked()) />
-                    " Keep a log of this workspace's requests in this browser"
-                </label>
-                <button type="button" class="button danger" hidden=move || confirming_clear.get()
-                    on:click=move |_| confirming_clear.set(true)>"Clear the log…"</button>
-            </div>
-            {move || (keeping.get().flatten() == Some(false)).then(|| view! {
-                <p class="notice" role="status" data-field="log-paused">"Not keeping requests: new ones are not logged until you switch it back on."</p>
-            })}
-            {move || confirming_clear.get().then(|| view! {
-                <div class="confirm" role="alertdialog" aria-labelledby="confirm-clear-title" data-field="confirm-clear">
-                    <p id="confirm-clear-title"><strong>"Delete every entry of this workspace's request log in this browser?"</strong></p>
-                    <div class="actions-row">
-                        <button type="button" class="button danger" on:click=clear>"Clear the log"</button>
-                        <button type="button" class="button secondary" on:click=move |_| confirming_clear.set(false)>"Keep it"</button>
-                    </div>
-                </div>
-            })}
-            <p role="status" data-field="clear-note">{move || clear_note.get()}</p>
-
-            <form class="toolbar log-filters" role="search" aria-label="Filter the log" on:submit=|ev| ev.prevent_default()>
-                <label>
-                    "Status"
-                    <select data-field="filter-status" on:change:target=move |ev| {
-                        let picked = StatusClass::parse(&ev.target().value());
-                        show_status(&|f| f.status = picked);
-                    }>
-                        <option value="" selected=move || current().status.is_none()>"Any"</option>
-                        {StatusClass::ALL.into_iter().map(|class| view! {
-                            <option value=class.as_str() selected=move || current().status == Some(class)>{class.label()}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                <label>
-                    "Method"
-                    <select data-field="filter-method" on:change:target=move |ev| {
-                        let picked = Some(ev.target().value()).filter(|m| !m.is_empty());
-                        show_method(&|f| f.method = picked.clone());
-                    }>
-                        <option value="" selected=move || current().method.is_none()>"Any"</option>
-                        {METHODS.into_iter().map(|method| view! {
-                            <option value=method selected=move || current().method.as_deref() == Some(method)>{method}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                <label>
-                    "Path"
-                    <input type="search" data-field="filter-path" placeholder="/v1/runs"
-                        prop:value=move || current().path
-                        on:input:target=move |ev| {
-                            let typed = ev.target().value();
-                            show_path(&|f| f.path = typed.clone());
-                        } />
-                </label>
-                <label class="grow">
-                    "Text"
-                    <input type="search" data-field="filter-text" placeholder="request id, key, error, input…"
-                        prop:value=move || current().text
-                        on:input:target=move |ev| {
-                            let typed = ev.target().value();
-                            show_text(&|f| f.text = typed.clone());
-                        } />
-                </label>
-            </form>
-            {move || filter.get().err().map(|problem| view! {
-                <p class="notice" role="status" data-field="filter-problem">{problem}</p>
-            })}
-            {move || match entries.get() {
-                None | Some(Ok(None)) => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
-                Some(Err(())) => view! {
-                    <p class="notice" role="status" data-field="no-storage">
-                        "This browser keeps nothing for the console (its storage is unavailable, as in some private windows), so there is no log."
-                    </p>
-                }.into_any(),
-                Some(Ok(Some(all))) => {
-                    let Ok(filter) = filter.get() else {
-                        return ().into_any();
-                    };
-                    log_table(&all, &filter, page.get()).into_any()
-                }
-            }}
-        </section>
+        <form class="toolbar log-filters" role="search" aria-label="Filter the log" on:submit=|ev| ev.prevent_default()>
+            <label>
+                "Status"
+                <select data-field="filter-status" on:change:target=move |ev| {
+                    let picked = StatusClass::parse(&ev.target().value());
+                    show_status(&|f| f.status = picked);
+                }>
+                    <option value="" selected=move || current().status.is_none()>"Any"</option>
+                    {StatusClass::ALL.into_iter().map(|class| view! {
+                        <option value=class.as_str() selected=move || current().status == Some(class)>{class.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>
+                "Method"
+                <select data-field="filter-method" on:change:target=move |ev| {
+                    let picked = Some(ev.target().value()).filter(|m| !m.is_empty());
+                    show_method(&|f| f.method = picked.clone());
+                }>
+                    <option value="" selected=move || current().method.is_none()>"Any"</option>
+                    {METHODS.into_iter().map(|method| view! {
+                        <option value=method selected=move || current().method.as_deref() == Some(method)>{method}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>
+                "Path"
+                <input type="search" data-field="filter-path" placeholder="/v1/runs"
+                    prop:value=move || current().path
+                    on:input:target=move |ev| {
+                        let typed = ev.target().value();
+                        show_path(&|f| f.path = typed.clone());
+                    } />
+            </label>
+            <label class="grow">
+                "Text"
+                <input type="search" data-field="filter-text" placeholder="request id, key, error, input…"
+                    prop:value=move || current().text
+                    on:input:target=move |ev| {
+                        let typed = ev.target().value();
+                        show_text(&|f| f.text = typed.clone());
+                    } />
+            </label>
+        </form>
     }
 }
 
