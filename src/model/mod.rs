@@ -7,7 +7,6 @@ pub mod bulk;
 pub mod compare;
 pub mod credential;
 pub mod credits;
-// `/credits`'s range and bucket, from the URL's query and back; the chart's span.
 pub mod credits_view;
 pub mod explore;
 pub mod form;
@@ -16,7 +15,6 @@ pub mod keys;
 pub mod no_answer;
 pub mod output;
 pub mod request_log;
-// `/runs`'s view, from the URL's query and back; its rows; the kept runs read again.
 pub mod runs_view;
 pub mod safeguards;
 pub mod sign_ins;
