@@ -200,7 +200,7 @@ fn SignOut() -> impl IntoView {
     let navigate = use_navigate();
     let open = RwSignal::new(false);
     let forgetting = RwSignal::new(false);
-    let forget_failed = RwSignal::new(false);
+    let forget_failed = RwSignal::new(None::<String>);
     // Signs out of `sign_in`, the sign-in in use when the person asked (they may have switched
     // while its data was being forgotten).
     let leave = move |sign_in: Option<SignInId>, notice: Option<String>| {
@@ -222,7 +222,7 @@ fn SignOut() -> impl IntoView {
             return;
         };
         forgetting.set(true);
-        forget_failed.set(false);
+        forget_failed.set(None);
         // Nothing of this session is logged from now on: a write after the forget would leave
         // the workspace in this browser again.
         session.close_log();
@@ -248,7 +248,7 @@ fn SignOut() -> impl IntoView {
                         ),
                     )),
                 ),
-                Err(()) => forget_failed.set(true),
+                Err(reason) => forget_failed.set(Some(reason)),
             }
             forgetting.set(false);
         });
@@ -265,9 +265,9 @@ fn SignOut() -> impl IntoView {
                 <button type="button" class="button danger" disabled=forgetting on:click=leave_and_forget>
                     {move || if forgetting.get() { "Forgetting…" } else { "Sign out and forget this workspace's data in this browser" }}
                 </button>
-                <p class="field-error" role="alert">{move || forget_failed.get().then_some(
-                    "Nothing was deleted: this browser's storage did not answer. You are still signed in."
-                )}</p>
+                <p class="field-error" role="alert">{move || forget_failed.get().map(|reason| format!(
+                    "Nothing was deleted, and you are still signed in. {reason}"
+                ))}</p>
                 <p class="help"><a href="/storage" on:click=move |_| open.set(false)>"What this browser keeps"</a></p>
             </div>
         </div>

@@ -12,7 +12,7 @@ use crate::model::archive::{
 };
 use crate::model::bulk::SavedBatch;
 use crate::model::form::SavedSubmission;
-use crate::store::{self, Change};
+use crate::store::{self, Change, StoreError};
 
 /// How a [`keep`] went: the runs it added, changed, and found already kept as they are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub struct Merge {
 /// (`KeptRun::merged`), read and written in one transaction, so that sightings written at once
 /// (a run page and its submission, two tabs, the bulk worker) all count. A run already kept as
 /// it is now is not written again.
-async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
+async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, StoreError> {
     if workspace.is_empty() || seen.is_empty() {
         return Ok(Merge::default());
     }
@@ -37,7 +37,7 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, ()> {
         merge = merged;
         changes
     };
-    store::update(reads, decide).await.map_err(|_| ())?;
+    store::update(reads, decide).await?;
     Ok(merge)
 }
 
@@ -114,15 +114,14 @@ fn since_key(workspace: &str) -> String {
 
 /// When this browser started keeping `workspace`'s history, ms since the epoch; `None` before
 /// the first run was kept.
-pub async fn kept_since(workspace: &str) -> Result<Option<f64>, ()> {
+pub async fn kept_since(workspace: &str) -> Result<Option<f64>, StoreError> {
     Ok(store::get(store::META, &since_key(workspace))
-        .await
-        .map_err(|_| ())?
+        .await?
         .and_then(|text| serde_json::from_str(&text).ok()))
 }
 
 /// Keeps `runs`, as seen now, in `workspace`'s history ([`keep`]).
-pub async fn keep_runs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
+pub async fn keep_runs(workspace: &str, runs: &[Run]) -> Result<(), StoreError> {
     let now = js_sys::Date::now();
     let seen = runs
         .iter()
@@ -138,7 +137,7 @@ pub async fn keep_submitted(
     run: &Run,
     body: &str,
     idempotency_key: &str,
-) -> Result<(), ()> {
+) -> Result<(), StoreError> {
     let seen = KeptRun::seen(workspace, run, js_sys::Date::now())
         .made_here(input_of_body(body), idempotency_key);
     keep(workspace, vec![seen]).await.map(|_| ())
@@ -150,10 +149,8 @@ const READ_SLICE: u32 = 5_000;
 
 /// Every run this browser keeps for `workspace`, newest first; `Err` when the browser keeps
 /// nothing. Entries that cannot be read back are left out.
-pub async fn kept_runs(workspace: &str) -> Result<Vec<KeptRun>, ()> {
-    let stored = store::all_under_unread(store::RUNS, workspace)
-        .await
-        .map_err(|_| ())?;
+pub async fn kept_runs(workspace: &str) -> Result<Vec<KeptRun>, StoreError> {
+    let stored = store::all_under_unread(store::RUNS, workspace).await?;
     let mut runs: Vec<KeptRun> = Vec::with_capacity(stored.length() as usize);
     let mut start = 0;
     while start < stored.length() {
@@ -174,10 +171,9 @@ pub async fn kept_runs(workspace: &str) -> Result<Vec<KeptRun>, ()> {
 }
 
 /// The run `run_id` as this browser kept it for `workspace`, if it did.
-pub async fn kept_run(workspace: &str, run_id: &str) -> Result<Option<KeptRun>, ()> {
+pub async fn kept_run(workspace: &str, run_id: &str) -> Result<Option<KeptRun>, StoreError> {
     Ok(store::get(store::RUNS, &kept_run_key(workspace, run_id))
-        .await
-        .map_err(|_| ())?
+        .await?
         .and_then(|json| serde_json::from_str(&json).ok()))
 }
 
@@ -198,10 +194,8 @@ pub fn list_reads_key(workspace: &str) -> String {
 }
 
 /// What this browser knows of its reads of `workspace`'s runs list (nothing yet: the default).
-pub async fn list_reads(workspace: &str) -> Result<ListReads, ()> {
-    let kept = store::get(store::META, &list_reads_key(workspace))
-        .await
-        .map_err(|_| ())?;
+pub async fn list_reads(workspace: &str) -> Result<ListReads, StoreError> {
+    let kept = store::get(store::META, &list_reads_key(workspace)).await?;
     Ok(kept
         .and_then(|json| serde_json::from_str(&json).ok())
         .unwrap_or_default())
@@ -210,18 +204,14 @@ pub async fn list_reads(workspace: &str) -> Result<ListReads, ()> {
 /// Keeps a read of the whole runs list (the latest runs, newest first): the runs, as
 /// [`keep_runs`], and the read itself, which tells whether runs may have been missed since the
 /// read before ([`ListReads::after_read`]).
-pub async fn keep_list(workspace: &str, runs: &[Run]) -> Result<(), ()> {
+pub async fn keep_list(workspace: &str, runs: &[Run]) -> Result<(), StoreError> {
     if workspace.is_empty() {
         return Ok(());
     }
     keep_runs(workspace, runs).await?;
-    let kept = store::get(store::META, &list_reads_key(workspace))
-        .await
-        .map_err(|_| ())?;
+    let kept = store::get(store::META, &list_reads_key(workspace)).await?;
     let now = js_sys::Date::now();
-    store::write(vec![list_reads_change(workspace, kept, &[(runs, now)])])
-        .await
-        .map_err(|_| ())
+    store::write(vec![list_reads_change(workspace, kept, &[(runs, now)])]).await
 }
 
 /// The change that records reads of the runs list, each its runs and when, in the order they
@@ -260,10 +250,9 @@ impl KeptCounts {
 }
 
 /// The ids of `workspace`'s bulk batches in this browser.
-async fn batch_ids(workspace: &str) -> Result<Vec<String>, ()> {
+async fn batch_ids(workspace: &str) -> Result<Vec<String>, StoreError> {
     Ok(store::all(store::BATCHES)
-        .await
-        .map_err(|_| ())?
+        .await?
         .iter()
         .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
         .filter(|batch| batch.workspace == workspace)
@@ -272,10 +261,9 @@ async fn batch_ids(workspace: &str) -> Result<Vec<String>, ()> {
 }
 
 /// The keys (run ids) of the submissions this browser keeps for `workspace`.
-async fn submission_keys(workspace: &str) -> Result<Vec<String>, ()> {
+async fn submission_keys(workspace: &str) -> Result<Vec<String>, StoreError> {
     Ok(store::entries(store::SUBMISSIONS)
-        .await
-        .map_err(|_| ())?
+        .await?
         .into_iter()
         .filter(|entry| {
             SavedSubmission::from_json(&entry.json).is_some_and(|s| s.workspace == workspace)
@@ -285,16 +273,12 @@ async fn submission_keys(workspace: &str) -> Result<Vec<String>, ()> {
 }
 
 /// Counts what this browser keeps for `workspace`.
-pub async fn counts(workspace: &str) -> Result<KeptCounts, ()> {
+pub async fn counts(workspace: &str) -> Result<KeptCounts, StoreError> {
     Ok(KeptCounts {
-        runs: store::count_under(store::RUNS, workspace)
-            .await
-            .map_err(|_| ())?,
+        runs: store::count_under(store::RUNS, workspace).await?,
         batches: batch_ids(workspace).await?.len(),
         submissions: submission_keys(workspace).await?.len(),
-        requests: store::count_under(store::LOG, workspace)
-            .await
-            .map_err(|_| ())?,
+        requests: store::count_under(store::LOG, workspace).await?,
     })
 }
 
@@ -303,18 +287,20 @@ const EXPORT_SLICE: usize = 1_000;
 
 /// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
 /// resolves with the number of runs, and saves nothing when there are none. `file_prefix` (the
-/// environment's, `Environment::file_name`) starts the file's name.
-pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<usize, ()> {
+/// environment's, `Environment::file_name`) starts the file's name. The error is a sentence for
+/// the person.
+pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<usize, String> {
     let lines = store::all_under(store::RUNS, workspace)
         .await
-        .map_err(|_| ())?;
+        .map_err(|error| format!("The history could not be read. {error}"))?;
     if lines.is_empty() {
         return Ok(0);
     }
-    let mut file = FileParts::new("application/jsonl").ok_or(())?;
+    let no_room = || "This browser could not hold the export file.".to_owned();
+    let mut file = FileParts::new("application/jsonl").ok_or_else(no_room)?;
     for slice in lines.chunks(EXPORT_SLICE) {
         let text: String = slice.iter().map(|json| history_line(json)).collect();
-        file.push(&text).ok_or(())?;
+        file.push(&text).ok_or_else(no_room)?;
     }
     // The local date, as the rest of the console shows times.
     let now = crate::model::format::local_time(chrono::Utc::now());
@@ -335,7 +321,7 @@ pub struct Imported {
 /// Imports a history file into `workspace`'s history: the runs it holds for the workspace,
 /// merged with what this browser keeps, in one write (all of them or, on a refused write,
 /// none); the lines left out are reported.
-pub async fn import_history(workspace: &str, text: &str) -> Result<Imported, ()> {
+pub async fn import_history(workspace: &str, text: &str) -> Result<Imported, StoreError> {
     let file = read_history_file(text, workspace);
     let read = file.runs.len();
     let merge = keep(workspace, file.runs).await?;
@@ -348,17 +334,14 @@ pub async fn import_history(workspace: &str, text: &str) -> Result<Imported, ()>
 
 /// Forgets `workspace`'s run history in this browser (and what it knew of its reads of the
 /// runs list); resolves with the number of runs forgotten.
-pub async fn forget_history(workspace: &str) -> Result<u32, ()> {
-    let runs = store::count_under(store::RUNS, workspace)
-        .await
-        .map_err(|_| ())?;
+pub async fn forget_history(workspace: &str) -> Result<u32, StoreError> {
+    let runs = store::count_under(store::RUNS, workspace).await?;
     store::update(output_reads(), |values| {
         let mut changes = history_deletions(workspace);
         changes.extend(output_deletions(workspace, &values));
         changes
     })
-    .await
-    .map_err(|_| ())?;
+    .await?;
     Ok(runs)
 }
 
@@ -376,18 +359,14 @@ fn history_deletions(workspace: &str) -> Vec<Change> {
 /// Forgets everything this browser keeps for `workspace` in one write: the run history, the
 /// bulk batches with their rows, the submissions, the request log (and its switch, in the meta
 /// store); resolves with what there was.
-pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
+pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, StoreError> {
     let batches = batch_ids(workspace).await?;
     let submissions = submission_keys(workspace).await?;
     let counts = KeptCounts {
-        runs: store::count_under(store::RUNS, workspace)
-            .await
-            .map_err(|_| ())?,
+        runs: store::count_under(store::RUNS, workspace).await?,
         batches: batches.len(),
         submissions: submissions.len(),
-        requests: store::count_under(store::LOG, workspace)
-            .await
-            .map_err(|_| ())?,
+        requests: store::count_under(store::LOG, workspace).await?,
     };
     store::update(output_reads(), |values| {
         let mut changes = history_deletions(workspace);
@@ -400,8 +379,7 @@ pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, ()> {
         }));
         changes
     })
-    .await
-    .map_err(|_| ())?;
+    .await?;
     Ok(counts)
 }
 
@@ -413,18 +391,16 @@ pub struct KeptWorkspace {
 }
 
 /// The workspaces this browser keeps data for (for sign-in to say so on a shared computer).
-pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
+pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, StoreError> {
     let mut ids: Vec<String> = store::all(store::BATCHES)
-        .await
-        .map_err(|_| ())?
+        .await?
         .iter()
         .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
         .map(|batch| batch.workspace)
         .collect();
     ids.extend(
         store::entries(store::SUBMISSIONS)
-            .await
-            .map_err(|_| ())?
+            .await?
             .iter()
             .filter_map(|entry| SavedSubmission::from_json(&entry.json))
             .map(|submission| submission.workspace),
@@ -433,15 +409,13 @@ pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, ()> {
     // entries there.
     ids.extend(
         store::all_keys(store::LOG)
-            .await
-            .map_err(|_| ())?
+            .await?
             .into_iter()
             .filter_map(|key| key.split_once('/').map(|(ws, _)| ws.to_owned())),
     );
     ids.extend(
         store::entries(store::META)
-            .await
-            .map_err(|_| ())?
+            .await?
             .into_iter()
             .filter_map(|entry| entry.key.split_once('/').map(|(ws, _)| ws.to_owned())),
     );
@@ -499,7 +473,7 @@ fn index_put(index: &OutputIndex) -> Change {
 
 /// Keeps the outputs of `runs` that are final and not kept yet, within the browser's allowance
 /// (the oldest outputs dropped first), in one transaction with the index.
-pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
+pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreError> {
     let mut finished: Vec<&Run> = runs
         .iter()
         .filter(|run| run.status.is_terminal() && !run.output.is_empty())
@@ -551,7 +525,7 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), ()> {
         writes.push(index_put(&index));
         writes
     };
-    store::update(output_reads(), decide).await.map_err(|_| ())
+    store::update(output_reads(), decide).await
 }
 
 /// [`keep_outputs`] in the background, for a page's poll.
@@ -567,10 +541,9 @@ pub fn keep_outputs_in_background(workspace: Option<String>, runs: Vec<Run>) {
 pub async fn kept_output(
     workspace: &str,
     run_id: &str,
-) -> Result<Option<Vec<serde_json::Value>>, ()> {
+) -> Result<Option<Vec<serde_json::Value>>, StoreError> {
     Ok(store::get(store::OUTPUTS, &kept_run_key(workspace, run_id))
-        .await
-        .map_err(|_| ())?
+        .await?
         .and_then(|json| serde_json::from_str(&json).ok()))
 }
 
@@ -583,10 +556,10 @@ pub struct OutputSpace {
     pub allowance: u64,
 }
 
-pub async fn output_space() -> Result<OutputSpace, ()> {
+pub async fn output_space() -> Result<OutputSpace, StoreError> {
     let mut values = Vec::new();
     for key in [OUTPUT_INDEX, OUTPUT_ALLOWANCE] {
-        values.push(store::get(store::META, key).await.map_err(|_| ())?);
+        values.push(store::get(store::META, key).await?);
     }
     let (index, allowance) = outputs_read(&values);
     Ok(OutputSpace {
@@ -597,7 +570,7 @@ pub async fn output_space() -> Result<OutputSpace, ()> {
 }
 
 /// Sets the outputs' allowance (bytes), dropping the oldest outputs that no longer fit.
-pub async fn set_output_allowance(allowance: u64) -> Result<(), ()> {
+pub async fn set_output_allowance(allowance: u64) -> Result<(), StoreError> {
     let decide = |values: Vec<Option<String>>| {
         let (mut index, _) = outputs_read(&values);
         let mut changes: Vec<Change> = index
@@ -616,7 +589,7 @@ pub async fn set_output_allowance(allowance: u64) -> Result<(), ()> {
         });
         changes
     };
-    store::update(output_reads(), decide).await.map_err(|_| ())
+    store::update(output_reads(), decide).await
 }
 
 /// The changes that forget `workspace`'s kept outputs, decided from the index read in the same

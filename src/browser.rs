@@ -73,12 +73,16 @@ pub fn chosen_file(event: &web_sys::Event) -> Option<(web_sys::HtmlInputElement,
     Some((input, file))
 }
 
-/// A chosen file's text (UTF-8); `Err` when the browser could not read it.
-pub async fn file_text(file: &web_sys::File) -> Result<String, ()> {
+/// A chosen file's text (UTF-8); `Err` with the browser's reason when it could not read it (the
+/// file was moved or changed since it was chosen, or cannot be read).
+pub async fn file_text(file: &web_sys::File) -> Result<String, String> {
     JsFuture::from(file.text())
         .await
         .map(|text| text.as_string().unwrap_or_default())
-        .map_err(|_| ())
+        .map_err(|refused| match refused.dyn_ref::<web_sys::DomException>() {
+            Some(exception) => exception.message(),
+            None => "the browser gave no reason".to_owned(),
+        })
 }
 
 /// Saves `text` as a file named `name`, through a temporary object URL.

@@ -18,7 +18,7 @@ use crate::api::ExchangeObserver;
 use crate::model::request_log::{
     Entry, Exchange, KEPT_ENTRIES, KeptBody, Origin, WHOLE_BODIES_KEPT, entry_id,
 };
-use crate::store::{self, Change, LOG, LOG_ANSWERS, LOG_WHOLE, META};
+use crate::store::{self, Change, LOG, LOG_ANSWERS, LOG_WHOLE, META, StoreError};
 
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
 /// in the page (`pages::lazy::keep_log`), so the store's code stays out of the first load.
@@ -250,7 +250,7 @@ pub fn entry_changes(workspace: &str, exchanges: Vec<Exchange>, origin: Origin) 
 
 /// Drops the oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past
 /// [`WHOLE_BODIES_KEPT`].
-pub async fn trim(workspace: &str) -> Result<(), wasm_bindgen::JsValue> {
+pub async fn trim(workspace: &str) -> Result<(), StoreError> {
     let mut changes = Vec::new();
     let kept = store::count_under(LOG, workspace).await? as usize;
     if kept > KEPT_ENTRIES {
@@ -288,7 +288,7 @@ pub async fn is_keeping(workspace: &str) -> bool {
 }
 
 /// Starts or stops keeping the workspace's requests.
-pub async fn set_keeping(workspace: &str, keeping: bool) -> Result<(), ()> {
+pub async fn set_keeping(workspace: &str, keeping: bool) -> Result<(), StoreError> {
     let key = paused_key(workspace);
     let change = if keeping {
         Change::Delete { store: META, key }
@@ -299,13 +299,13 @@ pub async fn set_keeping(workspace: &str, keeping: bool) -> Result<(), ()> {
             json: "true".to_owned(),
         }
     };
-    store::write(vec![change]).await.map_err(|_| ())
+    store::write(vec![change]).await
 }
 
 /// The workspace's entries, oldest first; `Err` when the browser keeps nothing. An entry that
 /// does not read (damaged) is left out.
-pub async fn entries(workspace: &str) -> Result<Vec<Entry>, ()> {
-    let kept = store::all_under(LOG, workspace).await.map_err(|_| ())?;
+pub async fn entries(workspace: &str) -> Result<Vec<Entry>, StoreError> {
+    let kept = store::all_under(LOG, workspace).await?;
     Ok(kept
         .iter()
         .filter_map(|json| serde_json::from_str(json).ok())
@@ -313,15 +313,14 @@ pub async fn entries(workspace: &str) -> Result<Vec<Entry>, ()> {
 }
 
 /// One entry and its answer's body, if kept.
-pub async fn entry(workspace: &str, id: &str) -> Result<Option<(Entry, KeptBody)>, ()> {
+pub async fn entry(workspace: &str, id: &str) -> Result<Option<(Entry, KeptBody)>, StoreError> {
     let key = format!("{workspace}/{id}");
-    let entry = store::get(LOG, &key).await.map_err(|_| ())?;
+    let entry = store::get(LOG, &key).await?;
     let Some(entry) = entry.and_then(|json| serde_json::from_str::<Entry>(&json).ok()) else {
         return Ok(None);
     };
     let answer = store::get(LOG_ANSWERS, &key)
-        .await
-        .map_err(|_| ())?
+        .await?
         .and_then(|json| serde_json::from_str::<KeptBody>(&json).ok())
         .unwrap_or(KeptBody {
             text: String::new(),
@@ -339,10 +338,8 @@ pub async fn whole_body(workspace: &str, id: &str, which: WholeBody) -> Option<S
 }
 
 /// Deletes the workspace's log (the switch stays as it is).
-pub async fn clear(workspace: &str) -> Result<(), ()> {
-    store::write(forget_changes(workspace))
-        .await
-        .map_err(|_| ())
+pub async fn clear(workspace: &str) -> Result<(), StoreError> {
+    store::write(forget_changes(workspace)).await
 }
 
 /// The changes that delete the workspace's log, for [`clear`] and for forgetting a workspace.

@@ -3,15 +3,19 @@
 //! again with changes, and the workspace's runs as this browser saw them (`crate::archive`).
 //! Keys are strings and values JSON text; a credential never goes in.
 //!
-//! Every function answers `Err` when the browser keeps nothing (IndexedDB missing or refused,
-//! as in some private windows); callers then go on in memory and say so. It works in the page
-//! and in the bulk worker (`src/runner.rs`), each with its own connection.
+//! Every function answers `Err` with a [`StoreError`] saying why: the browser keeps nothing
+//! (IndexedDB missing or refused, as in some private windows), the disk is full, an older
+//! console tab holds the store open, …; callers then go on in memory and tell the person its
+//! sentence. It works in the page and in the bulk worker (`src/runner.rs`), each with its own
+//! connection.
 
 use std::cell::RefCell;
 
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
+
+pub use crate::model::store_error::StoreError;
 
 const NAME: &str = "console";
 /// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. 4: outputs. 5: the
@@ -67,14 +71,38 @@ async fn finished(request: &IdbRequest) -> Result<JsValue, JsValue> {
     request.result()
 }
 
-async fn database() -> Result<IdbDatabase, JsValue> {
+/// What the browser answered, as a [`StoreError`]: a `DOMException`, or the event of a failed
+/// request or an aborted transaction, whose target holds the `DOMException`.
+impl From<JsValue> for StoreError {
+    fn from(answer: JsValue) -> StoreError {
+        let exception = match answer.dyn_ref::<web_sys::Event>() {
+            Some(event) => event
+                .target()
+                .and_then(|target| js_sys::Reflect::get(&target, &JsValue::from_str("error")).ok())
+                .and_then(|error| error.dyn_into::<web_sys::DomException>().ok()),
+            None => answer.dyn_into::<web_sys::DomException>().ok(),
+        };
+        match exception {
+            Some(exception) => StoreError::from_dom(&exception.name(), &exception.message()),
+            None => StoreError::Failed("no reason given".to_owned()),
+        }
+    }
+}
+
+async fn database() -> Result<IdbDatabase, StoreError> {
     if let Some(db) = DB.with_borrow(Clone::clone) {
         return Ok(db);
     }
     // `indexedDB` of the global scope: the page's window, or the bulk worker's scope.
     let factory: web_sys::IdbFactory =
-        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))?.dyn_into()?;
-    let request = factory.open_with_u32(NAME, VERSION)?;
+        js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("indexedDB"))
+            .ok()
+            .and_then(|factory| factory.dyn_into().ok())
+            .ok_or(StoreError::Unavailable)?;
+    // Firefox's private windows (before 115) throw here.
+    let request = factory
+        .open_with_u32(NAME, VERSION)
+        .map_err(|_| StoreError::Unavailable)?;
     // Opening an older version (or none) adds the stores it lacks; a store's values keep their
     // shape across versions, so nothing is rewritten.
     let upgrade = Closure::once_into_js(move |event: web_sys::Event| {
@@ -93,9 +121,51 @@ async fn database() -> Result<IdbDatabase, JsValue> {
         }
     });
     request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-    let db: IdbDatabase = finished(&request).await?.dyn_into()?;
-    DB.with_borrow_mut(|kept| *kept = Some(db.clone()));
+    // A tab holding an older version open (a console tab of the version before, which does not
+    // close when asked) blocks the upgrade: the open waits until that tab goes. The caller is
+    // told at once rather than left waiting; the connection is kept when it opens at last.
+    let opened = js_sys::Promise::new(&mut |resolve, reject| {
+        request.set_onsuccess(Some(&resolve));
+        request.set_onerror(Some(&reject));
+        let blocked = Closure::once_into_js(move || {
+            let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(BLOCKED));
+        });
+        request.set_onblocked(Some(blocked.unchecked_ref()));
+    });
+    match JsFuture::from(opened).await {
+        Ok(_) => {}
+        Err(answer) if answer.as_string().as_deref() == Some(BLOCKED) => {
+            let late = request.clone();
+            let keep_when_open = Closure::once_into_js(move || {
+                if let Some(db) = late.result().ok().and_then(|db| db.dyn_into().ok()) {
+                    keep_open(&db);
+                }
+            });
+            request.set_onsuccess(Some(keep_when_open.unchecked_ref()));
+            return Err(StoreError::Blocked);
+        }
+        Err(answer) => return Err(answer.into()),
+    }
+    let db: IdbDatabase = request.result()?.dyn_into()?;
+    keep_open(&db);
     Ok(db)
+}
+
+/// What a blocked open rejects with, apart from the browser's errors.
+const BLOCKED: &str = "console-store-blocked";
+
+/// Keeps `db` for the next calls, until a console tab of a newer version asks to upgrade it:
+/// then it is closed, so that tab is not blocked, and the next call here opens it again (and is
+/// told the data is newer, `StoreError::NewerVersion`).
+fn keep_open(db: &IdbDatabase) {
+    let closing = db.clone();
+    let on_version_change = Closure::<dyn Fn()>::new(move || {
+        closing.close();
+        DB.with_borrow_mut(|kept| *kept = None);
+    });
+    db.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
+    on_version_change.forget();
+    DB.with_borrow_mut(|kept| *kept = Some(db.clone()));
 }
 
 /// The key of a batch's row: zero-padded so that keys sort as lines do.
@@ -134,7 +204,7 @@ pub enum Change {
 
 /// Writes the changes in one transaction: all of them, or none. Resolves once they are on disk
 /// as far as the browser promises (`complete`).
-pub async fn write(changes: Vec<Change>) -> Result<(), JsValue> {
+pub async fn write(changes: Vec<Change>) -> Result<(), StoreError> {
     if changes.is_empty() {
         return Ok(());
     }
@@ -156,7 +226,7 @@ pub struct Read {
 pub async fn update(
     reads: Vec<Read>,
     decide: impl FnOnce(Vec<Option<String>>) -> Vec<Change>,
-) -> Result<(), JsValue> {
+) -> Result<(), StoreError> {
     let tx = writing(&database().await?)?;
     let requests = reads
         .iter()
@@ -192,7 +262,7 @@ fn writing(db: &IdbDatabase) -> Result<web_sys::IdbTransaction, JsValue> {
 }
 
 /// Issues the changes in `tx` and resolves once it completes: all of them, or none.
-async fn commit(tx: &web_sys::IdbTransaction, changes: Vec<Change>) -> Result<(), JsValue> {
+async fn commit(tx: &web_sys::IdbTransaction, changes: Vec<Change>) -> Result<(), StoreError> {
     let issued = changes.into_iter().try_for_each(|change| {
         match change {
             Change::Put { store, key, json } => {
@@ -217,18 +287,19 @@ async fn commit(tx: &web_sys::IdbTransaction, changes: Vec<Change>) -> Result<()
         // A request the browser refused (a full disk) must not leave the ones before it to
         // commit: none of the changes, as the caller is told.
         let _ = tx.abort();
-        return Err(refused);
+        return Err(refused.into());
     }
     let done = js_sys::Promise::new(&mut |resolve, reject| {
         tx.set_oncomplete(Some(&resolve));
         tx.set_onerror(Some(&reject));
         tx.set_onabort(Some(&reject));
     });
-    JsFuture::from(done).await.map(|_| ())
+    JsFuture::from(done).await?;
+    Ok(())
 }
 
 /// The JSON text under `key`, if any.
-pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, JsValue> {
+pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, StoreError> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
@@ -238,13 +309,16 @@ pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, JsVal
 }
 
 /// Every value of `store` whose key starts with `{prefix}/`, in key order.
-pub async fn all_under(store: &'static str, prefix: &str) -> Result<Vec<String>, JsValue> {
+pub async fn all_under(store: &'static str, prefix: &str) -> Result<Vec<String>, StoreError> {
     Ok(strings(all_under_unread(store, prefix).await?.into()))
 }
 
 /// [`all_under`], left as the browser's array of JavaScript strings: a caller with many values
 /// (a large history) turns them into Rust strings a slice at a time.
-pub async fn all_under_unread(store: &'static str, prefix: &str) -> Result<js_sys::Array, JsValue> {
+pub async fn all_under_unread(
+    store: &'static str,
+    prefix: &str,
+) -> Result<js_sys::Array, StoreError> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
@@ -254,7 +328,7 @@ pub async fn all_under_unread(store: &'static str, prefix: &str) -> Result<js_sy
 }
 
 /// How many values of `store` have a key under `{prefix}/`.
-pub async fn count_under(store: &'static str, prefix: &str) -> Result<u32, JsValue> {
+pub async fn count_under(store: &'static str, prefix: &str) -> Result<u32, StoreError> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
@@ -268,7 +342,7 @@ pub async fn first_keys_under(
     store: &'static str,
     prefix: &str,
     count: u32,
-) -> Result<Vec<String>, JsValue> {
+) -> Result<Vec<String>, StoreError> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
@@ -278,7 +352,7 @@ pub async fn first_keys_under(
 }
 
 /// Every key of a store, in order, without the values.
-pub async fn all_keys(store: &'static str) -> Result<Vec<String>, JsValue> {
+pub async fn all_keys(store: &'static str) -> Result<Vec<String>, StoreError> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
@@ -294,7 +368,7 @@ pub struct Entry {
 }
 
 /// Every key and value of a store, in key order (one transaction, so the two lists agree).
-pub async fn entries(store: &'static str) -> Result<Vec<Entry>, JsValue> {
+pub async fn entries(store: &'static str) -> Result<Vec<Entry>, StoreError> {
     let db = database().await?;
     let objects = db.transaction_with_str(store)?.object_store(store)?;
     let keys = objects.get_all_keys()?;
@@ -310,7 +384,7 @@ pub async fn entries(store: &'static str) -> Result<Vec<Entry>, JsValue> {
 }
 
 /// Every value of a store (the batch summaries: a few per workspace).
-pub async fn all(store: &'static str) -> Result<Vec<String>, JsValue> {
+pub async fn all(store: &'static str) -> Result<Vec<String>, StoreError> {
     let db = database().await?;
     let request = db
         .transaction_with_str(store)?
@@ -325,7 +399,7 @@ pub async fn batch_rows_from(
     batch: &str,
     first_line: usize,
     count: u32,
-) -> Result<Vec<String>, JsValue> {
+) -> Result<Vec<String>, StoreError> {
     let db = database().await?;
     let range = IdbKeyRange::bound(
         &JsValue::from_str(&row_key(batch, first_line)),

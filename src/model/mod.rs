@@ -19,4 +19,5 @@ pub mod runs_view;
 pub mod safeguards;
 pub mod sign_ins;
 pub mod snippets;
+pub mod store_error;
 pub mod urls;

@@ -183,10 +183,10 @@ fn SavedBatches() -> impl IntoView {
                     <ul>{list.into_iter().map(item).collect_view()}</ul>
                 </section>
             }.into_any()),
-            Err(()) => Some(view! {
+            Err(error) => Some(view! {
                 <p class="notice" role="status" data-field="storage-unavailable">
-                    "This browser does not keep batches (its storage is unavailable, as in some private "
-                    "windows): a batch lasts as long as this page."
+                    "Batches kept in this browser could not be read, so a new batch may last only as long as this page. "
+                    {error.sentence()}
                 </p>
             }.into_any()),
         })}
@@ -291,7 +291,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
                     file_note.set(Some(format!("Read {name}.")));
                     text.set(content);
                 }
-                Err(()) => file_note.set(Some(format!("{name} could not be read."))),
+                Err(reason) => file_note.set(Some(format!("{name} could not be read ({reason})."))),
             }
         });
     };

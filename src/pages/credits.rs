@@ -19,6 +19,7 @@ use crate::model::credits_view::{BUCKETS, CreditsQuery, CreditsView, RANGES};
 use crate::model::format::{counted, local_time};
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
+use crate::store::StoreError;
 
 /// `/credits`'s query as text: [`CreditsView::from_query`] leaves a value it does not know at
 /// its default, so no link is refused.
@@ -80,7 +81,7 @@ pub fn CreditsPage() -> impl IntoView {
                 Err(error) => list_error = Some(error),
             }
             let read = async {
-                Ok::<_, ()>(History {
+                Ok::<_, StoreError>(History {
                     runs: archive::kept_runs(&id).await?,
                     since: archive::kept_since(&id).await?,
                     missed: archive::list_reads(&id).await?.missed,

@@ -106,16 +106,22 @@ type InChunk<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
 
 #[cfg(console_split)]
 #[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts, ()>>, ChunkError> {
+fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts, String>>, ChunkError> {
     Ok(Box::pin(async move {
-        crate::archive::forget_workspace(&workspace).await
+        crate::archive::forget_workspace(&workspace)
+            .await
+            .map_err(|error| error.sentence())
     }))
 }
 
 #[cfg(not(console_split))]
-async fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts, ()>>, ChunkError> {
+async fn forget_in_chunk(
+    workspace: String,
+) -> Result<InChunk<Result<KeptCounts, String>>, ChunkError> {
     Ok(Box::pin(async move {
-        crate::archive::forget_workspace(&workspace).await
+        crate::archive::forget_workspace(&workspace)
+            .await
+            .map_err(|error| error.sentence())
     }))
 }
 
@@ -172,9 +178,12 @@ pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> 
 
 /// Forgets everything this browser keeps for `workspace` (`archive::forget_workspace`), for
 /// sign-out, which is part of the first screen; `Err` when nothing could be deleted (the code
-/// did not arrive, or the store refused).
-pub async fn forget_workspace(workspace: String) -> Result<KeptCounts, ()> {
-    forget_in_chunk(workspace).await.map_err(|_| ())?.await
+/// did not arrive, or the store refused), with a sentence saying why.
+pub async fn forget_workspace(workspace: String) -> Result<KeptCounts, String> {
+    let forget = forget_in_chunk(workspace).await.map_err(|_| {
+        "The console's code for this did not arrive: check the connection and try again.".to_owned()
+    })?;
+    forget.await
 }
 
 /// Sign-in's notice of what this browser keeps from earlier sign-ins (`storage::kept_data_notice`);

@@ -107,9 +107,9 @@ pub fn RequestLogPage() -> impl IntoView {
             })}
             {move || match entries.get() {
                 None | Some(Ok(None)) => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
-                Some(Err(())) => view! {
+                Some(Err(error)) => view! {
                     <p class="notice" role="status" data-field="no-storage">
-                        "This browser keeps nothing for the console (its storage is unavailable, as in some private windows), so there is no log."
+                        "The log could not be read. " {error.sentence()}
                     </p>
                 }.into_any(),
                 Some(Ok(Some(all))) => {
@@ -147,9 +147,7 @@ fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> im
         leptos::task::spawn_local(async move {
             clear_note.set(Some(match request_log::clear(&id).await {
                 Ok(()) => "The request log was cleared.".to_owned(),
-                Err(()) => {
-                    "The log could not be cleared: this browser's storage refused.".to_owned()
-                }
+                Err(error) => format!("The log could not be cleared. {error}"),
             }));
             reread.update(|n| *n += 1);
         });
@@ -358,8 +356,8 @@ pub fn LogEntryPage() -> impl IntoView {
             <p class="breadcrumb"><A href="/log">"Request log"</A></p>
             {move || match found.get() {
                 None => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
-                Some(Err(())) => view! {
-                    <p class="notice" role="status">"This browser keeps nothing for the console (its storage is unavailable), so there is no log."</p>
+                Some(Err(error)) => view! {
+                    <p class="notice" role="status">"The log could not be read. " {error.sentence()}</p>
                 }.into_any(),
                 Some(Ok(None)) => view! {
                     <h1>"Not in the log"</h1>

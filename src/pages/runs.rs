@@ -26,12 +26,13 @@ use crate::pages::compare::compare_path;
 use crate::state::polling::{Poll, use_poll};
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
+use crate::store::StoreError;
 
 /// Kept runs prepared at a time before the page gets a turn.
 const PREPARE_SLICE: usize = 10_000;
 
 /// The history as the page reads it: `Err` where this browser keeps nothing.
-type KeptResource = LocalResource<Result<KeptHistory, ()>>;
+type KeptResource = LocalResource<Result<KeptHistory, StoreError>>;
 
 /// `/runs`'s query as text. Every field is text so that no value is refused here:
 /// [`RunsView::from_query`] reports an unknown status or date and leaves anything else unknown
@@ -84,7 +85,7 @@ fn use_show_view(view_of_url: Memo<RunsView>) -> impl Fn(&dyn Fn(&mut RunsView))
 }
 
 /// `workspace`'s history, read and prepared for the list a slice at a time.
-async fn read_history(workspace: &str) -> Result<KeptHistory, ()> {
+async fn read_history(workspace: &str) -> Result<KeptHistory, StoreError> {
     let runs = crate::archive::kept_runs(workspace).await?;
     let reads = crate::archive::list_reads(workspace).await?;
     let mut search = Vec::with_capacity(runs.len());
@@ -259,9 +260,12 @@ pub fn RunsPage() -> impl IntoView {
                 <FindRun />
             </div>
             <ViewNotices view_of_url />
-            {move || kept.with(|k| matches!(k, Some(Err(())))).then(|| view! {
+            {move || kept.with(|k| match k {
+                Some(Err(error)) => Some(error.sentence()),
+                _ => None,
+            }).map(|why| view! {
                 <p class="notice" role="status" data-field="no-history">
-                    "This browser keeps no history of runs (its storage is unavailable, as in some private windows): only the API's latest 100 are listed."
+                    "Only the API's latest 100 runs are listed: this browser's history of runs could not be read. " {why}
                 </p>
             })}
             {move || view! { <MissedRuns spans=missed() /> }}

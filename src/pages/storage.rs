@@ -9,6 +9,7 @@ use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::state::workspace::use_workspace;
+use crate::store::StoreError;
 
 /// Skipped lines of an import listed one by one; the rest are counted.
 const SKIPPED_LISTED: usize = 20;
@@ -33,7 +34,7 @@ pub fn StoragePage() -> impl IntoView {
         let id = workspace_id();
         async move {
             match id {
-                Some(id) => Ok(Some(KeptHere {
+                Some(id) => Ok::<_, StoreError>(Some(KeptHere {
                     counts: archive::counts(&id).await?,
                     since: archive::kept_since(&id).await?,
                 })),
@@ -71,8 +72,7 @@ pub fn StoragePage() -> impl IntoView {
                     "Exported {} runs as JSON Lines.",
                     group_thousands(runs as u64)
                 ),
-                Err(()) => "The history could not be read: this browser's storage is unavailable."
-                    .to_owned(),
+                Err(sentence) => sentence,
             };
             export_note.set(Some(note));
             exporting.set(false);
@@ -93,12 +93,12 @@ pub fn StoragePage() -> impl IntoView {
         import_result.set(None);
         leptos::task::spawn_local(async move {
             let result = match browser::file_text(&file).await {
-                Err(()) => Err(format!("{name} could not be read. Nothing was imported.")),
+                Err(reason) => Err(format!("{name} could not be read ({reason}). Nothing was imported.")),
                 Ok(text) => archive::import_history(&id, &text)
                     .await
                     .map(|imported| (name.clone(), imported))
-                    .map_err(|()| {
-                        format!("{name} could not be saved in this browser (its storage is unavailable or full). Nothing was imported.")
+                    .map_err(|error| {
+                        format!("{name} could not be saved in this browser, so nothing was imported. {error}")
                     }),
             };
             import_result.set(Some(result));
@@ -131,10 +131,7 @@ pub fn StoragePage() -> impl IntoView {
         leptos::task::spawn_local(async move {
             let note = match archive::set_output_allowance((megabytes * 1e6).round() as u64).await {
                 Ok(()) => format!("Outputs are now kept up to {}.", size(megabytes * 1e6)),
-                Err(()) => {
-                    "The allowance could not be saved: this browser's storage is unavailable."
-                        .to_owned()
-                }
+                Err(error) => format!("The allowance could not be saved. {error}"),
             };
             allowance_note.set(Some(note));
             changed.update(|n| *n += 1);
@@ -154,10 +151,7 @@ pub fn StoragePage() -> impl IntoView {
                     "Forgot the {} runs this browser kept for this workspace.",
                     group_thousands(u64::from(runs))
                 ),
-                Err(()) => {
-                    "The history could not be removed: this browser's storage is unavailable."
-                        .to_owned()
-                }
+                Err(error) => format!("The history could not be removed. {error}"),
             };
             forget_note.set(Some(note));
             changed.update(|n| *n += 1);
@@ -176,10 +170,8 @@ pub fn StoragePage() -> impl IntoView {
             <h2 class="section-title">"This workspace"</h2>
             {move || match counts.get() {
                 None => view! { <p class="loading">"Counting…"</p> }.into_any(),
-                Some(Err(())) => view! {
-                    <p class="notice" role="status" data-field="no-storage">
-                        "This browser keeps nothing for the console (its storage is unavailable, as in some private windows)."
-                    </p>
+                Some(Err(error)) => view! {
+                    <p class="notice" role="status" data-field="no-storage">{error.sentence()}</p>
                 }.into_any(),
                 Some(Ok(None)) => view! { <p class="loading">"Loading the workspace…"</p> }.into_any(),
                 Some(Ok(Some(kept))) => kept_counts(kept).into_any(),

@@ -9,7 +9,7 @@ use super::Bulk;
 use crate::browser::{FileParts, sleep};
 use crate::model::bulk::{BatchRow, ExportFormat, MergedExport, SavedBatch, add_output_columns};
 use crate::runner::BatchToRun;
-use crate::store;
+use crate::store::{self, StoreError};
 
 /// Rows an export (or a batch being opened) reads from the store at a time: a slice of 100 rows
 /// with 100 records each took 55 to 90 ms to read and write (`bench/bulk.mjs 1000 large`); half
@@ -25,10 +25,9 @@ pub struct ExportProgress {
 }
 
 /// The batches this browser keeps for a workspace, newest first.
-pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, ()> {
+pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, StoreError> {
     let mut list: Vec<SavedBatch> = store::all(store::BATCHES)
-        .await
-        .map_err(|_| ())?
+        .await?
         .iter()
         .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
         .filter(|b| b.workspace == workspace)
