@@ -1,8 +1,10 @@
 //! The bulk engine: a batch as a state machine without I/O. It is fed events (time passed, an
 //! answer from the API, the store's answer, the person's pause, resume, cancel, retry and credit
 //! budget) and answers with commands (submit this row with this key, read the run list, read
-//! this run, cancel this run, save these rows, refresh the workspace). A thin driver
-//! (`crate::runner`, in the bulk worker) does the requests and the timers; the tests drive it
+//! this run, cancel this run, save these rows, refresh the workspace), every time as an
+//! [`EngineTime`] on the batch's clock. A thin driver (`crate::runner`, in the bulk worker)
+//! reads the clock, does the requests and the timers; the page keeps a copy of the batch
+//! (`state/bulk.rs`) up to date from the driver's news ([`Engine::absorb`]); the tests drive it
 //! with a fake clock, a fake API and a fake store.
 //!
 //! What it guarantees:
@@ -31,7 +33,8 @@ use api_contract::{ActionId, Run};
 use serde::{Deserialize, Serialize};
 
 use super::budget::{RowShare, Spending};
-use super::pacer::{LearnedPace, Pacer, retry_delay_ms};
+use super::clock::{EngineTime, Millis};
+use super::pacer::{LearnedPace, Pacer, retry_delay};
 use super::{BatchRow, RUN_LIST_LIMIT, RowError, RowState, SavedBatch, Tally, row_key};
 
 /// Where the batch as a whole stands.
@@ -249,7 +252,7 @@ struct Watch {
     /// The order in which the API accepted it (counts this batch's acceptances).
     accepted_seq: u64,
     /// When it is next worth reading.
-    due_at: f64,
+    due_at: EngineTime,
     /// Reads that found it still running.
     early_reads: u32,
     /// A run list read while it was due did not hold it: more than a list's length of runs
@@ -258,15 +261,15 @@ struct Watch {
 }
 
 /// How long a run is expected to take before its first read, until runs have been measured.
-const FIRST_GUESS_RUN_MS: f64 = 1_500.0;
+const FIRST_GUESS_RUN: Millis = Millis::from_ms(1_500.0);
 /// What a request costs besides its body (headers both ways), in bytes, for choosing reads.
 const REQUEST_OVERHEAD_BYTES: f64 = 600.0;
 /// Single-run reads on their way at once.
 const SINGLE_READS_AT_ONCE: usize = 8;
-/// A save at most this often (ms), when something changed.
-const SAVE_EVERY_MS: f64 = 1_000.0;
-/// The workspace's balance is refreshed this often (ms) while runs are going.
-const REFRESH_EVERY_MS: f64 = 10_000.0;
+/// A save at most this often, when something changed.
+const SAVE_EVERY: Millis = Millis::from_ms(1_000.0);
+/// The workspace's balance is refreshed this often while runs are going.
+const REFRESH_EVERY: Millis = Millis::from_ms(10_000.0);
 /// Runs whose records may be in memory at once, once the batch is kept: held until the store
 /// has them, or on their way in an answer (see the module's documentation). A hundred runs of a
 /// hundred records are a few megabytes.
@@ -274,15 +277,15 @@ pub const OUTPUTS_IN_MEMORY_AT_MOST: usize = 100;
 /// With this many runs' records held, they are saved at once rather than at the next
 /// [`SAVE_EVERY_MS`]: the store is the limit, and every moment it idles is lost.
 const SAVE_AT_ONCE_HOLDING: usize = OUTPUTS_IN_MEMORY_AT_MOST / 2;
-/// What held the batch back is said for this long after it last did (ms).
-const PACED_BY_SHOWN_MS: f64 = 5_000.0;
-/// Without a known workspace after this long (ms), the batch goes on without being kept.
-const WORKSPACE_WAIT_MS: f64 = 5_000.0;
-/// A failed cancel is asked again after this long (ms).
-const CANCEL_AGAIN_MS: f64 = 1_000.0;
+/// What held the batch back is said for this long after it last did.
+const PACED_BY_SHOWN: Millis = Millis::from_ms(5_000.0);
+/// Without a known workspace after this long, the batch goes on without being kept.
+const WORKSPACE_WAIT: Millis = Millis::from_ms(5_000.0);
+/// A failed cancel is asked again after this long.
+const CANCEL_AGAIN: Millis = Millis::from_ms(1_000.0);
 /// With a budget, rows are cleared to be sent (and saved as such) for this long at the learned
 /// pace ahead of sending them: several saves, so sends do not wait for the store.
-const CLEARED_AHEAD_MS: f64 = 5_000.0;
+const CLEARED_AHEAD: Millis = Millis::from_ms(5_000.0);
 /// Rows cleared ahead before the pace is known: more than the API's burst before its first 429.
 const CLEARED_AHEAD_UNPACED: usize = 100;
 /// Rows cleared ahead at the slowest and at the fastest pace.
@@ -295,7 +298,8 @@ pub struct Engine {
     /// 32 hex digits; part of every row's idempotency key.
     pub id: String,
     pub workspace: Option<String>,
-    /// When it was first started, ms since the epoch.
+    /// When it was first started, ms since the epoch (as [`SavedBatch::created_at`] keeps it;
+    /// [`Engine::created`] as an instant).
     pub created_at: f64,
     pub action: ActionId,
     pub headers: Vec<String>,
@@ -364,7 +368,7 @@ struct Watching {
     list_bytes: Option<f64>,
     finished_run_bytes: Option<f64>,
     unfinished_run_bytes: f64,
-    run_ms: Option<f64>,
+    run_time: Option<Millis>,
 }
 
 /// The pace of submissions, and what last held the batch back.
@@ -372,9 +376,9 @@ struct Watching {
 struct Pacing {
     pacer: Pacer,
     /// When the store (`store_bound_at`) or the rate limit (`rate_bound_at`) last held
-    /// something back, ms since the epoch.
-    store_bound_at: f64,
-    rate_bound_at: f64,
+    /// something back.
+    store_bound_at: EngineTime,
+    rate_bound_at: EngineTime,
 }
 
 /// The credit budget, and the rows whose worst case it counts.
@@ -410,15 +414,15 @@ struct Storing {
     holding: BTreeSet<usize>,
     /// The summary as last written.
     saved_summary: Option<SavedBatch>,
-    /// When the last save was asked, ms since the epoch.
-    last_save_at: f64,
+    /// When the last save was asked.
+    last_save_at: EngineTime,
 }
 
 /// When the workspace's balance was last refreshed for the batch.
 #[derive(Clone, Debug)]
 struct BalanceRefresh {
-    /// Ms since the epoch; refreshed every [`REFRESH_EVERY_MS`] while runs are going.
-    last_refresh_at: f64,
+    /// Refreshed every [`REFRESH_EVERY`] while runs are going.
+    last_refresh_at: EngineTime,
     /// Refreshed once at the batch's end.
     refreshed_at_end: bool,
 }
@@ -426,7 +430,7 @@ struct BalanceRefresh {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum CancelState {
     InFlight,
-    AgainAt(f64),
+    AgainAt(EngineTime),
 }
 
 /// What the save on its way holds, so a refusal keeps it unsaved.
@@ -447,14 +451,14 @@ impl Engine {
         action: ActionId,
         headers: Vec<String>,
         rows: Vec<BatchRow>,
-        now: f64,
+        now: EngineTime,
     ) -> Engine {
         let dirty = (0..rows.len()).collect();
         let spending = Spending::of(None, 0, &rows, |_| false);
         let mut engine = Engine {
             id,
             workspace,
-            created_at: now,
+            created_at: now.as_ms(),
             action,
             headers,
             tally: Tally::of(&rows),
@@ -464,7 +468,7 @@ impl Engine {
                 keeping: Keeping::Pending,
                 cancelled: false,
                 counters: Counters {
-                    started_at: now,
+                    started_at: now.as_ms(),
                     ..Counters::default()
                 },
                 awaiting_sign_in: false,
@@ -488,12 +492,12 @@ impl Engine {
                 list_bytes: None,
                 finished_run_bytes: None,
                 unfinished_run_bytes: 600.0,
-                run_ms: None,
+                run_time: None,
             },
             pacing: Pacing {
                 pacer: Pacer::default(),
-                store_bound_at: f64::NEG_INFINITY,
-                rate_bound_at: f64::NEG_INFINITY,
+                store_bound_at: EngineTime::LONG_AGO,
+                rate_bound_at: EngineTime::LONG_AGO,
             },
             credits: Credits {
                 spending,
@@ -508,7 +512,7 @@ impl Engine {
                 new_runs: Vec::new(),
                 holding: BTreeSet::new(),
                 saved_summary: None,
-                last_save_at: f64::NEG_INFINITY,
+                last_save_at: EngineTime::LONG_AGO,
             },
             balance: BalanceRefresh {
                 last_refresh_at: now,
@@ -531,7 +535,11 @@ impl Engine {
     /// A batch kept in this browser, taken up again after a reload: paused (or going on with
     /// its cancel). A row that was on its way goes again with the same key once resumed: the API
     /// answers with the run it made, if it made one, so nothing runs twice.
-    pub fn restore(summary: SavedBatch, mut rows: Vec<BatchRow>, now: f64) -> Option<Engine> {
+    pub fn restore(
+        summary: SavedBatch,
+        mut rows: Vec<BatchRow>,
+        now: EngineTime,
+    ) -> Option<Engine> {
         let action = ActionId::parse(&summary.action)?;
         // Without a budget, a row kept as waiting may have been sent after the last save: any of
         // them may answer with a run. With one, the summary lists the rows that may have run
@@ -620,6 +628,11 @@ impl Engine {
             ));
         }
         Some(engine)
+    }
+
+    /// When the batch was first started, on the batch's clock.
+    fn created(&self) -> EngineTime {
+        EngineTime::from_ms(self.created_at)
     }
 
     pub fn rows(&self) -> &[BatchRow] {
@@ -738,7 +751,7 @@ impl Engine {
     /// A request waits for room for records: when records wait for the store, the store (this
     /// computer) is what holds the batch back; otherwise the room is taken by answers on their
     /// way, which is neither the store nor the rate limit.
-    fn held_back_for_room(&mut self, now: f64) {
+    fn held_back_for_room(&mut self, now: EngineTime) {
         if self.store.holding.len() >= SAVE_AT_ONCE_HOLDING {
             self.pacing.store_bound_at = now;
         }
@@ -793,8 +806,8 @@ impl Engine {
         std::mem::take(&mut self.telling.changed)
     }
 
-    /// Feeds one event at `now` (ms since the epoch) and answers what to do.
-    pub fn handle(&mut self, now: f64, event: Event) -> Vec<Command> {
+    /// Feeds one event at `now` and answers what to do.
+    pub fn handle(&mut self, now: EngineTime, event: Event) -> Vec<Command> {
         let mut commands = Vec::new();
         match event {
             Event::Tick => {}
@@ -812,7 +825,7 @@ impl Engine {
             Event::Resume => {
                 if matches!(self.standing.phase, Phase::Paused(_)) {
                     self.set_phase(Phase::Running);
-                    self.standing.counters.started_at = now;
+                    self.standing.counters.started_at = now.as_ms();
                     self.standing.counters.accepted = 0;
                     self.finish_if_done();
                 }
@@ -839,8 +852,8 @@ impl Engine {
     }
 
     /// The next time something is due (a submission, a read, a save), for the driver's timer.
-    pub fn wake_at(&self, now: f64) -> Option<f64> {
-        let mut at = f64::INFINITY;
+    pub fn wake_at(&self, now: EngineTime) -> Option<EngineTime> {
+        let mut at = EngineTime::NEVER;
         // Without room for records, reads and submissions wait for the store's answer (an
         // event), not for a time.
         let room = self.output_room() > 0;
@@ -850,7 +863,7 @@ impl Engine {
                 .iter()
                 .filter(|r| r.state == RowState::Waiting)
                 .map(|r| r.not_before)
-                .fold(f64::INFINITY, f64::min);
+                .fold(EngineTime::NEVER, EngineTime::min);
             if earliest_row.is_finite() && self.requests.submitting < self.pacing.pacer.window() {
                 at = at.min(earliest_row.max(self.pacing.pacer.ready_at(now)));
             }
@@ -864,7 +877,7 @@ impl Engine {
                     .iter()
                     .filter(|(row, _)| !self.requests.reading.contains(row))
                     .map(|(_, w)| w.due_at)
-                    .reduce(f64::min)
+                    .reduce(EngineTime::min)
             {
                 at = at.min(due);
             }
@@ -874,7 +887,7 @@ impl Engine {
                 }
             }
             if !self.watching.watches.is_empty() {
-                at = at.min(self.balance.last_refresh_at + REFRESH_EVERY_MS);
+                at = at.min(self.balance.last_refresh_at + REFRESH_EVERY);
             }
         }
         if self.requests.save_in_flight.is_none()
@@ -882,19 +895,18 @@ impl Engine {
             && self.has_unsaved()
         {
             at = at.min(if self.workspace.is_none() {
-                self.created_at + WORKSPACE_WAIT_MS
+                self.created() + WORKSPACE_WAIT
             } else if self.store.holding.len() >= SAVE_AT_ONCE_HOLDING
                 || self.credits.sends_wait_for_store
             {
                 now
             } else {
-                self.store.last_save_at + SAVE_EVERY_MS
+                self.store.last_save_at + SAVE_EVERY
             });
         }
         // What held the batch back stops being said a while after it last did.
         if self.standing.counters.paced_by.is_some() {
-            at = at
-                .min(self.pacing.store_bound_at.max(self.pacing.rate_bound_at) + PACED_BY_SHOWN_MS);
+            at = at.min(self.pacing.store_bound_at.max(self.pacing.rate_bound_at) + PACED_BY_SHOWN);
         }
         at.is_finite().then_some(at)
     }
@@ -1007,7 +1019,7 @@ impl Engine {
     /// How many rows to keep cleared ahead of sending: a few seconds at the learned pace.
     fn cleared_ahead(&self) -> usize {
         match self.pacing.pacer.interval() {
-            Some(interval) => ((CLEARED_AHEAD_MS / interval).ceil() as usize)
+            Some(interval) => ((CLEARED_AHEAD / interval).ceil() as usize)
                 .clamp(CLEARED_AHEAD_AT_LEAST, CLEARED_AHEAD_AT_MOST),
             None => CLEARED_AHEAD_UNPACED,
         }
@@ -1055,7 +1067,7 @@ impl Engine {
     }
 
     /// What every due thing asks for now.
-    fn due(&mut self, now: f64, commands: &mut Vec<Command>) {
+    fn due(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         if self.standing.phase == Phase::Running {
             self.clear_ahead(None);
         }
@@ -1071,8 +1083,7 @@ impl Engine {
         if self.credits.sends_wait_for_store {
             self.due_saves(now, commands);
         }
-        if !self.watching.watches.is_empty()
-            && now - self.balance.last_refresh_at >= REFRESH_EVERY_MS
+        if !self.watching.watches.is_empty() && now - self.balance.last_refresh_at >= REFRESH_EVERY
         {
             self.balance.last_refresh_at = now;
             commands.push(Command::RefreshWorkspace);
@@ -1088,12 +1099,12 @@ impl Engine {
 
     /// Says what held the running batch back in the last [`PACED_BY_SHOWN_MS`]: the store
     /// before the rate limit, since a computer that cannot keep up is the news.
-    fn update_paced_by(&mut self, now: f64) {
+    fn update_paced_by(&mut self, now: EngineTime) {
         let paced_by = if self.standing.phase != Phase::Running {
             None
-        } else if now - self.pacing.store_bound_at < PACED_BY_SHOWN_MS {
+        } else if now - self.pacing.store_bound_at < PACED_BY_SHOWN {
             Some(PacedBy::ThisComputer)
-        } else if now - self.pacing.rate_bound_at < PACED_BY_SHOWN_MS {
+        } else if now - self.pacing.rate_bound_at < PACED_BY_SHOWN {
             Some(PacedBy::RateLimit)
         } else {
             None
@@ -1148,22 +1159,20 @@ impl Engine {
         }
     }
 
-    fn due_saves(&mut self, now: f64, commands: &mut Vec<Command>) {
+    fn due_saves(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         let pressed =
             self.store.holding.len() >= SAVE_AT_ONCE_HOLDING || self.credits.sends_wait_for_store;
         if self.requests.save_in_flight.is_some()
             || self.standing.keeping == Keeping::Refused
             || !self.has_unsaved()
-            || (now - self.store.last_save_at < SAVE_EVERY_MS && !pressed)
+            || (now - self.store.last_save_at < SAVE_EVERY && !pressed)
         {
             return;
         }
         if self.workspace.is_none() {
             // Only the workspace's sign-ins may see a kept batch: without it, after a few
             // seconds the batch goes on in this page only, and says so.
-            if now - self.created_at >= WORKSPACE_WAIT_MS
-                && self.standing.keeping == Keeping::Pending
-            {
+            if now - self.created() >= WORKSPACE_WAIT && self.standing.keeping == Keeping::Pending {
                 self.standing.keeping = Keeping::Refused;
                 self.telling.changed = true;
             }
@@ -1186,11 +1195,12 @@ impl Engine {
         self.store.last_save_at = now;
     }
 
-    fn saved(&mut self, now: f64, written: bool) {
+    fn saved(&mut self, now: EngineTime, written: bool) {
         let Some(save) = self.requests.save_in_flight.take() else {
             return;
         };
-        self.standing.counters.store_busy_ms += (now - self.store.last_save_at).max(0.0);
+        self.standing.counters.store_busy_ms +=
+            (now - self.store.last_save_at).max(Millis::ZERO).as_ms();
         self.telling.changed = true;
         if written {
             self.store.saved_summary = Some(save.summary);
@@ -1244,7 +1254,7 @@ impl Engine {
         }
     }
 
-    fn due_submissions(&mut self, now: f64, commands: &mut Vec<Command>) {
+    fn due_submissions(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         self.credits.sends_wait_for_store = false;
         if !self.may_send() {
             return;
@@ -1314,7 +1324,7 @@ impl Engine {
 
     fn submitted(
         &mut self,
-        now: f64,
+        now: EngineTime,
         index: usize,
         key: &str,
         answer: SubmitAnswer,
@@ -1338,7 +1348,7 @@ impl Engine {
             | SubmitAnswer::Unauthorized
             | SubmitAnswer::InsufficientCredits { .. } => {}
         }
-        let again = |not_before: f64| {
+        let again = |not_before: EngineTime| {
             move |row: &mut BatchRow| {
                 row.state = RowState::Waiting;
                 row.not_before = not_before;
@@ -1355,12 +1365,12 @@ impl Engine {
                 }
                 self.change_row(index, |row| row.take_run(&run));
                 if !terminal && self.rows[index].state.is_running() {
-                    let expected = self.watching.run_ms.unwrap_or(FIRST_GUESS_RUN_MS);
+                    let expected = self.watching.run_time.unwrap_or(FIRST_GUESS_RUN);
                     self.watching.watches.insert(
                         index,
                         Watch {
                             accepted_seq: self.watching.accepted_seq,
-                            due_at: now + expected * 1.1 + 100.0,
+                            due_at: now + expected * 1.1 + Millis::from_ms(100.0),
                             early_reads: 0,
                             off_list: false,
                         },
@@ -1376,14 +1386,14 @@ impl Engine {
                 self.pacing.pacer.limited(now, retry_after.unwrap_or(1.0));
                 self.standing.counters.limited += 1;
                 self.telling.changed = true;
-                self.change_row(index, again(0.0));
+                self.change_row(index, again(EngineTime::EPOCH));
             }
             SubmitAnswer::Unauthorized => {
                 self.standing.awaiting_sign_in = true;
-                self.change_row(index, again(0.0));
+                self.change_row(index, again(EngineTime::EPOCH));
             }
             SubmitAnswer::InsufficientCredits { message } => {
-                self.change_row(index, again(0.0));
+                self.change_row(index, again(EngineTime::EPOCH));
                 if self.standing.phase == Phase::Running {
                     self.set_phase(Phase::Paused(Some(format!(
                         "Paused: {} Resume once credits are available.",
@@ -1396,7 +1406,7 @@ impl Engine {
             }
             SubmitAnswer::Transient => {
                 let tries = self.rows[index].tries;
-                self.change_row(index, again(now + retry_delay_ms(tries)));
+                self.change_row(index, again(now + retry_delay(tries)));
             }
             SubmitAnswer::Refused(error) => self.change_row(index, |row| {
                 row.state = RowState::Failed;
@@ -1410,10 +1420,10 @@ impl Engine {
 
     fn learn_run_time(&mut self, run: &Run) {
         if let Some(done) = run.completed_at {
-            let ms = (done - run.created_at).num_milliseconds().max(0) as f64;
-            self.watching.run_ms = Some(match self.watching.run_ms {
-                None => ms,
-                Some(before) => before * 0.8 + ms * 0.2,
+            let took = Millis::from_ms((done - run.created_at).num_milliseconds().max(0) as f64);
+            self.watching.run_time = Some(match self.watching.run_time {
+                None => took,
+                Some(before) => before * 0.8 + took * 0.2,
             });
         }
     }
@@ -1427,7 +1437,7 @@ impl Engine {
     }
 
     /// Reads due now: the run list when it costs less than the due rows' single reads.
-    fn due_reads(&mut self, now: f64, commands: &mut Vec<Command>) {
+    fn due_reads(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         if self.requests.list_in_flight {
             return;
         }
@@ -1495,18 +1505,18 @@ impl Engine {
     }
 
     /// A running row found still running: read it again later, a little later each time.
-    fn read_again_later(&mut self, now: f64, index: usize) {
-        let expected = self.watching.run_ms.unwrap_or(FIRST_GUESS_RUN_MS);
+    fn read_again_later(&mut self, now: EngineTime, index: usize) {
+        let expected = self.watching.run_time.unwrap_or(FIRST_GUESS_RUN);
         if let Some(watch) = self.watching.watches.get_mut(&index) {
             watch.early_reads += 1;
-            let wait = (expected / 2.0).max(1_000.0)
+            let wait = (expected / 2.0).max(Millis::from_ms(1_000.0))
                 * 1.5f64.powi(watch.early_reads.saturating_sub(1).min(6) as i32);
-            watch.due_at = now + wait.min(10_000.0);
+            watch.due_at = now + wait.min(Millis::from_ms(10_000.0));
         }
     }
 
     /// Takes a run's answer for a row; counts a finished run's bytes as results the first time.
-    fn take_read_run(&mut self, now: f64, index: usize, run: &Run, bytes: Option<usize>) {
+    fn take_read_run(&mut self, now: EngineTime, index: usize, run: &Run, bytes: Option<usize>) {
         let was_running = self.rows[index].state.is_running();
         if run.status.is_terminal() && was_running {
             self.learn_run_time(run);
@@ -1524,7 +1534,7 @@ impl Engine {
         }
     }
 
-    fn run_read(&mut self, now: f64, index: usize, answer: ReadAnswer<Run>) {
+    fn run_read(&mut self, now: EngineTime, index: usize, answer: ReadAnswer<Run>) {
         self.requests.reading.remove(&index);
         match answer {
             ReadAnswer::Read { value, bytes } => {
@@ -1556,7 +1566,7 @@ impl Engine {
         }
     }
 
-    fn list_read(&mut self, now: f64, answer: ReadAnswer<Vec<Run>>) {
+    fn list_read(&mut self, now: EngineTime, answer: ReadAnswer<Vec<Run>>) {
         self.requests.list_in_flight = false;
         self.requests.list_outputs = 0;
         match answer {
@@ -1615,7 +1625,7 @@ impl Engine {
             self.requests
                 .cancels
                 .entry(index)
-                .or_insert(CancelState::AgainAt(f64::NEG_INFINITY));
+                .or_insert(CancelState::AgainAt(EngineTime::LONG_AGO));
         }
     }
 
@@ -1636,7 +1646,7 @@ impl Engine {
         }
     }
 
-    fn due_cancels(&mut self, now: f64, commands: &mut Vec<Command>) {
+    fn due_cancels(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         let due: Vec<usize> = self
             .requests
             .cancels
@@ -1663,7 +1673,7 @@ impl Engine {
 
     fn cancel_answered(
         &mut self,
-        now: f64,
+        now: EngineTime,
         index: usize,
         answer: CancelAnswer,
         commands: &mut Vec<Command>,
@@ -1682,17 +1692,17 @@ impl Engine {
                 self.standing.awaiting_sign_in = true;
                 self.requests
                     .cancels
-                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN_MS));
+                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN));
             }
             CancelAnswer::Failed => {
                 self.requests
                     .cancels
-                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN_MS));
+                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN));
             }
         }
     }
 
-    fn retry_failed(&mut self, now: f64) {
+    fn retry_failed(&mut self, now: EngineTime) {
         if self.standing.phase != Phase::Done {
             return;
         }
@@ -1712,7 +1722,7 @@ impl Engine {
             self.change_row(index, |row| {
                 row.attempt += 1;
                 row.tries = 0;
-                row.not_before = 0.0;
+                row.not_before = EngineTime::EPOCH;
                 row.state = RowState::Waiting;
                 row.run_id = None;
                 row.error = None;
@@ -1723,7 +1733,7 @@ impl Engine {
         }
         self.standing.cancelled = false;
         self.set_phase(Phase::Running);
-        self.standing.counters.started_at = now;
+        self.standing.counters.started_at = now.as_ms();
         self.standing.counters.accepted = 0;
         self.balance.refreshed_at_end = false;
     }
@@ -1769,6 +1779,8 @@ mod tests {
     use super::*;
     use crate::model::bulk::{CheckedRow, row_key};
 
+    /// When the simulations start, in ms since the epoch: the fake API and the fake store keep
+    /// their times as plain milliseconds, and the engine takes them as [`EngineTime`].
     const START: f64 = 1.7e12;
 
     /// A tiny deterministic generator, so a proptest case is replayed exactly.
@@ -2024,6 +2036,7 @@ mod tests {
 
     /// A driver on a fake clock: each command's answer arrives after a random latency.
     struct Sim {
+        /// The fake clock, in ms since the epoch ([`Sim::clock`] for the engine).
         now: f64,
         engine: Engine,
         api: FakeApi,
@@ -2081,6 +2094,11 @@ mod tests {
     }
 
     impl Sim {
+        /// The fake clock's time, as the engine takes it.
+        fn clock(&self) -> EngineTime {
+            EngineTime::from_ms(self.now)
+        }
+
         fn new(n: usize, api: FakeApi, faults: Faults, seed: u64) -> Sim {
             Sim::with_rows(rows(n), None, api, faults, seed)
         }
@@ -2098,7 +2116,7 @@ mod tests {
                 ActionId::PremiumSearchPeople,
                 vec!["keywords".into()],
                 rows,
-                START,
+                EngineTime::from_ms(START),
             )
             .with_budget(budget);
             Sim {
@@ -2247,7 +2265,7 @@ mod tests {
             }
             let resume = event == Event::Resume;
             let phase_before = self.engine.phase().clone();
-            let commands = self.engine.handle(self.now, event);
+            let commands = self.engine.handle(self.clock(), event);
             self.check_spending();
             if resume || self.engine.phase() != &phase_before {
                 self.check_pause_at_budget();
@@ -2430,7 +2448,10 @@ mod tests {
                     .enumerate()
                     .min_by(|a, b| a.1.0.total_cmp(&b.1.0).then(a.1.1.cmp(&b.1.1)))
                     .map(|(i, a)| (i, a.0));
-                let wake = self.engine.wake_at(self.now).unwrap_or(f64::INFINITY);
+                let wake = self
+                    .engine
+                    .wake_at(self.clock())
+                    .map_or(f64::INFINITY, EngineTime::as_ms);
                 let wake = wake.min(self.sign_in_at.unwrap_or(f64::INFINITY));
                 // Like a browser timer, the driver wakes at least once a second.
                 let wake = wake.min(self.now + 1_000.0).max(self.now + 1.0);
@@ -2462,7 +2483,7 @@ mod tests {
                 .clone()
                 .expect("saved before anything was sent");
             let rows: Vec<BatchRow> = self.store.rows.values().cloned().collect();
-            self.engine = Engine::restore(summary, rows, self.now).unwrap();
+            self.engine = Engine::restore(summary, rows, self.clock()).unwrap();
             self.check_spending();
         }
 
@@ -2621,13 +2642,19 @@ mod tests {
     #[test]
     fn nothing_is_sent_before_the_first_save_and_a_refusing_store_keeps_it_in_the_page() {
         let mut sim = Sim::new(5, FakeApi::new(5.0, 10.0, 500.0), NO_FAULTS, 3);
-        let commands = sim.engine.handle(START, Event::Tick);
+        let commands = sim.engine.handle(EngineTime::from_ms(START), Event::Tick);
         assert!(
             matches!(commands.as_slice(), [Command::Save(_)]),
             "{commands:?}"
         );
-        assert!(sim.engine.handle(START + 500.0, Event::Tick).is_empty());
-        let commands = sim.engine.handle(START + 600.0, Event::Saved(false));
+        assert!(
+            sim.engine
+                .handle(EngineTime::from_ms(START + 500.0), Event::Tick)
+                .is_empty()
+        );
+        let commands = sim
+            .engine
+            .handle(EngineTime::from_ms(START + 600.0), Event::Saved(false));
         assert_eq!(sim.engine.keeping(), Keeping::Refused);
         assert!(
             commands.iter().all(|c| matches!(c, Command::Submit { .. })) && !commands.is_empty()

@@ -4,14 +4,16 @@
 //! ([`export`]).
 //!
 //! Pure functions and types, tested natively. [`engine`] runs a batch as a state machine without
-//! I/O, at the pace of [`pacer`] and within its credit [`budget`]; `crate::runner` drives it in
-//! the bulk worker, `state/bulk.rs` keeps the page's copy and `pages/bulk.rs` renders it.
+//! I/O, on the batch's [`clock`], at the pace of [`pacer`] and within its credit [`budget`];
+//! `crate::runner` drives it in the bulk worker, `state/bulk.rs` keeps the page's copy and
+//! `pages/bulk.rs` renders it.
 //!
 //! Every item is re-exported here, so `crate::model::bulk::BatchRow` and the like are the paths
 //! to use outside this module.
 
 pub mod budget;
 pub mod checks;
+pub mod clock;
 pub mod engine;
 pub mod export;
 pub mod mapping;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::checks::{CheckedRow, describe};
+use super::clock::EngineTime;
 use super::pacer::LearnedPace;
 
 /// The `Idempotency-Key` of a row's `attempt`-th submission in batch `batch` (a 32-digit hex
@@ -131,9 +132,9 @@ pub struct BatchRow {
     /// Tries of the current submission (retries with the same key); starts again after a reload.
     #[serde(skip)]
     pub tries: u32,
-    /// Not to be sent before this time (ms since the epoch): a backoff after an error.
+    /// Not to be sent before this time: a backoff after an error.
     #[serde(skip)]
-    pub not_before: f64,
+    pub not_before: EngineTime,
     pub run_id: Option<String>,
     pub credits_used: u64,
     /// The run's records while they are in memory: once a finished row is written to this
@@ -190,7 +191,7 @@ impl BatchRow {
             },
             attempt: 0,
             tries: 0,
-            not_before: 0.0,
+            not_before: EngineTime::EPOCH,
             run_id: None,
             credits_used: 0,
             output: Vec::new(),
@@ -432,7 +433,7 @@ mod tests {
             .collect();
         rows[0].take_run(&run(api_contract::RunStatus::Failed, 2, 2));
         rows[1].tries = 3;
-        rows[1].not_before = 9e12;
+        rows[1].not_before = EngineTime::from_ms(9e12);
         rows[2].attempt = 2;
         let restored: Vec<BatchRow> = rows
             .iter()
@@ -442,7 +443,7 @@ mod tests {
         assert_eq!(restored[2], rows[2]);
         assert_eq!(
             (restored[1].tries, restored[1].not_before),
-            (0, 0.0),
+            (0, EngineTime::EPOCH),
             "the backoff starts again"
         );
         assert!(serde_json::from_str::<BatchRow>(r#"{ "line": 2 }"#).is_err());
