@@ -5,7 +5,8 @@
 //! the runner feeds it the clock and the answers, and does what it asks: the API requests
 //! (through the one transport, `crate::api`), the writes to this browser's store
 //! (`crate::store`), the runs it sees into the workspace's history (`crate::archive`), and what
-//! the page and the other tabs are told.
+//! the page and the other tabs are told. The page keeps its own copy of the batch from what it
+//! is told (`state/bulk.rs`).
 //!
 //! The page talks to it with [`ToRunner`] and hears [`FromRunner`], as JSON text. The credential
 //! arrives by message ([`ToRunner::SignedIn`]) and lives in the worker's memory only.
@@ -14,12 +15,11 @@
 //! transaction at a time (`writes`), the engine reads records only while it has room for them,
 //! and the page hears the batch's news one message at a time, coalesced: the next goes once the
 //! page said it took the last ([`ToRunner::NewsShown`]), and no more often than
-//! [`NEWS_EVERY_MS`].
+//! [`NEWS_EVERY`].
 
 mod writes;
 
 use std::cell::RefCell;
-use std::time::Duration;
 
 use api_contract::ActionId;
 use serde::{Deserialize, Serialize};
@@ -29,6 +29,7 @@ use wasm_bindgen_futures::spawn_local;
 
 use crate::api::{ApiClient, ApiError};
 use crate::browser::sleep;
+use crate::model::bulk::clock::{EngineTime, Millis};
 use crate::model::bulk::engine::{
     CancelAnswer, Command, Engine, Event, Phase, ReadAnswer, Saving, SubmitAnswer,
 };
@@ -45,10 +46,10 @@ pub use crate::model::bulk::engine::BatchNews;
 pub const WORKER_URL: &str = "/bulk-worker-loader.js";
 
 /// The longest the runner's clock sleeps: the engine is asked again at least this often.
-const LONGEST_SLEEP_MS: f64 = 1_000.0;
-/// The page hears the batch's news at most this often (ms): drawing a change per answer would
-/// keep its main thread busy for nothing a person can see.
-pub const NEWS_EVERY_MS: f64 = 250.0;
+const LONGEST_SLEEP: Millis = Millis::from_ms(1_000.0);
+/// The page hears the batch's news at most this often: drawing a change per answer would keep
+/// its main thread busy for nothing a person can see.
+pub const NEWS_EVERY: Millis = Millis::from_ms(250.0);
 
 /// Where the API is and the credential to send. It reaches the worker by message, and lives in
 /// its memory only.
@@ -98,9 +99,11 @@ pub enum BatchToRun {
 }
 
 impl BatchToRun {
-    /// The batch as an engine, as of `now`; `None` for a kept batch whose action this console
-    /// does not know.
-    pub fn engine(self, now: f64) -> Option<Engine> {
+    /// The batch as an engine, as of `now_ms` (ms since the epoch, as `Date.now()` reads it, on
+    /// the page or in the worker); `None` for a kept batch whose action this console does not
+    /// know.
+    pub fn engine(self, now_ms: f64) -> Option<Engine> {
+        let now = EngineTime::from_ms(now_ms);
         match self {
             BatchToRun::New {
                 id,
@@ -241,8 +244,9 @@ pub fn batch_lock_name(batch: &str) -> String {
     format!("console-bulk-{batch}")
 }
 
-fn now() -> f64 {
-    js_sys::Date::now()
+/// The batch's clock: the wall clock, which a worker keeps when its tab is hidden.
+fn now() -> EngineTime {
+    EngineTime::from_ms(js_sys::Date::now())
 }
 
 /// The workspace of the batch being run, once known.
@@ -285,17 +289,17 @@ struct NewsFlow {
     waiting: bool,
     /// A message went and the page did not say it took it yet.
     on_its_way: bool,
-    /// When the last message went, ms since the epoch.
-    last_sent_at: f64,
+    /// When the last message went.
+    last_sent_at: EngineTime,
 }
 
 impl Runner {
     /// Tells the page the batch's news, if there is any, the page took the last, and the last
     /// went long enough ago; `settling` sends what waits regardless (the last news before
     /// [`FromRunner::Settled`]).
-    fn tell_page_news(&mut self, now: f64, settling: bool) {
+    fn tell_page_news(&mut self, now: EngineTime, settling: bool) {
         let news = &mut self.news;
-        let due = !news.on_its_way && now - news.last_sent_at >= NEWS_EVERY_MS;
+        let due = !news.on_its_way && now - news.last_sent_at >= NEWS_EVERY;
         if !news.waiting || !(due || settling) {
             return;
         }
@@ -306,12 +310,18 @@ impl Runner {
     }
 
     /// When the news waiting is due, if it is waiting for time rather than for the page.
-    fn news_due_at(&self) -> Option<f64> {
-        (self.news.waiting && !self.news.on_its_way)
-            .then_some(self.news.last_sent_at + NEWS_EVERY_MS)
+    fn news_due_at(&self) -> Option<EngineTime> {
+        (self.news.waiting && !self.news.on_its_way).then_some(self.news.last_sent_at + NEWS_EVERY)
     }
 }
 
+// The worker's state is reached from callbacks that the browser and wasm-bindgen-futures call
+// with no context of ours: the `onmessage` closure, each request's spawned future, the clock's
+// loop, the store writer's end of a transaction (`writes`, which keeps its own queue for the
+// same reason) and the request logger's keeper, which `crate::request_log` takes as a plain
+// `fn` pointer, so it cannot capture a handle. Owned state would be an `Rc<RefCell<..>>` cloned
+// into every one of them (and a `fn` could still not reach it): the same one shared cell per
+// worker, with more plumbing. So it stays in thread-locals, one worker thread, one batch.
 thread_local! {
     static RUNNER: RefCell<Option<Runner>> = const { RefCell::new(None) };
     /// A client for the credential the page sent last, if any.
@@ -404,7 +414,7 @@ fn hear(message: ToRunner) {
                 return;
             }
             let resume = matches!(batch, BatchToRun::Kept { resume: true, .. });
-            let Some(engine) = batch.engine(now()) else {
+            let Some(engine) = batch.engine(now().as_ms()) else {
                 return;
             };
             let channel = web_sys::BroadcastChannel::new(&batch_lock_name(&engine.id)).ok();
@@ -567,7 +577,7 @@ async fn clock() {
                 let wake_at = [runner.engine.wake_at(now), runner.news_due_at()]
                     .into_iter()
                     .flatten()
-                    .reduce(f64::min);
+                    .reduce(EngineTime::min);
                 (runner.engine.is_settled(), wake_at)
             })
         });
@@ -581,10 +591,10 @@ async fn clock() {
             tell_page(&FromRunner::Settled);
             return;
         }
-        let wait = wake_at.map_or(LONGEST_SLEEP_MS, |at| {
-            (at - now).clamp(1.0, LONGEST_SLEEP_MS)
+        let wait = wake_at.map_or(LONGEST_SLEEP, |at| {
+            (at - now).clamp(Millis::from_ms(1.0), LONGEST_SLEEP)
         });
-        sleep(Duration::from_millis(wait.ceil() as u64)).await;
+        sleep(wait.to_duration()).await;
     }
 }
 

@@ -1,8 +1,10 @@
 //! The bulk engine: a batch as a state machine without I/O. It is fed events (time passed, an
 //! answer from the API, the store's answer, the person's pause, resume, cancel, retry and credit
 //! budget) and answers with commands (submit this row with this key, read the run list, read
-//! this run, cancel this run, save these rows, refresh the workspace). A thin driver
-//! (`crate::runner`, in the bulk worker) does the requests and the timers; the tests drive it
+//! this run, cancel this run, save these rows, refresh the workspace), every time as an
+//! [`EngineTime`] on the batch's clock. A thin driver (`crate::runner`, in the bulk worker)
+//! reads the clock, does the requests and the timers; the page keeps a copy of the batch
+//! (`state/bulk.rs`) up to date from the driver's news ([`Engine::absorb`]); the tests drive it
 //! with a fake clock, a fake API and a fake store.
 //!
 //! What it guarantees:
@@ -31,7 +33,8 @@ use api_contract::{ActionId, Run};
 use serde::{Deserialize, Serialize};
 
 use super::budget::{RowShare, Spending};
-use super::pacer::{LearnedPace, Pacer, retry_delay_ms};
+use super::clock::{EngineTime, Millis};
+use super::pacer::{LearnedPace, Pacer, retry_delay};
 use super::{BatchRow, RUN_LIST_LIMIT, RowError, RowState, SavedBatch, Tally, row_key};
 
 /// Where the batch as a whole stands.
@@ -249,7 +252,7 @@ struct Watch {
     /// The order in which the API accepted it (counts this batch's acceptances).
     accepted_seq: u64,
     /// When it is next worth reading.
-    due_at: f64,
+    due_at: EngineTime,
     /// Reads that found it still running.
     early_reads: u32,
     /// A run list read while it was due did not hold it: more than a list's length of runs
@@ -258,15 +261,15 @@ struct Watch {
 }
 
 /// How long a run is expected to take before its first read, until runs have been measured.
-const FIRST_GUESS_RUN_MS: f64 = 1_500.0;
+const FIRST_GUESS_RUN: Millis = Millis::from_ms(1_500.0);
 /// What a request costs besides its body (headers both ways), in bytes, for choosing reads.
 const REQUEST_OVERHEAD_BYTES: f64 = 600.0;
 /// Single-run reads on their way at once.
 const SINGLE_READS_AT_ONCE: usize = 8;
-/// A save at most this often (ms), when something changed.
-const SAVE_EVERY_MS: f64 = 1_000.0;
-/// The workspace's balance is refreshed this often (ms) while runs are going.
-const REFRESH_EVERY_MS: f64 = 10_000.0;
+/// A save at most this often, when something changed.
+const SAVE_EVERY: Millis = Millis::from_ms(1_000.0);
+/// The workspace's balance is refreshed this often while runs are going.
+const REFRESH_EVERY: Millis = Millis::from_ms(10_000.0);
 /// Runs whose records may be in memory at once, once the batch is kept: held until the store
 /// has them, or on their way in an answer (see the module's documentation). A hundred runs of a
 /// hundred records are a few megabytes.
@@ -274,15 +277,15 @@ pub const OUTPUTS_IN_MEMORY_AT_MOST: usize = 100;
 /// With this many runs' records held, they are saved at once rather than at the next
 /// [`SAVE_EVERY_MS`]: the store is the limit, and every moment it idles is lost.
 const SAVE_AT_ONCE_HOLDING: usize = OUTPUTS_IN_MEMORY_AT_MOST / 2;
-/// What held the batch back is said for this long after it last did (ms).
-const PACED_BY_SHOWN_MS: f64 = 5_000.0;
-/// Without a known workspace after this long (ms), the batch goes on without being kept.
-const WORKSPACE_WAIT_MS: f64 = 5_000.0;
-/// A failed cancel is asked again after this long (ms).
-const CANCEL_AGAIN_MS: f64 = 1_000.0;
+/// What held the batch back is said for this long after it last did.
+const PACED_BY_SHOWN: Millis = Millis::from_ms(5_000.0);
+/// Without a known workspace after this long, the batch goes on without being kept.
+const WORKSPACE_WAIT: Millis = Millis::from_ms(5_000.0);
+/// A failed cancel is asked again after this long.
+const CANCEL_AGAIN: Millis = Millis::from_ms(1_000.0);
 /// With a budget, rows are cleared to be sent (and saved as such) for this long at the learned
 /// pace ahead of sending them: several saves, so sends do not wait for the store.
-const CLEARED_AHEAD_MS: f64 = 5_000.0;
+const CLEARED_AHEAD: Millis = Millis::from_ms(5_000.0);
 /// Rows cleared ahead before the pace is known: more than the API's burst before its first 429.
 const CLEARED_AHEAD_UNPACED: usize = 100;
 /// Rows cleared ahead at the slowest and at the fastest pace.
@@ -295,38 +298,100 @@ pub struct Engine {
     /// 32 hex digits; part of every row's idempotency key.
     pub id: String,
     pub workspace: Option<String>,
-    /// When it was first started, ms since the epoch.
+    /// When it was first started, ms since the epoch (as [`SavedBatch::created_at`] keeps it;
+    /// [`Engine::created`] as an instant).
     pub created_at: f64,
     pub action: ActionId,
     pub headers: Vec<String>,
     rows: Vec<BatchRow>,
+    /// The rows counted by state, kept up to date with every change of a row.
+    tally: Tally,
+    standing: Standing,
+    telling: Telling,
+    requests: OnTheirWay,
+    watching: Watching,
+    pacing: Pacing,
+    credits: Credits,
+    store: Storing,
+    balance: BalanceRefresh,
+}
+
+/// Where the batch as a whole stands: what the page shows besides the rows.
+#[derive(Clone, Debug)]
+struct Standing {
     phase: Phase,
     keeping: Keeping,
+    /// Cancel was asked (a finished batch says "cancelled" rather than "done").
     cancelled: bool,
     counters: Counters,
-    tally: Tally,
-    pacer: Pacer,
+    /// The API refused the credential: nothing is sent or read until the person signs in again.
     awaiting_sign_in: bool,
+}
+
+/// What the page has not been told yet.
+#[derive(Clone, Debug)]
+struct Telling {
+    /// Set by every change the page shows; the driver clears it when it publishes.
+    changed: bool,
+    /// Rows changed since the last [`Engine::take_news`].
+    unshown: BTreeSet<usize>,
+}
+
+/// The requests on their way (or, for cancels, due), so that none is asked twice and records
+/// on their way count against the room in memory.
+#[derive(Clone, Debug)]
+struct OnTheirWay {
+    /// Submissions on their way.
     submitting: usize,
-    accepted_seq: u64,
-    watches: HashMap<usize, Watch>,
+    /// Those of rows whose key may have made a run: they take room for records; a first
+    /// submission makes a queued run and brings none.
+    replaying: BTreeSet<usize>,
+    /// Rows whose run is being read on its own.
     reading: HashSet<usize>,
+    /// A read of the run list is on its way.
     list_in_flight: bool,
     /// Watched rows the run list on its way may bring records for.
     list_outputs: usize,
-    /// Rows whose records are in memory: finished, not yet written to the store.
-    holding: BTreeSet<usize>,
-    /// Rows whose key may already have made a run (sent without an answer, or waiting when the
-    /// batch was taken up again): sent again, the API answers with that run, records and all.
-    may_have_run: BTreeSet<usize>,
-    /// Such rows' submissions on their way: they take room for records; a first submission
-    /// makes a queued run and brings none.
-    replaying: BTreeSet<usize>,
+    /// Rows whose run is to be cancelled: asked, or to ask (again) at a time.
+    cancels: HashMap<usize, CancelState>,
+    /// What the save on its way holds.
+    save_in_flight: Option<SaveInFlight>,
+}
+
+/// The running rows' schedule of status reads, and what the choice between a list read and
+/// single reads weighs: moving averages of what answers weigh and runs take.
+#[derive(Clone, Debug)]
+struct Watching {
+    /// Submissions the API accepted in this batch so far: a watch's place in the run list.
+    accepted_seq: u64,
+    watches: HashMap<usize, Watch>,
+    list_bytes: Option<f64>,
+    finished_run_bytes: Option<f64>,
+    unfinished_run_bytes: f64,
+    run_time: Option<Millis>,
+}
+
+/// The pace of submissions, and what last held the batch back.
+#[derive(Clone, Debug)]
+struct Pacing {
+    pacer: Pacer,
+    /// When the store (`store_bound_at`) or the rate limit (`rate_bound_at`) last held
+    /// something back.
+    store_bound_at: EngineTime,
+    rate_bound_at: EngineTime,
+}
+
+/// The credit budget, and the rows whose worst case it counts.
+#[derive(Clone, Debug)]
+struct Credits {
     /// The budget, what ended runs charged and what rows hold back, kept up to date with every
     /// change of a row, of `may_have_run` and of `cleared`.
     spending: Spending,
     /// What runs of earlier attempts charged (part of `spending.charged`).
     charged_before: u64,
+    /// Rows whose key may already have made a run (sent without an answer, or waiting when the
+    /// batch was taken up again): sent again, the API answers with that run, records and all.
+    may_have_run: BTreeSet<usize>,
     /// With a budget: rows whose worst case the budget took in, to be sent for the first time.
     /// Each counts its worst case until its submission is answered with a run or a refusal.
     cleared: BTreeSet<usize>,
@@ -336,33 +401,36 @@ pub struct Engine {
     listed_in_store: BTreeSet<usize>,
     /// The next row waits for a save that lists it (see `listed_in_store`).
     sends_wait_for_store: bool,
-    /// When the store (`store_bound_at`) or the rate limit (`rate_bound_at`) last held
-    /// something back, ms since the epoch.
-    store_bound_at: f64,
-    rate_bound_at: f64,
-    /// Moving averages of what answers weigh and runs take.
-    list_bytes: Option<f64>,
-    finished_run_bytes: Option<f64>,
-    unfinished_run_bytes: f64,
-    run_ms: Option<f64>,
-    cancels: HashMap<usize, CancelState>,
+}
+
+/// What this browser's store has not been given yet.
+#[derive(Clone, Debug)]
+struct Storing {
+    /// Rows changed since the last save.
     dirty: BTreeSet<usize>,
-    /// Rows changed since the last [`Engine::take_news`].
-    unshown: BTreeSet<usize>,
+    /// Runs made since the last save, for the store of submissions.
     new_runs: Vec<NewRun>,
+    /// Rows whose records are in memory: finished, not yet written to the store.
+    holding: BTreeSet<usize>,
+    /// The summary as last written.
     saved_summary: Option<SavedBatch>,
-    save_in_flight: Option<SaveInFlight>,
-    last_save_at: f64,
-    last_refresh_at: f64,
+    /// When the last save was asked.
+    last_save_at: EngineTime,
+}
+
+/// When the workspace's balance was last refreshed for the batch.
+#[derive(Clone, Debug)]
+struct BalanceRefresh {
+    /// Refreshed every [`REFRESH_EVERY`] while runs are going.
+    last_refresh_at: EngineTime,
+    /// Refreshed once at the batch's end.
     refreshed_at_end: bool,
-    /// Set by every change the page shows; the driver clears it when it publishes.
-    changed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum CancelState {
     InFlight,
-    AgainAt(f64),
+    AgainAt(EngineTime),
 }
 
 /// What the save on its way holds, so a refusal keeps it unsaved.
@@ -383,59 +451,75 @@ impl Engine {
         action: ActionId,
         headers: Vec<String>,
         rows: Vec<BatchRow>,
-        now: f64,
+        now: EngineTime,
     ) -> Engine {
         let dirty = (0..rows.len()).collect();
         let spending = Spending::of(None, 0, &rows, |_| false);
         let mut engine = Engine {
             id,
             workspace,
-            created_at: now,
+            created_at: now.as_ms(),
             action,
             headers,
             tally: Tally::of(&rows),
             rows,
-            phase: Phase::Running,
-            keeping: Keeping::Pending,
-            cancelled: false,
-            counters: Counters {
-                started_at: now,
-                ..Counters::default()
+            standing: Standing {
+                phase: Phase::Running,
+                keeping: Keeping::Pending,
+                cancelled: false,
+                counters: Counters {
+                    started_at: now.as_ms(),
+                    ..Counters::default()
+                },
+                awaiting_sign_in: false,
             },
-            pacer: Pacer::default(),
-            awaiting_sign_in: false,
-            submitting: 0,
-            accepted_seq: 0,
-            watches: HashMap::new(),
-            reading: HashSet::new(),
-            list_in_flight: false,
-            list_outputs: 0,
-            holding: BTreeSet::new(),
-            may_have_run: BTreeSet::new(),
-            replaying: BTreeSet::new(),
-            spending,
-            charged_before: 0,
-            cleared: BTreeSet::new(),
-            listed_in_store: BTreeSet::new(),
-            sends_wait_for_store: false,
-            store_bound_at: f64::NEG_INFINITY,
-            rate_bound_at: f64::NEG_INFINITY,
-            list_bytes: None,
-            finished_run_bytes: None,
-            unfinished_run_bytes: 600.0,
-            run_ms: None,
-            cancels: HashMap::new(),
-            dirty,
-            unshown: BTreeSet::new(),
-            new_runs: Vec::new(),
-            saved_summary: None,
-            save_in_flight: None,
-            last_save_at: f64::NEG_INFINITY,
-            last_refresh_at: now,
-            refreshed_at_end: false,
-            changed: true,
+            telling: Telling {
+                changed: true,
+                unshown: BTreeSet::new(),
+            },
+            requests: OnTheirWay {
+                submitting: 0,
+                replaying: BTreeSet::new(),
+                reading: HashSet::new(),
+                list_in_flight: false,
+                list_outputs: 0,
+                cancels: HashMap::new(),
+                save_in_flight: None,
+            },
+            watching: Watching {
+                accepted_seq: 0,
+                watches: HashMap::new(),
+                list_bytes: None,
+                finished_run_bytes: None,
+                unfinished_run_bytes: 600.0,
+                run_time: None,
+            },
+            pacing: Pacing {
+                pacer: Pacer::default(),
+                store_bound_at: EngineTime::LONG_AGO,
+                rate_bound_at: EngineTime::LONG_AGO,
+            },
+            credits: Credits {
+                spending,
+                charged_before: 0,
+                may_have_run: BTreeSet::new(),
+                cleared: BTreeSet::new(),
+                listed_in_store: BTreeSet::new(),
+                sends_wait_for_store: false,
+            },
+            store: Storing {
+                dirty,
+                new_runs: Vec::new(),
+                holding: BTreeSet::new(),
+                saved_summary: None,
+                last_save_at: EngineTime::LONG_AGO,
+            },
+            balance: BalanceRefresh {
+                last_refresh_at: now,
+                refreshed_at_end: false,
+            },
         };
-        engine.holding = (0..engine.rows.len())
+        engine.store.holding = (0..engine.rows.len())
             .filter(|&i| !engine.rows[i].output.is_empty())
             .collect();
         engine.finish_if_done();
@@ -444,14 +528,18 @@ impl Engine {
 
     /// The batch with a credit budget (`None`: none), for a batch being created.
     pub fn with_budget(mut self, budget: Option<u64>) -> Engine {
-        self.spending.budget = budget;
+        self.credits.spending.budget = budget;
         self
     }
 
     /// A batch kept in this browser, taken up again after a reload: paused (or going on with
     /// its cancel). A row that was on its way goes again with the same key once resumed: the API
     /// answers with the run it made, if it made one, so nothing runs twice.
-    pub fn restore(summary: SavedBatch, mut rows: Vec<BatchRow>, now: f64) -> Option<Engine> {
+    pub fn restore(
+        summary: SavedBatch,
+        mut rows: Vec<BatchRow>,
+        now: EngineTime,
+    ) -> Option<Engine> {
         let action = ActionId::parse(&summary.action)?;
         // Without a budget, a row kept as waiting may have been sent after the last save: any of
         // them may answer with a run. With one, the summary lists the rows that may have run
@@ -493,30 +581,30 @@ impl Engine {
             now,
         );
         engine.created_at = summary.created_at;
-        engine.keeping = Keeping::Kept;
-        engine.dirty.clear();
+        engine.standing.keeping = Keeping::Kept;
+        engine.store.dirty.clear();
         if summary.may_have_run.is_some() {
-            engine.listed_in_store = may_have_run.clone();
+            engine.credits.listed_in_store = may_have_run.clone();
         }
-        engine.may_have_run = may_have_run;
-        engine.charged_before = summary.charged_before;
-        engine.spending.budget = summary.budget;
+        engine.credits.may_have_run = may_have_run;
+        engine.credits.charged_before = summary.charged_before;
+        engine.credits.spending.budget = summary.budget;
         engine.count_spending();
         // Whoever shows the batch hears every row once, as kept: a page whose copy missed a
         // row's last change (told once stored, and the worker before this one stopped in
         // between) shows it as it is.
-        engine.unshown = (0..engine.rows.len()).collect();
-        engine.cancelled = summary.cancelled;
+        engine.telling.unshown = (0..engine.rows.len()).collect();
+        engine.standing.cancelled = summary.cancelled;
         if let Some(pace) = summary.pace {
-            engine.pacer = Pacer::learned_before(pace);
+            engine.pacing.pacer = Pacer::learned_before(pace);
         }
-        engine.saved_summary = Some(summary);
-        engine.refreshed_at_end = true;
+        engine.store.saved_summary = Some(summary);
+        engine.balance.refreshed_at_end = true;
         let mut order = 0;
         for (index, row) in engine.rows.iter().enumerate() {
             if row.state.is_running() {
                 order += 1;
-                engine.watches.insert(
+                engine.watching.watches.insert(
                     index,
                     Watch {
                         accepted_seq: order,
@@ -527,13 +615,13 @@ impl Engine {
                 );
             }
         }
-        engine.accepted_seq = order;
+        engine.watching.accepted_seq = order;
         if engine.rows.iter().all(|r| r.state.is_final()) {
-            engine.phase = Phase::Done;
-        } else if engine.cancelled {
+            engine.standing.phase = Phase::Done;
+        } else if engine.standing.cancelled {
             engine.start_cancel();
         } else {
-            engine.phase = Phase::Paused(Some(
+            engine.standing.phase = Phase::Paused(Some(
                 "Paused: this batch was taken up again from this browser. Resume to send the \
                  rest; rows that were on their way go again with the same key, so none runs twice."
                     .to_owned(),
@@ -542,25 +630,30 @@ impl Engine {
         Some(engine)
     }
 
+    /// When the batch was first started, on the batch's clock.
+    fn created(&self) -> EngineTime {
+        EngineTime::from_ms(self.created_at)
+    }
+
     pub fn rows(&self) -> &[BatchRow] {
         &self.rows
     }
 
     pub fn phase(&self) -> &Phase {
-        &self.phase
+        &self.standing.phase
     }
 
     pub fn keeping(&self) -> Keeping {
-        self.keeping
+        self.standing.keeping
     }
 
     /// Whether cancel was asked (a finished batch says "cancelled" rather than "done").
     pub fn cancelled(&self) -> bool {
-        self.cancelled
+        self.standing.cancelled
     }
 
     pub fn counters(&self) -> &Counters {
-        &self.counters
+        &self.standing.counters
     }
 
     pub fn tally(&self) -> &Tally {
@@ -568,24 +661,24 @@ impl Engine {
     }
 
     pub fn pace(&self) -> Option<LearnedPace> {
-        self.pacer.learned()
+        self.pacing.pacer.learned()
     }
 
     /// The credits against the budget.
     pub fn spending(&self) -> &Spending {
-        &self.spending
+        &self.credits.spending
     }
 
     /// A row waits but counts its worst case (see [`RowShare::of`]).
     fn held(&self, index: usize) -> bool {
-        self.may_have_run.contains(&index) || self.cleared.contains(&index)
+        self.credits.may_have_run.contains(&index) || self.credits.cleared.contains(&index)
     }
 
     /// Counts the spending from scratch, after a change of the budget or of many rows at once.
     fn count_spending(&mut self) {
-        self.spending = Spending::of(
-            self.spending.budget,
-            self.charged_before,
+        self.credits.spending = Spending::of(
+            self.credits.spending.budget,
+            self.credits.charged_before,
             &self.rows,
             |index| self.held(index),
         );
@@ -593,14 +686,14 @@ impl Engine {
 
     /// Waiting for the person to sign in again after a 401.
     pub fn awaiting_sign_in(&self) -> bool {
-        self.awaiting_sign_in
+        self.standing.awaiting_sign_in
     }
 
     /// Whether the engine has nothing more to do: every row final and everything saved.
     pub fn is_settled(&self) -> bool {
-        self.phase == Phase::Done
-            && self.save_in_flight.is_none()
-            && (self.keeping == Keeping::Refused || !self.has_unsaved())
+        self.standing.phase == Phase::Done
+            && self.requests.save_in_flight.is_none()
+            && (self.standing.keeping == Keeping::Refused || !self.has_unsaved())
     }
 
     /// What to tell the tabs that show this batch, with `rows` (as just saved).
@@ -616,12 +709,12 @@ impl Engine {
     fn news_of(&self, rows: Vec<BatchRow>) -> BatchNews {
         BatchNews {
             batch: self.id.clone(),
-            phase: self.phase.clone(),
-            keeping: self.keeping,
-            cancelled: self.cancelled,
-            counters: self.counters.clone(),
+            phase: self.standing.phase.clone(),
+            keeping: self.standing.keeping,
+            cancelled: self.standing.cancelled,
+            counters: self.standing.counters.clone(),
             rows,
-            spending: self.spending,
+            spending: self.credits.spending,
         }
     }
 
@@ -633,12 +726,12 @@ impl Engine {
     /// its rows go with their records.
     pub fn take_news(&mut self) -> BatchNews {
         let (waiting_for_store, told): (BTreeSet<usize>, BTreeSet<usize>) =
-            std::mem::take(&mut self.unshown)
+            std::mem::take(&mut self.telling.unshown)
                 .into_iter()
                 .partition(|&index| {
-                    self.keeping == Keeping::Kept && !self.rows[index].output.is_empty()
+                    self.standing.keeping == Keeping::Kept && !self.rows[index].output.is_empty()
                 });
-        self.unshown = waiting_for_store;
+        self.telling.unshown = waiting_for_store;
         let rows = told
             .into_iter()
             .map(|index| self.rows[index].clone())
@@ -649,21 +742,24 @@ impl Engine {
     /// Runs whose records are in memory or may arrive in an answer on its way (bounded by
     /// [`OUTPUTS_IN_MEMORY_AT_MOST`] once the batch is kept).
     fn outputs_in_memory(&self) -> usize {
-        self.holding.len() + self.reading.len() + self.list_outputs + self.replaying.len()
+        self.store.holding.len()
+            + self.requests.reading.len()
+            + self.requests.list_outputs
+            + self.requests.replaying.len()
     }
 
     /// A request waits for room for records: when records wait for the store, the store (this
     /// computer) is what holds the batch back; otherwise the room is taken by answers on their
     /// way, which is neither the store nor the rate limit.
-    fn held_back_for_room(&mut self, now: f64) {
-        if self.holding.len() >= SAVE_AT_ONCE_HOLDING {
-            self.store_bound_at = now;
+    fn held_back_for_room(&mut self, now: EngineTime) {
+        if self.store.holding.len() >= SAVE_AT_ONCE_HOLDING {
+            self.pacing.store_bound_at = now;
         }
     }
 
     /// How many more runs' records may come into memory now.
     fn output_room(&self) -> usize {
-        match self.keeping {
+        match self.standing.keeping {
             // The store is where records go: they may not wait for it without bound.
             Keeping::Kept => OUTPUTS_IN_MEMORY_AT_MOST.saturating_sub(self.outputs_in_memory()),
             // Not written yet (nothing is sent), or never: memory is the only place there is.
@@ -675,7 +771,7 @@ impl Engine {
     /// the store (where exports read them), so they are not sent around; until then they go
     /// with the row, as a batch the browser does not keep lives in memory only.
     fn without_kept_records(&self, row: BatchRow) -> BatchRow {
-        match self.keeping {
+        match self.standing.keeping {
             Keeping::Kept => BatchRow {
                 output: Vec::new(),
                 ..row
@@ -697,21 +793,21 @@ impl Engine {
                 self.rows[index] = row;
             }
         }
-        self.phase = news.phase;
-        self.keeping = news.keeping;
-        self.cancelled = news.cancelled;
-        self.counters = news.counters;
-        self.spending = news.spending;
-        self.changed = true;
+        self.standing.phase = news.phase;
+        self.standing.keeping = news.keeping;
+        self.standing.cancelled = news.cancelled;
+        self.standing.counters = news.counters;
+        self.credits.spending = news.spending;
+        self.telling.changed = true;
     }
 
     /// Whether anything the page shows changed since the last call.
     pub fn take_changed(&mut self) -> bool {
-        std::mem::take(&mut self.changed)
+        std::mem::take(&mut self.telling.changed)
     }
 
-    /// Feeds one event at `now` (ms since the epoch) and answers what to do.
-    pub fn handle(&mut self, now: f64, event: Event) -> Vec<Command> {
+    /// Feeds one event at `now` and answers what to do.
+    pub fn handle(&mut self, now: EngineTime, event: Event) -> Vec<Command> {
         let mut commands = Vec::new();
         match event {
             Event::Tick => {}
@@ -720,22 +816,22 @@ impl Engine {
                     self.workspace = Some(id);
                 }
             }
-            Event::SignedIn => self.awaiting_sign_in = false,
+            Event::SignedIn => self.standing.awaiting_sign_in = false,
             Event::Pause => {
-                if self.phase == Phase::Running {
+                if self.standing.phase == Phase::Running {
                     self.set_phase(Phase::Paused(None));
                 }
             }
             Event::Resume => {
-                if matches!(self.phase, Phase::Paused(_)) {
+                if matches!(self.standing.phase, Phase::Paused(_)) {
                     self.set_phase(Phase::Running);
-                    self.counters.started_at = now;
-                    self.counters.accepted = 0;
+                    self.standing.counters.started_at = now.as_ms();
+                    self.standing.counters.accepted = 0;
                     self.finish_if_done();
                 }
             }
             Event::Cancel => {
-                if matches!(self.phase, Phase::Running | Phase::Paused(_)) {
+                if matches!(self.standing.phase, Phase::Running | Phase::Paused(_)) {
                     self.start_cancel();
                 }
             }
@@ -756,67 +852,75 @@ impl Engine {
     }
 
     /// The next time something is due (a submission, a read, a save), for the driver's timer.
-    pub fn wake_at(&self, now: f64) -> Option<f64> {
-        let mut at = f64::INFINITY;
+    pub fn wake_at(&self, now: EngineTime) -> Option<EngineTime> {
+        let mut at = EngineTime::NEVER;
         // Without room for records, reads and submissions wait for the store's answer (an
         // event), not for a time.
         let room = self.output_room() > 0;
-        if self.may_send() && room && !self.sends_wait_for_store {
+        if self.may_send() && room && !self.credits.sends_wait_for_store {
             let earliest_row = self
                 .rows
                 .iter()
                 .filter(|r| r.state == RowState::Waiting)
                 .map(|r| r.not_before)
-                .fold(f64::INFINITY, f64::min);
-            if earliest_row.is_finite() && self.submitting < self.pacer.window() {
-                at = at.min(earliest_row.max(self.pacer.ready_at(now)));
+                .fold(EngineTime::NEVER, EngineTime::min);
+            if earliest_row.is_finite() && self.requests.submitting < self.pacing.pacer.window() {
+                at = at.min(earliest_row.max(self.pacing.pacer.ready_at(now)));
             }
         }
-        if !self.awaiting_sign_in {
+        if !self.standing.awaiting_sign_in {
             if room
-                && !self.list_in_flight
+                && !self.requests.list_in_flight
                 && let Some(due) = self
+                    .watching
                     .watches
                     .iter()
-                    .filter(|(row, _)| !self.reading.contains(row))
+                    .filter(|(row, _)| !self.requests.reading.contains(row))
                     .map(|(_, w)| w.due_at)
-                    .reduce(f64::min)
+                    .reduce(EngineTime::min)
             {
                 at = at.min(due);
             }
-            for state in self.cancels.values() {
+            for state in self.requests.cancels.values() {
                 if let CancelState::AgainAt(t) = state {
                     at = at.min(*t);
                 }
             }
-            if !self.watches.is_empty() {
-                at = at.min(self.last_refresh_at + REFRESH_EVERY_MS);
+            if !self.watching.watches.is_empty() {
+                at = at.min(self.balance.last_refresh_at + REFRESH_EVERY);
             }
         }
-        if self.save_in_flight.is_none() && self.keeping != Keeping::Refused && self.has_unsaved() {
+        if self.requests.save_in_flight.is_none()
+            && self.standing.keeping != Keeping::Refused
+            && self.has_unsaved()
+        {
             at = at.min(if self.workspace.is_none() {
-                self.created_at + WORKSPACE_WAIT_MS
-            } else if self.holding.len() >= SAVE_AT_ONCE_HOLDING || self.sends_wait_for_store {
+                self.created() + WORKSPACE_WAIT
+            } else if self.store.holding.len() >= SAVE_AT_ONCE_HOLDING
+                || self.credits.sends_wait_for_store
+            {
                 now
             } else {
-                self.last_save_at + SAVE_EVERY_MS
+                self.store.last_save_at + SAVE_EVERY
             });
         }
         // What held the batch back stops being said a while after it last did.
-        if self.counters.paced_by.is_some() {
-            at = at.min(self.store_bound_at.max(self.rate_bound_at) + PACED_BY_SHOWN_MS);
+        if self.standing.counters.paced_by.is_some() {
+            at = at.min(self.pacing.store_bound_at.max(self.pacing.rate_bound_at) + PACED_BY_SHOWN);
         }
         at.is_finite().then_some(at)
     }
 
     fn may_send(&self) -> bool {
-        self.phase == Phase::Running && self.keeping != Keeping::Pending && !self.awaiting_sign_in
+        self.standing.phase == Phase::Running
+            && self.standing.keeping != Keeping::Pending
+            && !self.standing.awaiting_sign_in
     }
 
     fn set_phase(&mut self, phase: Phase) {
-        if self.phase != phase {
-            self.phase = phase;
-            self.changed = true;
+        if self.standing.phase != phase {
+            self.standing.phase = phase;
+            self.telling.changed = true;
         }
     }
 
@@ -835,31 +939,33 @@ impl Engine {
         // A clearance lasts until the row's submission is answered with a run or a refusal
         // (a 429 or a 401 sends it again, still cleared).
         if !matches!(row.state, RowState::Waiting | RowState::Submitting) {
-            self.cleared.remove(&index);
+            self.credits.cleared.remove(&index);
         }
         let held_after = self.held(index);
         let row = &self.rows[index];
-        self.spending.remove(RowShare::of(&before, held_before));
-        self.spending.add(RowShare::of(row, held_after));
+        self.credits
+            .spending
+            .remove(RowShare::of(&before, held_before));
+        self.credits.spending.add(RowShare::of(row, held_after));
         self.tally.remove(&before);
         self.tally.add(row);
         if row.run_id.is_some() && row.run_id != before.run_id {
-            self.new_runs.push(NewRun {
+            self.store.new_runs.push(NewRun {
                 run_id: row.run_id.clone().unwrap_or_default(),
                 body: row.body.clone(),
             });
         }
         if !row.state.is_running() {
-            self.watches.remove(&index);
+            self.watching.watches.remove(&index);
         }
         if row.output.is_empty() {
-            self.holding.remove(&index);
+            self.store.holding.remove(&index);
         } else {
-            self.holding.insert(index);
+            self.store.holding.insert(index);
         }
-        self.dirty.insert(index);
-        self.unshown.insert(index);
-        self.changed = true;
+        self.store.dirty.insert(index);
+        self.telling.unshown.insert(index);
+        self.telling.changed = true;
     }
 
     /// Marks whether a row's key may have made a run, keeping the spending up to date.
@@ -869,49 +975,51 @@ impl Engine {
         };
         let before = RowShare::of(row, self.held(index));
         if may {
-            self.may_have_run.insert(index);
+            self.credits.may_have_run.insert(index);
         } else {
-            self.may_have_run.remove(&index);
+            self.credits.may_have_run.remove(&index);
         }
         let after = RowShare::of(row, self.held(index));
-        self.spending.remove(before);
-        self.spending.add(after);
+        self.credits.spending.remove(before);
+        self.credits.spending.add(after);
     }
 
     /// A new budget. Rows cleared under the old one and not sent yet are cleared again under
     /// the new one. A running batch that no longer fits pauses before its next row; a paused
     /// one waits for the person's Resume.
     fn set_budget(&mut self, budget: Option<u64>) {
-        let had_budget = self.spending.budget.is_some();
-        self.spending.budget = budget;
+        let had_budget = self.credits.spending.budget.is_some();
+        self.credits.spending.budget = budget;
         let not_sent: Vec<usize> = self
+            .credits
             .cleared
             .iter()
             .copied()
             .filter(|&index| {
-                self.rows[index].state == RowState::Waiting && !self.may_have_run.contains(&index)
+                self.rows[index].state == RowState::Waiting
+                    && !self.credits.may_have_run.contains(&index)
             })
             .collect();
         for index in not_sent {
-            self.cleared.remove(&index);
+            self.credits.cleared.remove(&index);
         }
         if budget.is_none() {
-            self.cleared.clear();
+            self.credits.cleared.clear();
         } else if !had_budget {
             // Sent before there was a budget: the summary lists them from now on.
             let on_their_way: Vec<usize> = (0..self.rows.len())
                 .filter(|&index| self.rows[index].state == RowState::Submitting)
                 .collect();
-            self.cleared.extend(on_their_way);
+            self.credits.cleared.extend(on_their_way);
         }
         self.count_spending();
-        self.changed = true;
+        self.telling.changed = true;
     }
 
     /// How many rows to keep cleared ahead of sending: a few seconds at the learned pace.
     fn cleared_ahead(&self) -> usize {
-        match self.pacer.interval() {
-            Some(interval) => ((CLEARED_AHEAD_MS / interval).ceil() as usize)
+        match self.pacing.pacer.interval() {
+            Some(interval) => ((CLEARED_AHEAD / interval).ceil() as usize)
                 .clamp(CLEARED_AHEAD_AT_LEAST, CLEARED_AHEAD_AT_MOST),
             None => CLEARED_AHEAD_UNPACED,
         }
@@ -922,15 +1030,17 @@ impl Engine {
     /// `through`); the first that does not fit stops it, so no row is skipped. Refilled once
     /// half are sent, so the summary changes once every few saves.
     fn clear_ahead(&mut self, through: Option<usize>) {
-        if self.spending.budget.is_none() {
+        if self.credits.spending.budget.is_none() {
             return;
         }
         let ahead = self.cleared_ahead();
         let mut waiting = self
+            .credits
             .cleared
             .iter()
             .filter(|&&index| {
-                self.rows[index].state == RowState::Waiting && !self.may_have_run.contains(&index)
+                self.rows[index].state == RowState::Waiting
+                    && !self.credits.may_have_run.contains(&index)
             })
             .count();
         if waiting >= ahead / 2 && through.is_none() {
@@ -944,25 +1054,25 @@ impl Engine {
             if row.state != RowState::Waiting || self.held(index) {
                 continue;
             }
-            if !self.spending.fits(row.estimate) {
+            if !self.credits.spending.fits(row.estimate) {
                 return;
             }
             let before = RowShare::of(row, false);
-            self.cleared.insert(index);
+            self.credits.cleared.insert(index);
             let after = RowShare::of(row, true);
-            self.spending.remove(before);
-            self.spending.add(after);
+            self.credits.spending.remove(before);
+            self.credits.spending.add(after);
             waiting += 1;
         }
     }
 
     /// What every due thing asks for now.
-    fn due(&mut self, now: f64, commands: &mut Vec<Command>) {
-        if self.phase == Phase::Running {
+    fn due(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
+        if self.standing.phase == Phase::Running {
             self.clear_ahead(None);
         }
         self.due_saves(now, commands);
-        if self.awaiting_sign_in {
+        if self.standing.awaiting_sign_in {
             return;
         }
         self.due_cancels(now, commands);
@@ -970,44 +1080,45 @@ impl Engine {
         // made.
         self.due_reads(now, commands);
         self.due_submissions(now, commands);
-        if self.sends_wait_for_store {
+        if self.credits.sends_wait_for_store {
             self.due_saves(now, commands);
         }
-        if !self.watches.is_empty() && now - self.last_refresh_at >= REFRESH_EVERY_MS {
-            self.last_refresh_at = now;
+        if !self.watching.watches.is_empty() && now - self.balance.last_refresh_at >= REFRESH_EVERY
+        {
+            self.balance.last_refresh_at = now;
             commands.push(Command::RefreshWorkspace);
         }
         self.finish_if_done();
         self.update_paced_by(now);
         // The balance moves with the batch's end: the workspace is refreshed once then.
-        if self.phase == Phase::Done && !self.refreshed_at_end {
-            self.refreshed_at_end = true;
+        if self.standing.phase == Phase::Done && !self.balance.refreshed_at_end {
+            self.balance.refreshed_at_end = true;
             commands.push(Command::RefreshWorkspace);
         }
     }
 
     /// Says what held the running batch back in the last [`PACED_BY_SHOWN_MS`]: the store
     /// before the rate limit, since a computer that cannot keep up is the news.
-    fn update_paced_by(&mut self, now: f64) {
-        let paced_by = if self.phase != Phase::Running {
+    fn update_paced_by(&mut self, now: EngineTime) {
+        let paced_by = if self.standing.phase != Phase::Running {
             None
-        } else if now - self.store_bound_at < PACED_BY_SHOWN_MS {
+        } else if now - self.pacing.store_bound_at < PACED_BY_SHOWN {
             Some(PacedBy::ThisComputer)
-        } else if now - self.rate_bound_at < PACED_BY_SHOWN_MS {
+        } else if now - self.pacing.rate_bound_at < PACED_BY_SHOWN {
             Some(PacedBy::RateLimit)
         } else {
             None
         };
-        if self.counters.paced_by != paced_by {
-            self.counters.paced_by = paced_by;
-            self.changed = true;
+        if self.standing.counters.paced_by != paced_by {
+            self.standing.counters.paced_by = paced_by;
+            self.telling.changed = true;
         }
     }
 
     fn has_unsaved(&self) -> bool {
-        !self.dirty.is_empty()
-            || !self.new_runs.is_empty()
-            || self.saved_summary.as_ref() != Some(&self.summary())
+        !self.store.dirty.is_empty()
+            || !self.store.new_runs.is_empty()
+            || self.store.saved_summary.as_ref() != Some(&self.summary())
     }
 
     /// The batch's summary as kept in this browser.
@@ -1018,14 +1129,14 @@ impl Engine {
             action: self.action.as_str().to_owned(),
             headers: self.headers.clone(),
             created_at: self.created_at,
-            cancelled: self.cancelled,
-            done: self.phase == Phase::Done,
+            cancelled: self.standing.cancelled,
+            done: self.standing.phase == Phase::Done,
             to_send: self.tally.to_send,
             finished: self.tally.finished,
-            pace: self.pacer.learned(),
-            budget: self.spending.budget,
-            charged_before: self.charged_before,
-            may_have_run: self.spending.budget.map(|_| {
+            pace: self.pacing.pacer.learned(),
+            budget: self.credits.spending.budget,
+            charged_before: self.credits.charged_before,
+            may_have_run: self.credits.spending.budget.map(|_| {
                 self.listed()
                     .into_iter()
                     .map(|index| self.rows[index].line)
@@ -1037,90 +1148,100 @@ impl Engine {
     /// With a budget, the rows the summary lists as "may have run": sent without an answer, or
     /// cleared to be sent.
     fn listed(&self) -> BTreeSet<usize> {
-        match self.spending.budget {
-            Some(_) => self.may_have_run.union(&self.cleared).copied().collect(),
+        match self.credits.spending.budget {
+            Some(_) => self
+                .credits
+                .may_have_run
+                .union(&self.credits.cleared)
+                .copied()
+                .collect(),
             None => BTreeSet::new(),
         }
     }
 
-    fn due_saves(&mut self, now: f64, commands: &mut Vec<Command>) {
-        let pressed = self.holding.len() >= SAVE_AT_ONCE_HOLDING || self.sends_wait_for_store;
-        if self.save_in_flight.is_some()
-            || self.keeping == Keeping::Refused
+    fn due_saves(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
+        let pressed =
+            self.store.holding.len() >= SAVE_AT_ONCE_HOLDING || self.credits.sends_wait_for_store;
+        if self.requests.save_in_flight.is_some()
+            || self.standing.keeping == Keeping::Refused
             || !self.has_unsaved()
-            || (now - self.last_save_at < SAVE_EVERY_MS && !pressed)
+            || (now - self.store.last_save_at < SAVE_EVERY && !pressed)
         {
             return;
         }
         if self.workspace.is_none() {
             // Only the workspace's sign-ins may see a kept batch: without it, after a few
             // seconds the batch goes on in this page only, and says so.
-            if now - self.created_at >= WORKSPACE_WAIT_MS && self.keeping == Keeping::Pending {
-                self.keeping = Keeping::Refused;
-                self.changed = true;
+            if now - self.created() >= WORKSPACE_WAIT && self.standing.keeping == Keeping::Pending {
+                self.standing.keeping = Keeping::Refused;
+                self.telling.changed = true;
             }
             return;
         }
-        let rows: Vec<usize> = std::mem::take(&mut self.dirty).into_iter().collect();
-        let new_runs = std::mem::take(&mut self.new_runs);
+        let rows: Vec<usize> = std::mem::take(&mut self.store.dirty).into_iter().collect();
+        let new_runs = std::mem::take(&mut self.store.new_runs);
         let summary = self.summary();
         commands.push(Command::Save(Saving {
             summary: summary.clone(),
             rows: rows.iter().map(|&i| self.rows[i].clone()).collect(),
             new_runs: new_runs.clone(),
         }));
-        self.save_in_flight = Some(SaveInFlight {
+        self.requests.save_in_flight = Some(SaveInFlight {
             rows,
             new_runs,
             summary,
             listed: self.listed(),
         });
-        self.last_save_at = now;
+        self.store.last_save_at = now;
     }
 
-    fn saved(&mut self, now: f64, written: bool) {
-        let Some(save) = self.save_in_flight.take() else {
+    fn saved(&mut self, now: EngineTime, written: bool) {
+        let Some(save) = self.requests.save_in_flight.take() else {
             return;
         };
-        self.counters.store_busy_ms += (now - self.last_save_at).max(0.0);
-        self.changed = true;
+        self.standing.counters.store_busy_ms +=
+            (now - self.store.last_save_at).max(Millis::ZERO).as_ms();
+        self.telling.changed = true;
         if written {
-            self.saved_summary = Some(save.summary);
+            self.store.saved_summary = Some(save.summary);
             // The store lists these rows as "may have run" now: cleared, they may go.
-            self.listed_in_store = save.listed;
-            if self.keeping != Keeping::Kept {
-                self.keeping = Keeping::Kept;
-                self.changed = true;
+            self.credits.listed_in_store = save.listed;
+            if self.standing.keeping != Keeping::Kept {
+                self.standing.keeping = Keeping::Kept;
+                self.telling.changed = true;
             }
             // A finished row written as it is now keeps its records in the store only, and the
             // page's copy lets them go too.
             for index in save.rows {
                 let row = &mut self.rows[index];
-                if row.state.is_final() && !self.dirty.contains(&index) && !row.output.is_empty() {
+                if row.state.is_final()
+                    && !self.store.dirty.contains(&index)
+                    && !row.output.is_empty()
+                {
                     row.output = Vec::new();
-                    self.holding.remove(&index);
-                    self.counters.outputs_saved += 1;
-                    self.unshown.insert(index);
-                    self.changed = true;
+                    self.store.holding.remove(&index);
+                    self.standing.counters.outputs_saved += 1;
+                    self.telling.unshown.insert(index);
+                    self.telling.changed = true;
                 }
             }
             return;
         }
         // Nothing of it is kept: it stays unsaved for the next try.
-        self.dirty.extend(save.rows);
+        self.store.dirty.extend(save.rows);
         let mut new_runs = save.new_runs;
-        new_runs.append(&mut self.new_runs);
-        self.new_runs = new_runs;
-        match self.keeping {
+        new_runs.append(&mut self.store.new_runs);
+        self.store.new_runs = new_runs;
+        match self.standing.keeping {
             Keeping::Pending => {
                 // The browser keeps nothing at all: the batch goes on in this page.
-                self.keeping = Keeping::Refused;
-                self.changed = true;
+                self.standing.keeping = Keeping::Refused;
+                self.telling.changed = true;
             }
             Keeping::Kept => {
                 // Kept so far, refused now (a full disk): stop sending, so that no key is sent
                 // that a reload could not find. What was received stays in this page.
-                if matches!(self.phase, Phase::Running) {
+                if matches!(self.standing.phase, Phase::Running) {
                     self.set_phase(Phase::Paused(Some(
                         "Paused: this browser's storage refused to save the batch (it may be \
                          full). Nothing received is lost while this page stays open; free some \
@@ -1133,8 +1254,8 @@ impl Engine {
         }
     }
 
-    fn due_submissions(&mut self, now: f64, commands: &mut Vec<Command>) {
-        self.sends_wait_for_store = false;
+    fn due_submissions(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
+        self.credits.sends_wait_for_store = false;
         if !self.may_send() {
             return;
         }
@@ -1148,41 +1269,44 @@ impl Engine {
             };
             // A key sent before may answer with the run it made, records and all: that
             // submission takes room for them.
-            let replay = self.may_have_run.contains(&index);
+            let replay = self.credits.may_have_run.contains(&index);
             if replay && self.output_room() == 0 {
                 self.held_back_for_room(now);
                 return;
             }
             // A row sent for the first time must fit the budget; a key sent before is counted
             // already.
-            if !replay && self.spending.budget.is_some() {
-                if !self.cleared.contains(&index) {
+            if !replay && self.credits.spending.budget.is_some() {
+                if !self.credits.cleared.contains(&index) {
                     self.clear_ahead(Some(index));
                 }
-                if !self.cleared.contains(&index) {
+                if !self.credits.cleared.contains(&index) {
                     let row = &self.rows[index];
-                    let reason = self.spending.pause_reason(row.line, row.estimate);
+                    let reason = self.credits.spending.pause_reason(row.line, row.estimate);
                     self.set_phase(Phase::Paused(Some(reason)));
                     return;
                 }
-                let listed = self.listed_in_store.contains(&index)
+                let listed = self.credits.listed_in_store.contains(&index)
                     && self
+                        .requests
                         .save_in_flight
                         .as_ref()
                         .is_none_or(|save| save.listed.contains(&index));
-                if self.keeping == Keeping::Kept && !listed {
-                    self.sends_wait_for_store = true;
+                if self.standing.keeping == Keeping::Kept && !listed {
+                    self.credits.sends_wait_for_store = true;
                     return;
                 }
             }
-            if self.submitting >= self.pacer.window() || self.pacer.ready_at(now) > now {
-                self.rate_bound_at = now;
+            if self.requests.submitting >= self.pacing.pacer.window()
+                || self.pacing.pacer.ready_at(now) > now
+            {
+                self.pacing.rate_bound_at = now;
                 return;
             }
-            self.pacer.sent(now);
-            self.submitting += 1;
+            self.pacing.pacer.sent(now);
+            self.requests.submitting += 1;
             if replay {
-                self.replaying.insert(index);
+                self.requests.replaying.insert(index);
             }
             self.change_row(index, |row| {
                 row.state = RowState::Submitting;
@@ -1200,7 +1324,7 @@ impl Engine {
 
     fn submitted(
         &mut self,
-        now: f64,
+        now: EngineTime,
         index: usize,
         key: &str,
         answer: SubmitAnswer,
@@ -1212,8 +1336,8 @@ impl Engine {
         if !current {
             return;
         }
-        self.submitting = self.submitting.saturating_sub(1);
-        self.replaying.remove(&index);
+        self.requests.submitting = self.requests.submitting.saturating_sub(1);
+        self.requests.replaying.remove(&index);
         match &answer {
             // The run may have been made, its answer lost.
             SubmitAnswer::Transient => self.set_may_have_run(index, true),
@@ -1224,7 +1348,7 @@ impl Engine {
             | SubmitAnswer::Unauthorized
             | SubmitAnswer::InsufficientCredits { .. } => {}
         }
-        let again = |not_before: f64| {
+        let again = |not_before: EngineTime| {
             move |row: &mut BatchRow| {
                 row.state = RowState::Waiting;
                 row.not_before = not_before;
@@ -1232,43 +1356,45 @@ impl Engine {
         };
         match answer {
             SubmitAnswer::Accepted(run) => {
-                self.pacer.accepted();
-                self.counters.accepted += 1;
-                self.accepted_seq += 1;
+                self.pacing.pacer.accepted();
+                self.standing.counters.accepted += 1;
+                self.watching.accepted_seq += 1;
                 let terminal = run.status.is_terminal();
                 if terminal {
                     self.learn_run_time(&run);
                 }
                 self.change_row(index, |row| row.take_run(&run));
                 if !terminal && self.rows[index].state.is_running() {
-                    let expected = self.run_ms.unwrap_or(FIRST_GUESS_RUN_MS);
-                    self.watches.insert(
+                    let expected = self.watching.run_time.unwrap_or(FIRST_GUESS_RUN);
+                    self.watching.watches.insert(
                         index,
                         Watch {
-                            accepted_seq: self.accepted_seq,
-                            due_at: now + expected * 1.1 + 100.0,
+                            accepted_seq: self.watching.accepted_seq,
+                            due_at: now + expected * 1.1 + Millis::from_ms(100.0),
                             early_reads: 0,
                             off_list: false,
                         },
                     );
-                    if self.phase == Phase::Cancelling {
-                        self.cancels.insert(index, CancelState::AgainAt(now));
+                    if self.standing.phase == Phase::Cancelling {
+                        self.requests
+                            .cancels
+                            .insert(index, CancelState::AgainAt(now));
                     }
                 }
             }
             SubmitAnswer::RateLimited { retry_after } => {
-                self.pacer.limited(now, retry_after.unwrap_or(1.0));
-                self.counters.limited += 1;
-                self.changed = true;
-                self.change_row(index, again(0.0));
+                self.pacing.pacer.limited(now, retry_after.unwrap_or(1.0));
+                self.standing.counters.limited += 1;
+                self.telling.changed = true;
+                self.change_row(index, again(EngineTime::EPOCH));
             }
             SubmitAnswer::Unauthorized => {
-                self.awaiting_sign_in = true;
-                self.change_row(index, again(0.0));
+                self.standing.awaiting_sign_in = true;
+                self.change_row(index, again(EngineTime::EPOCH));
             }
             SubmitAnswer::InsufficientCredits { message } => {
-                self.change_row(index, again(0.0));
-                if self.phase == Phase::Running {
+                self.change_row(index, again(EngineTime::EPOCH));
+                if self.standing.phase == Phase::Running {
                     self.set_phase(Phase::Paused(Some(format!(
                         "Paused: {} Resume once credits are available.",
                         message
@@ -1280,24 +1406,24 @@ impl Engine {
             }
             SubmitAnswer::Transient => {
                 let tries = self.rows[index].tries;
-                self.change_row(index, again(now + retry_delay_ms(tries)));
+                self.change_row(index, again(now + retry_delay(tries)));
             }
             SubmitAnswer::Refused(error) => self.change_row(index, |row| {
                 row.state = RowState::Failed;
                 row.error = Some(error);
             }),
         }
-        if self.phase == Phase::Cancelling {
+        if self.standing.phase == Phase::Cancelling {
             self.not_sent_rows();
         }
     }
 
     fn learn_run_time(&mut self, run: &Run) {
         if let Some(done) = run.completed_at {
-            let ms = (done - run.created_at).num_milliseconds().max(0) as f64;
-            self.run_ms = Some(match self.run_ms {
-                None => ms,
-                Some(before) => before * 0.8 + ms * 0.2,
+            let took = Millis::from_ms((done - run.created_at).num_milliseconds().max(0) as f64);
+            self.watching.run_time = Some(match self.watching.run_time {
+                None => took,
+                Some(before) => before * 0.8 + took * 0.2,
             });
         }
     }
@@ -1311,14 +1437,15 @@ impl Engine {
     }
 
     /// Reads due now: the run list when it costs less than the due rows' single reads.
-    fn due_reads(&mut self, now: f64, commands: &mut Vec<Command>) {
-        if self.list_in_flight {
+    fn due_reads(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
+        if self.requests.list_in_flight {
             return;
         }
         let mut due: Vec<(usize, Watch)> = self
+            .watching
             .watches
             .iter()
-            .filter(|(row, w)| w.due_at <= now && !self.reading.contains(*row))
+            .filter(|(row, w)| w.due_at <= now && !self.requests.reading.contains(*row))
             .map(|(row, w)| (*row, *w))
             .collect();
         if due.is_empty() {
@@ -1326,36 +1453,41 @@ impl Engine {
         }
         due.sort_by(|a, b| a.1.due_at.total_cmp(&b.1.due_at));
         // A run accepted more than a list's length before the latest is not in the list.
-        let in_list =
-            |w: &Watch| !w.off_list && self.accepted_seq - w.accepted_seq < RUN_LIST_LIMIT as u64;
-        let single_cost =
-            REQUEST_OVERHEAD_BYTES + self.finished_run_bytes.unwrap_or(self.unfinished_run_bytes);
+        let in_list = |w: &Watch| {
+            !w.off_list && self.watching.accepted_seq - w.accepted_seq < RUN_LIST_LIMIT as u64
+        };
+        let single_cost = REQUEST_OVERHEAD_BYTES
+            + self
+                .watching
+                .finished_run_bytes
+                .unwrap_or(self.watching.unfinished_run_bytes);
         let covered = due.iter().filter(|(_, w)| in_list(w)).count();
         let list_cost = REQUEST_OVERHEAD_BYTES
             // Not read yet: as many runs as the list holds, weighing what runs weigh.
             + self
-                .list_bytes
+                .watching.list_bytes
                 .unwrap_or(RUN_LIST_LIMIT as f64 * single_cost);
         let room = self.output_room();
         if covered > 1 && list_cost < covered as f64 * single_cost {
             // The list may finish every watched run it holds.
             let outputs = self
+                .watching
                 .watches
                 .values()
                 .filter(|w| in_list(w))
                 .count()
                 .min(RUN_LIST_LIMIT);
             if outputs <= room {
-                self.list_in_flight = true;
-                self.list_outputs = outputs;
-                self.counters.status_requests += 1;
-                self.changed = true;
+                self.requests.list_in_flight = true;
+                self.requests.list_outputs = outputs;
+                self.standing.counters.status_requests += 1;
+                self.telling.changed = true;
                 commands.push(Command::ReadRunList);
                 return;
             }
         }
         for (row, _) in due {
-            if self.reading.len() >= SINGLE_READS_AT_ONCE {
+            if self.requests.reading.len() >= SINGLE_READS_AT_ONCE {
                 break;
             }
             if self.output_room() == 0 {
@@ -1365,35 +1497,36 @@ impl Engine {
             let Some(run_id) = self.rows[row].run_id.clone() else {
                 continue;
             };
-            self.reading.insert(row);
-            self.counters.status_requests += 1;
-            self.changed = true;
+            self.requests.reading.insert(row);
+            self.standing.counters.status_requests += 1;
+            self.telling.changed = true;
             commands.push(Command::ReadRun { row, run_id });
         }
     }
 
     /// A running row found still running: read it again later, a little later each time.
-    fn read_again_later(&mut self, now: f64, index: usize) {
-        let expected = self.run_ms.unwrap_or(FIRST_GUESS_RUN_MS);
-        if let Some(watch) = self.watches.get_mut(&index) {
+    fn read_again_later(&mut self, now: EngineTime, index: usize) {
+        let expected = self.watching.run_time.unwrap_or(FIRST_GUESS_RUN);
+        if let Some(watch) = self.watching.watches.get_mut(&index) {
             watch.early_reads += 1;
-            let wait = (expected / 2.0).max(1_000.0)
+            let wait = (expected / 2.0).max(Millis::from_ms(1_000.0))
                 * 1.5f64.powi(watch.early_reads.saturating_sub(1).min(6) as i32);
-            watch.due_at = now + wait.min(10_000.0);
+            watch.due_at = now + wait.min(Millis::from_ms(10_000.0));
         }
     }
 
     /// Takes a run's answer for a row; counts a finished run's bytes as results the first time.
-    fn take_read_run(&mut self, now: f64, index: usize, run: &Run, bytes: Option<usize>) {
+    fn take_read_run(&mut self, now: EngineTime, index: usize, run: &Run, bytes: Option<usize>) {
         let was_running = self.rows[index].state.is_running();
         if run.status.is_terminal() && was_running {
             self.learn_run_time(run);
             if let Some(bytes) = bytes {
-                self.counters.result_bytes += bytes;
-                Self::learn_bytes(&mut self.finished_run_bytes, bytes);
+                self.standing.counters.result_bytes += bytes;
+                Self::learn_bytes(&mut self.watching.finished_run_bytes, bytes);
             }
         } else if let Some(bytes) = bytes {
-            self.unfinished_run_bytes = self.unfinished_run_bytes * 0.7 + bytes as f64 * 0.3;
+            self.watching.unfinished_run_bytes =
+                self.watching.unfinished_run_bytes * 0.7 + bytes as f64 * 0.3;
         }
         self.change_row(index, |row| row.take_run(run));
         if self.rows[index].state.is_running() {
@@ -1401,24 +1534,26 @@ impl Engine {
         }
     }
 
-    fn run_read(&mut self, now: f64, index: usize, answer: ReadAnswer<Run>) {
-        self.reading.remove(&index);
+    fn run_read(&mut self, now: EngineTime, index: usize, answer: ReadAnswer<Run>) {
+        self.requests.reading.remove(&index);
         match answer {
             ReadAnswer::Read { value, bytes } => {
-                self.counters.status_bytes += bytes;
+                self.standing.counters.status_bytes += bytes;
                 if self.rows.get(index).and_then(|r| r.run_id.as_deref()) == Some(&value.id) {
                     self.take_read_run(now, index, &value, Some(bytes));
                 }
                 // A read asked after a cancel's 409: if the run still shows as going, cancel
                 // again.
-                if self.phase == Phase::Cancelling
+                if self.standing.phase == Phase::Cancelling
                     && self.rows[index].state.is_running()
-                    && !self.cancels.contains_key(&index)
+                    && !self.requests.cancels.contains_key(&index)
                 {
-                    self.cancels.insert(index, CancelState::AgainAt(now));
+                    self.requests
+                        .cancels
+                        .insert(index, CancelState::AgainAt(now));
                 }
             }
-            ReadAnswer::Unauthorized => self.awaiting_sign_in = true,
+            ReadAnswer::Unauthorized => self.standing.awaiting_sign_in = true,
             ReadAnswer::NotFound => self.change_row(index, |row| {
                 row.state = RowState::Failed;
                 row.error = Some(RowError {
@@ -1431,14 +1566,15 @@ impl Engine {
         }
     }
 
-    fn list_read(&mut self, now: f64, answer: ReadAnswer<Vec<Run>>) {
-        self.list_in_flight = false;
-        self.list_outputs = 0;
+    fn list_read(&mut self, now: EngineTime, answer: ReadAnswer<Vec<Run>>) {
+        self.requests.list_in_flight = false;
+        self.requests.list_outputs = 0;
         match answer {
             ReadAnswer::Read { value, bytes } => {
-                self.counters.status_bytes += bytes;
-                Self::learn_bytes(&mut self.list_bytes, bytes);
+                self.standing.counters.status_bytes += bytes;
+                Self::learn_bytes(&mut self.watching.list_bytes, bytes);
                 let by_run: HashMap<&str, usize> = self
+                    .watching
                     .watches
                     .keys()
                     .filter_map(|&i| Some((self.rows[i].run_id.as_deref()?, i)))
@@ -1452,42 +1588,44 @@ impl Engine {
                     // The list's bytes are status; a finished run's share is its result.
                     let share = serde_json::to_string(&run).map_or(0, |s| s.len());
                     if run.status.is_terminal() {
-                        self.counters.result_bytes += share;
-                        Self::learn_bytes(&mut self.finished_run_bytes, share);
+                        self.standing.counters.result_bytes += share;
+                        Self::learn_bytes(&mut self.watching.finished_run_bytes, share);
                     }
                     self.take_read_run(now, index, &run, None);
                 }
                 // A due run missing from the list left it (over a hundred runs since): read it on
                 // its own.
                 let missing: Vec<usize> = self
+                    .watching
                     .watches
                     .iter()
                     .filter(|(i, w)| w.due_at <= now && !listed.contains(*i))
                     .map(|(i, _)| *i)
                     .collect();
                 for index in missing {
-                    if let Some(w) = self.watches.get_mut(&index) {
+                    if let Some(w) = self.watching.watches.get_mut(&index) {
                         w.off_list = true;
                     }
                 }
             }
-            ReadAnswer::Unauthorized => self.awaiting_sign_in = true,
+            ReadAnswer::Unauthorized => self.standing.awaiting_sign_in = true,
             ReadAnswer::NotFound | ReadAnswer::Failed => {}
         }
     }
 
     fn start_cancel(&mut self) {
-        self.cancelled = true;
+        self.standing.cancelled = true;
         self.set_phase(Phase::Cancelling);
-        self.changed = true;
+        self.telling.changed = true;
         self.not_sent_rows();
         let running: Vec<usize> = (0..self.rows.len())
             .filter(|&i| self.rows[i].state.is_running() && self.rows[i].run_id.is_some())
             .collect();
         for index in running {
-            self.cancels
+            self.requests
+                .cancels
                 .entry(index)
-                .or_insert(CancelState::AgainAt(f64::NEG_INFINITY));
+                .or_insert(CancelState::AgainAt(EngineTime::LONG_AGO));
         }
     }
 
@@ -1508,8 +1646,9 @@ impl Engine {
         }
     }
 
-    fn due_cancels(&mut self, now: f64, commands: &mut Vec<Command>) {
+    fn due_cancels(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         let due: Vec<usize> = self
+            .requests
             .cancels
             .iter()
             .filter(|(_, s)| matches!(s, CancelState::AgainAt(t) if *t <= now))
@@ -1523,10 +1662,10 @@ impl Engine {
                         row: index,
                         run_id: run_id.clone(),
                     });
-                    self.cancels.insert(index, CancelState::InFlight);
+                    self.requests.cancels.insert(index, CancelState::InFlight);
                 }
                 _ => {
-                    self.cancels.remove(&index);
+                    self.requests.cancels.remove(&index);
                 }
             }
         }
@@ -1534,35 +1673,37 @@ impl Engine {
 
     fn cancel_answered(
         &mut self,
-        now: f64,
+        now: EngineTime,
         index: usize,
         answer: CancelAnswer,
         commands: &mut Vec<Command>,
     ) {
-        self.cancels.remove(&index);
+        self.requests.cancels.remove(&index);
         match answer {
             CancelAnswer::Cancelled(run) => self.take_read_run(now, index, &run, None),
             CancelAnswer::AlreadyFinished => {
                 if let Some(run_id) = self.rows.get(index).and_then(|r| r.run_id.clone()) {
-                    self.reading.insert(index);
-                    self.counters.status_requests += 1;
+                    self.requests.reading.insert(index);
+                    self.standing.counters.status_requests += 1;
                     commands.push(Command::ReadRun { row: index, run_id });
                 }
             }
             CancelAnswer::Unauthorized => {
-                self.awaiting_sign_in = true;
-                self.cancels
-                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN_MS));
+                self.standing.awaiting_sign_in = true;
+                self.requests
+                    .cancels
+                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN));
             }
             CancelAnswer::Failed => {
-                self.cancels
-                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN_MS));
+                self.requests
+                    .cancels
+                    .insert(index, CancelState::AgainAt(now + CANCEL_AGAIN));
             }
         }
     }
 
-    fn retry_failed(&mut self, now: f64) {
-        if self.phase != Phase::Done {
+    fn retry_failed(&mut self, now: EngineTime) {
+        if self.standing.phase != Phase::Done {
             return;
         }
         let failed: Vec<usize> = (0..self.rows.len())
@@ -1576,12 +1717,12 @@ impl Engine {
             // counts against the budget.
             self.set_may_have_run(index, false);
             let charged = self.rows[index].credits_used;
-            self.charged_before = self.charged_before.saturating_add(charged);
-            self.spending.charged = self.spending.charged.saturating_add(charged);
+            self.credits.charged_before = self.credits.charged_before.saturating_add(charged);
+            self.credits.spending.charged = self.credits.spending.charged.saturating_add(charged);
             self.change_row(index, |row| {
                 row.attempt += 1;
                 row.tries = 0;
-                row.not_before = 0.0;
+                row.not_before = EngineTime::EPOCH;
                 row.state = RowState::Waiting;
                 row.run_id = None;
                 row.error = None;
@@ -1590,26 +1731,28 @@ impl Engine {
                 row.credits_used = 0;
             });
         }
-        self.cancelled = false;
+        self.standing.cancelled = false;
         self.set_phase(Phase::Running);
-        self.counters.started_at = now;
-        self.counters.accepted = 0;
-        self.refreshed_at_end = false;
+        self.standing.counters.started_at = now.as_ms();
+        self.standing.counters.accepted = 0;
+        self.balance.refreshed_at_end = false;
     }
 
     /// Running with nothing left to send, follow or store: done. Cancelling with nothing on its
     /// way: done. A kept batch is done once the store has every row's records, so the page, told
     /// of a finished row once it is stored, shows every row final when it shows "done".
     fn finish_if_done(&mut self) {
-        let storing = self.keeping == Keeping::Kept && !self.holding.is_empty();
-        let going = storing || self.submitting > 0 || self.rows.iter().any(|r| !r.state.is_final());
-        match self.phase {
+        let storing = self.standing.keeping == Keeping::Kept && !self.store.holding.is_empty();
+        let going = storing
+            || self.requests.submitting > 0
+            || self.rows.iter().any(|r| !r.state.is_final());
+        match self.standing.phase {
             Phase::Running if !going => self.set_phase(Phase::Done),
             Phase::Cancelling => {
                 let busy = storing
-                    || self.submitting > 0
-                    || !self.cancels.is_empty()
-                    || !self.reading.is_empty()
+                    || self.requests.submitting > 0
+                    || !self.requests.cancels.is_empty()
+                    || !self.requests.reading.is_empty()
                     || self.rows.iter().any(|r| r.state.is_running());
                 if !busy {
                     self.not_sent_rows();
@@ -1636,6 +1779,8 @@ mod tests {
     use super::*;
     use crate::model::bulk::{CheckedRow, row_key};
 
+    /// When the simulations start, in ms since the epoch: the fake API and the fake store keep
+    /// their times as plain milliseconds, and the engine takes them as [`EngineTime`].
     const START: f64 = 1.7e12;
 
     /// A tiny deterministic generator, so a proptest case is replayed exactly.
@@ -1891,6 +2036,7 @@ mod tests {
 
     /// A driver on a fake clock: each command's answer arrives after a random latency.
     struct Sim {
+        /// The fake clock, in ms since the epoch ([`Sim::clock`] for the engine).
         now: f64,
         engine: Engine,
         api: FakeApi,
@@ -1948,6 +2094,11 @@ mod tests {
     }
 
     impl Sim {
+        /// The fake clock's time, as the engine takes it.
+        fn clock(&self) -> EngineTime {
+            EngineTime::from_ms(self.now)
+        }
+
         fn new(n: usize, api: FakeApi, faults: Faults, seed: u64) -> Sim {
             Sim::with_rows(rows(n), None, api, faults, seed)
         }
@@ -1965,7 +2116,7 @@ mod tests {
                 ActionId::PremiumSearchPeople,
                 vec!["keywords".into()],
                 rows,
-                START,
+                EngineTime::from_ms(START),
             )
             .with_budget(budget);
             Sim {
@@ -2017,7 +2168,7 @@ mod tests {
                         // but it was counted before the reload.
                         let spending = *self.engine.spending();
                         let first_time = self.keys_ever_sent.insert(key.clone());
-                        let replay = self.engine.replaying.contains(&row);
+                        let replay = self.engine.requests.replaying.contains(&row);
                         if first_time
                             && !replay
                             && let Some(budget) = spending.budget
@@ -2114,7 +2265,7 @@ mod tests {
             }
             let resume = event == Event::Resume;
             let phase_before = self.engine.phase().clone();
-            let commands = self.engine.handle(self.now, event);
+            let commands = self.engine.handle(self.clock(), event);
             self.check_spending();
             if resume || self.engine.phase() != &phase_before {
                 self.check_pause_at_budget();
@@ -2152,16 +2303,16 @@ mod tests {
         fn check_spending(&mut self) {
             let engine = &self.engine;
             let counted = Spending::of(
-                engine.spending.budget,
-                engine.charged_before,
+                engine.credits.spending.budget,
+                engine.credits.charged_before,
                 &engine.rows,
                 |index| engine.held(index),
             );
             assert_eq!(
-                engine.spending, counted,
+                engine.credits.spending, counted,
                 "the spending kept is the spending counted"
             );
-            let budget = engine.spending.budget;
+            let budget = engine.credits.spending.budget;
             if budget != self.budget_seen {
                 if budget.is_some_and(|b| self.budget_seen.is_none_or(|seen| b < seen)) {
                     self.budget_lowered = true;
@@ -2171,7 +2322,7 @@ mod tests {
             let Some(budget) = budget else {
                 return;
             };
-            let committed = engine.spending.committed();
+            let committed = engine.credits.spending.committed();
             let at_the_api = self.api.committed(self.now);
             assert!(
                 at_the_api <= committed,
@@ -2199,10 +2350,10 @@ mod tests {
             };
             let row = &engine.rows[next];
             assert!(
-                !engine.spending.fits(row.estimate),
+                !engine.credits.spending.fits(row.estimate),
                 "paused before line {}, which fits: {:?}",
                 row.line,
-                engine.spending
+                engine.credits.spending
             );
             assert!(reason.contains(&format!("line {} ", row.line)), "{reason}");
         }
@@ -2268,7 +2419,7 @@ mod tests {
             matches!(self.engine.phase(), Phase::Paused(_))
                 && self.arriving.is_empty()
                 && self.sign_in_at.is_none()
-                && self.engine.save_in_flight.is_none()
+                && self.engine.requests.save_in_flight.is_none()
                 && !self.engine.has_unsaved()
                 && self
                     .engine
@@ -2297,7 +2448,10 @@ mod tests {
                     .enumerate()
                     .min_by(|a, b| a.1.0.total_cmp(&b.1.0).then(a.1.1.cmp(&b.1.1)))
                     .map(|(i, a)| (i, a.0));
-                let wake = self.engine.wake_at(self.now).unwrap_or(f64::INFINITY);
+                let wake = self
+                    .engine
+                    .wake_at(self.clock())
+                    .map_or(f64::INFINITY, EngineTime::as_ms);
                 let wake = wake.min(self.sign_in_at.unwrap_or(f64::INFINITY));
                 // Like a browser timer, the driver wakes at least once a second.
                 let wake = wake.min(self.now + 1_000.0).max(self.now + 1.0);
@@ -2329,7 +2483,7 @@ mod tests {
                 .clone()
                 .expect("saved before anything was sent");
             let rows: Vec<BatchRow> = self.store.rows.values().cloned().collect();
-            self.engine = Engine::restore(summary, rows, self.now).unwrap();
+            self.engine = Engine::restore(summary, rows, self.clock()).unwrap();
             self.check_spending();
         }
 
@@ -2488,13 +2642,19 @@ mod tests {
     #[test]
     fn nothing_is_sent_before_the_first_save_and_a_refusing_store_keeps_it_in_the_page() {
         let mut sim = Sim::new(5, FakeApi::new(5.0, 10.0, 500.0), NO_FAULTS, 3);
-        let commands = sim.engine.handle(START, Event::Tick);
+        let commands = sim.engine.handle(EngineTime::from_ms(START), Event::Tick);
         assert!(
             matches!(commands.as_slice(), [Command::Save(_)]),
             "{commands:?}"
         );
-        assert!(sim.engine.handle(START + 500.0, Event::Tick).is_empty());
-        let commands = sim.engine.handle(START + 600.0, Event::Saved(false));
+        assert!(
+            sim.engine
+                .handle(EngineTime::from_ms(START + 500.0), Event::Tick)
+                .is_empty()
+        );
+        let commands = sim
+            .engine
+            .handle(EngineTime::from_ms(START + 600.0), Event::Saved(false));
         assert_eq!(sim.engine.keeping(), Keeping::Refused);
         assert!(
             commands.iter().all(|c| matches!(c, Command::Submit { .. })) && !commands.is_empty()

@@ -14,6 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::clock::{EngineTime, Millis};
+
 /// What a batch learned about the API's rate limit, kept with the batch.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LearnedPace {
@@ -24,30 +26,29 @@ pub struct LearnedPace {
 /// The most a pace may catch up after a pause of the sender: one second's worth of submissions
 /// (and one more, so that a sender whose timers wake once a second, as behind another tab,
 /// keeps the fraction a second leaves over instead of losing it at every wake).
-const CATCH_UP_MS: f64 = 1_000.0;
+const CATCH_UP: Millis = Millis::from_ms(1_000.0);
 
-/// Accepted submissions worth this many milliseconds at the pace, without a `429`, make the pace
-/// 2 % faster.
-const CREEP_AFTER_MS: f64 = 3_000.0;
+/// Accepted submissions worth this long at the pace, without a `429`, make the pace 2 % faster.
+const CREEP_AFTER: Millis = Millis::from_ms(3_000.0);
 
 /// Submissions on their way at once before the pace is known.
 const UNPACED_WINDOW: usize = 2;
 
 /// Submissions that may be on their way at once, once the pace is known, cover this long.
-const WINDOW_MS: f64 = 500.0;
+const WINDOW: Millis = Millis::from_ms(500.0);
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pacer {
-    /// Milliseconds between submissions; `None` until learned.
-    interval: Option<f64>,
+    /// The time between submissions; `None` until learned.
+    interval: Option<Millis>,
     /// Submissions that may go now (a token bucket refilled at the pace).
     tokens: f64,
-    /// When `tokens` was last brought up to date, ms; `None` before the first submission (a pace
+    /// When `tokens` was last brought up to date; `None` before the first submission (a pace
     /// kept from before starts with one: what the API's own bucket holds now is unknown).
-    refilled_at: Option<f64>,
+    refilled_at: Option<EngineTime>,
     /// No submission before this time (a `429`'s `retry_after`).
-    resume_at: f64,
-    last_limited: Option<f64>,
+    resume_at: EngineTime,
+    last_limited: Option<EngineTime>,
     accepted_since_limited: u32,
     accepted_since_change: u32,
     /// Since the last `429`, the sender left the pace's submissions unused (its timers were
@@ -64,7 +65,7 @@ impl Pacer {
     pub fn learned_before(pace: LearnedPace) -> Pacer {
         Pacer {
             interval: (pace.interval_ms.is_finite() && pace.interval_ms > 0.0)
-                .then_some(pace.interval_ms),
+                .then_some(Millis::from_ms(pace.interval_ms)),
             tokens: 1.0,
             ..Pacer::default()
         }
@@ -72,19 +73,21 @@ impl Pacer {
 
     /// What to keep with the batch.
     pub fn learned(&self) -> Option<LearnedPace> {
-        self.interval.map(|interval_ms| LearnedPace { interval_ms })
+        self.interval.map(|interval| LearnedPace {
+            interval_ms: interval.as_ms(),
+        })
     }
 
-    /// Milliseconds between submissions, once learned.
-    pub fn interval(&self) -> Option<f64> {
+    /// The time between submissions, once learned.
+    pub fn interval(&self) -> Option<Millis> {
         self.interval
     }
 
-    fn capacity(interval: f64) -> f64 {
-        CATCH_UP_MS / interval + 1.0
+    fn capacity(interval: Millis) -> f64 {
+        CATCH_UP / interval + 1.0
     }
 
-    fn refill(&mut self, now: f64) {
+    fn refill(&mut self, now: EngineTime) {
         let Some(interval) = self.interval else {
             return;
         };
@@ -104,8 +107,8 @@ impl Pacer {
         }
     }
 
-    /// The earliest time (ms) the next submission may go.
-    pub fn ready_at(&self, now: f64) -> f64 {
+    /// The earliest time the next submission may go.
+    pub fn ready_at(&self, now: EngineTime) -> EngineTime {
         let by_pace = match self.interval {
             None => now,
             Some(interval) => {
@@ -114,7 +117,7 @@ impl Pacer {
                 if bucket.tokens >= 1.0 {
                     now
                 } else {
-                    now.max(bucket.refilled_at.unwrap_or(now)) + (1.0 - bucket.tokens) * interval
+                    now.max(bucket.refilled_at.unwrap_or(now)) + interval * (1.0 - bucket.tokens)
                 }
             }
         };
@@ -122,7 +125,7 @@ impl Pacer {
     }
 
     /// A submission left at `now` (which is at or after [`Pacer::ready_at`]).
-    pub fn sent(&mut self, now: f64) {
+    pub fn sent(&mut self, now: EngineTime) {
         self.refill(now);
         if self.interval.is_some() {
             self.tokens -= 1.0;
@@ -134,7 +137,7 @@ impl Pacer {
         self.accepted_since_limited += 1;
         self.accepted_since_change += 1;
         if let Some(interval) = self.interval
-            && f64::from(self.accepted_since_change) * interval >= CREEP_AFTER_MS
+            && interval * f64::from(self.accepted_since_change) >= CREEP_AFTER
         {
             if !self.lagged_since_change {
                 self.interval = Some(interval * 0.98);
@@ -145,15 +148,15 @@ impl Pacer {
     }
 
     /// The API answered `429` at `now`, asking to wait `retry_after` seconds.
-    pub fn limited(&mut self, now: f64, retry_after: f64) {
+    pub fn limited(&mut self, now: EngineTime, retry_after: f64) {
         match self.last_limited {
             // The API's bucket was empty then and is empty now: what it accepted in between is
             // what it refilled, if the sender kept it at its limit all along.
             Some(then)
                 if self.accepted_since_limited >= 3 && now > then && !self.lagged_since_limited =>
             {
-                let rate = f64::from(self.accepted_since_limited) / (now - then);
-                self.interval = Some(1.03 / rate);
+                let per_ms = f64::from(self.accepted_since_limited) / (now - then).as_ms();
+                self.interval = Some(Millis::from_ms(1.03 / per_ms));
                 self.accepted_since_change = 0;
                 self.lagged_since_change = false;
                 self.last_limited = Some(now);
@@ -171,7 +174,7 @@ impl Pacer {
         }
         self.resume_at = self
             .resume_at
-            .max(now + retry_after.clamp(0.05, 60.0) * 1000.0);
+            .max(now + Millis::from_secs(retry_after.clamp(0.05, 60.0)));
         // The API's bucket is empty: ours holds one submission at the end of the wait, and
         // fills at the pace from there.
         if let Some(interval) = self.interval {
@@ -187,15 +190,15 @@ impl Pacer {
     pub fn window(&self) -> usize {
         match self.interval {
             None => UNPACED_WINDOW,
-            Some(interval) => ((WINDOW_MS / interval).ceil() as usize).max(3),
+            Some(interval) => ((WINDOW / interval).ceil() as usize).max(3),
         }
     }
 }
 
 /// How long a row waits before its next try with the same key after a 5xx or no answer:
 /// 1 s, 2 s, 4 s … up to 30 s.
-pub fn retry_delay_ms(tries: u32) -> f64 {
-    (1000.0 * 2f64.powi(tries.saturating_sub(1).min(5) as i32)).min(30_000.0)
+pub fn retry_delay(tries: u32) -> Millis {
+    Millis::from_ms((1000.0 * 2f64.powi(tries.saturating_sub(1).min(5) as i32)).min(30_000.0))
 }
 
 #[cfg(test)]
@@ -203,61 +206,76 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The instant `ms` after the clock's start.
+    fn at(ms: f64) -> EngineTime {
+        EngineTime::from_ms(ms)
+    }
+
     #[test]
     fn the_pace_learns_the_rate_between_two_429s_and_creeps_up() {
         let mut p = Pacer::default();
-        assert_eq!((p.ready_at(0.0), p.window()), (0.0, 2));
+        assert_eq!((p.ready_at(at(0.0)).as_ms(), p.window()), (0.0, 2));
         for _ in 0..20 {
-            p.sent(0.0);
+            p.sent(at(0.0));
             p.accepted();
         }
         // The burst ends: wait as told, no pace yet.
-        p.limited(10.0, 1.0);
-        assert_eq!((p.ready_at(10.0), p.interval()), (1010.0, None));
+        p.limited(at(10.0), 1.0);
+        assert_eq!(
+            (
+                p.ready_at(at(10.0)).as_ms(),
+                p.interval().map(Millis::as_ms)
+            ),
+            (1010.0, None)
+        );
         // After the wait, 20 more went through before the next 429 at 2010 ms: 20 per 2 s.
         for _ in 0..20 {
             p.accepted();
         }
-        p.limited(2010.0, 1.0);
-        let interval = p.interval().unwrap();
+        p.limited(at(2010.0), 1.0);
+        let interval = p.interval().map(Millis::as_ms).unwrap();
         assert!((interval - 103.0).abs() < 0.01, "{interval}");
         assert_eq!(p.window(), 5);
         // After the wait one goes, then one per interval.
-        assert!((p.ready_at(3010.0) - 3010.0).abs() < 0.01);
-        p.sent(3010.0);
-        assert!((p.ready_at(3010.0) - 3113.0).abs() < 0.01);
+        assert!((p.ready_at(at(3010.0)).as_ms() - 3010.0).abs() < 0.01);
+        p.sent(at(3010.0));
+        assert!((p.ready_at(at(3010.0)).as_ms() - 3113.0).abs() < 0.01);
         // Three seconds of acceptances without a 429: 2 % faster.
         for _ in 0..30 {
             p.accepted();
         }
-        assert!(p.interval().unwrap() < interval);
+        assert!(p.interval().map(Millis::as_ms).unwrap() < interval);
     }
 
     #[test]
     fn after_a_freeze_it_resumes_at_the_pace_not_in_a_burst() {
         let mut p = Pacer::learned_before(LearnedPace { interval_ms: 100.0 });
-        p.sent(0.0);
+        p.sent(at(0.0));
         // Ten minutes frozen: one second's worth (and one) may go at once, no more.
         let mut at_once = 0;
-        while p.ready_at(600_000.0) <= 600_000.0 {
-            p.sent(600_000.0);
+        while p.ready_at(at(600_000.0)).as_ms() <= 600_000.0 {
+            p.sent(at(600_000.0));
             at_once += 1;
         }
         assert_eq!(at_once, 11);
-        assert!((p.ready_at(600_000.0) - 600_100.0).abs() < 0.01);
+        assert!((p.ready_at(at(600_000.0)).as_ms() - 600_100.0).abs() < 0.01);
     }
 
     #[test]
     fn a_kept_pace_is_measured_again_from_its_first_429() {
         let mut p = Pacer::learned_before(LearnedPace { interval_ms: 100.0 });
-        p.limited(0.0, 0.5);
-        assert_eq!(p.interval(), Some(100.0), "one 429 measures nothing");
+        p.limited(at(0.0), 0.5);
+        assert_eq!(
+            p.interval().map(Millis::as_ms),
+            Some(100.0),
+            "one 429 measures nothing"
+        );
         // Retries after exactly one refill: one accepted between two 429s, counted on.
         for t in 1..=10 {
             p.accepted();
-            p.limited(f64::from(t) * 200.0, 0.2);
+            p.limited(at(f64::from(t) * 200.0), 0.2);
         }
-        let interval = p.interval().unwrap();
+        let interval = p.interval().map(Millis::as_ms).unwrap();
         assert!((interval - 206.0).abs() < 0.5, "{interval}");
         assert_eq!(
             Pacer::learned_before(LearnedPace {
@@ -271,38 +289,42 @@ mod tests {
     #[test]
     fn a_sender_that_fell_behind_measures_nothing_and_does_not_creep() {
         let mut p = Pacer::learned_before(LearnedPace { interval_ms: 500.0 });
-        p.limited(0.0, 0.5);
+        p.limited(at(0.0), 0.5);
         // Behind another tab: timers wake once a minute, and each wake sends what it may.
         let mut now = 500.0;
         for _ in 0..5 {
             now += 60_000.0;
-            while p.ready_at(now) <= now {
-                p.sent(now);
+            while p.ready_at(at(now)).as_ms() <= now {
+                p.sent(at(now));
                 p.accepted();
             }
         }
-        assert_eq!(p.interval(), Some(500.0), "no creep while behind");
+        assert_eq!(
+            p.interval().map(Millis::as_ms),
+            Some(500.0),
+            "no creep while behind"
+        );
         // In front again: the first 429 is not a measure of 10 rows over five minutes.
-        p.limited(now, 0.5);
-        assert_eq!(p.interval(), Some(500.0));
+        p.limited(at(now), 0.5);
+        assert_eq!(p.interval().map(Millis::as_ms), Some(500.0));
         // Kept at the limit from there, the next 429 measures again.
         for i in 1..=10 {
-            p.sent(now + f64::from(i) * 500.0);
+            p.sent(at(now + f64::from(i) * 500.0));
             p.accepted();
         }
-        p.limited(now + 5_000.0, 0.5);
+        p.limited(at(now + 5_000.0), 0.5);
         assert!(
-            (p.interval().unwrap() - 515.0).abs() < 0.5,
+            (p.interval().map(Millis::as_ms).unwrap() - 515.0).abs() < 0.5,
             "{:?}",
-            p.interval()
+            p.interval().map(Millis::as_ms)
         );
     }
 
     #[test]
     fn retries_back_off_to_thirty_seconds() {
-        assert_eq!(retry_delay_ms(1), 1000.0);
-        assert_eq!(retry_delay_ms(2), 2000.0);
-        assert_eq!(retry_delay_ms(20), 30_000.0);
+        assert_eq!(retry_delay(1).as_ms(), 1000.0);
+        assert_eq!(retry_delay(2).as_ms(), 2000.0);
+        assert_eq!(retry_delay(20).as_ms(), 30_000.0);
     }
 
     proptest! {
@@ -318,8 +340,8 @@ mod tests {
             let mut sent_at = Vec::new();
             for gap in gaps {
                 now += gap;
-                while p.ready_at(now) <= now {
-                    p.sent(now);
+                while p.ready_at(at(now)).as_ms() <= now {
+                    p.sent(at(now));
                     sent_at.push(now);
                 }
             }
