@@ -7,13 +7,12 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use leptos::task::spawn_local_scoped_with_cancellation;
 use leptos_router::components::A;
 use leptos_router::hooks::{use_navigate, use_query};
 use leptos_router::params::{Params, ParamsError};
 
 use crate::app::{in_place, use_id_param};
-use crate::browser::{copy_text, sleep, until_visible};
+use crate::browser::copy_text;
 use crate::components::CopyAsCode;
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
@@ -21,6 +20,7 @@ use crate::model::request_log::{
     WHOLE_BODIES_KEPT, entry_path,
 };
 use crate::request_log::{self, WholeBody};
+use crate::state::polling::use_every_while_shown;
 use crate::state::workspace::use_workspace;
 
 /// How often the list reads the log again while it is on screen.
@@ -62,13 +62,7 @@ pub fn RequestLogPage() -> impl IntoView {
     let workspace_id = move || workspace.id();
     // Read again on a timer while shown, and after a clear or a switch.
     let reread = RwSignal::new(0_u32);
-    spawn_local_scoped_with_cancellation(async move {
-        loop {
-            sleep(REREAD).await;
-            until_visible().await;
-            reread.update(|n| *n += 1);
-        }
-    });
+    use_every_while_shown(REREAD, move || reread.update(|n| *n += 1));
     let entries = LocalResource::new(move || {
         reread.track();
         let id = workspace_id();

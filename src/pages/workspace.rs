@@ -7,14 +7,13 @@ use std::time::Duration;
 use api_contract::Workspace;
 use chrono::Local;
 use leptos::prelude::*;
-use leptos::task::spawn_local_scoped_with_cancellation;
 
 use crate::api::ApiError;
-use crate::browser::{sleep, until_visible};
 use crate::components::{ApiErrorPanel, CreditsChart};
 use crate::model::credits::CreditsOverTime;
 use crate::model::format::group_thousands;
 use crate::state::environment::use_environment;
+use crate::state::polling::use_every_while_shown;
 use crate::state::safeguards::use_safeguards;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
@@ -35,13 +34,9 @@ pub fn WorkspacePage() -> impl IntoView {
     // visible, the chart with them; the header's summary follows, as it reads the same
     // resource. The loop ends with the page.
     workspace.refresh_unless_loading();
-    spawn_local_scoped_with_cancellation(async move {
-        loop {
-            sleep(REFRESH_EVERY).await;
-            until_visible().await;
-            workspace.refresh();
-            runs.refetch();
-        }
+    use_every_while_shown(REFRESH_EVERY, move || {
+        workspace.refresh();
+        runs.refetch();
     });
 
     view! {

@@ -1,4 +1,5 @@
-//! Polling by the console's rules, in one hook: `use_poll` for a run page and the runs list.
+//! Polling by the console's rules, in one hook: `use_poll` for a run page and the runs list;
+//! and `use_every_while_shown` for a page that refreshes on a timer (the workspace, the log).
 //!
 //! Starts at 1 s and backs off ×1.5 to 10 s; never more than one request in flight; nothing while
 //! the tab is hidden (it waits for `visibilitychange`, then polls at once if a poll fell due);
@@ -18,6 +19,20 @@ use leptos::task::spawn_local_scoped_with_cancellation;
 
 use crate::api::{ApiError, WithRequestId};
 use crate::browser::{sleep, until_visible};
+
+/// Calls `tick` every `period` while the calling page is shown: a tick that falls due while the
+/// tab is hidden waits until it is visible again, and the loop ends when the page is left (it
+/// belongs to the caller's owner). `tick` asks a resource to load again (`refetch`), which keeps
+/// one load of its own at a time, and returns at once.
+pub fn use_every_while_shown(period: Duration, tick: impl Fn() + 'static) {
+    spawn_local_scoped_with_cancellation(async move {
+        loop {
+            sleep(period).await;
+            until_visible().await;
+            tick();
+        }
+    });
+}
 
 /// Delay before the poll after `polls_done` polls: 1 s, then ×1.5 each time, capped at 10 s.
 pub fn backoff(polls_done: u32) -> Duration {
