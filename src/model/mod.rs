@@ -17,4 +17,5 @@ pub mod request_log;
 pub mod safeguards;
 pub mod sign_ins;
 pub mod snippets;
+pub mod submission;
 pub mod urls;
