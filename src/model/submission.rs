@@ -1,7 +1,7 @@
 //! The form's submission as rules: which idempotency key the next request sends, how long a
 //! rate-limited retry waits, and what the form says after a refusal.
 //!
-//! Pure functions, tested natively; `pages/action_form/submission.rs` drives them.
+//! Pure functions, tested natively; `pages/action_form/` drives them.
 
 /// The longest wait before a rate-limited retry, whatever the API asks: ten minutes.
 const MAX_RETRY_WAIT_SECONDS: f64 = 600.0;

@@ -66,7 +66,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     let action = model.action.clone();
     let draft = starting_draft(&model, drafts);
     let mode = RwSignal::new(if draft.live { "live" } else { "async" }.to_owned());
-    let live = Signal::derive(move || mode.with(|m| m == "live"));
+    let live = move || mode.with(|m| m == "live");
     let (known, cpr, ceiling, note) = (
         model.known,
         model.credits_per_record,
@@ -80,21 +80,22 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         ..
     } = fields;
     let body = Memo::new(move |_| values.with(|v| fields.model.with_value(|m| m.body(v))));
-    let estimate =
-        Signal::derive(move || values.with(|v| fields.model.with_value(|m| m.estimate(v))));
-    let available = Signal::derive(move || {
+    // Plain closures, not derived signals: they own nothing, so a view still reading them
+    // while a 401 takes the page down reads live signals, not disposed ones.
+    let estimate = move || values.with(|v| fields.model.with_value(|m| m.estimate(v)));
+    let available = move || {
         workspace
             .get()
             .and_then(Result::ok)
             .map(|ws| ws.credits_available())
-    });
+    };
 
     {
         let action = action.clone();
         Effect::new(move |_| {
             let draft = Draft {
                 values: values.get(),
-                live: live.get(),
+                live: live(),
             };
             drafts.save(&action, draft);
         });
@@ -109,7 +110,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         move || {
             if let Some(client) = session.client_untracked() {
                 let body = body.get_untracked();
-                submission.send_new(client, action.clone(), live.get_untracked(), body);
+                submission.send_new(client, action.clone(), untrack(live), body);
             }
         }
     };
@@ -130,12 +131,12 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             // A run that may cost more than the person's threshold, or more than is available,
             // asks first; nothing is sent unless they agree.
             let spend = Spend::Run {
-                worst_case: estimate.get_untracked(),
+                worst_case: untrack(estimate),
             };
             let confirmation = safeguards.get_untracked().before_spending(
                 &environment.current_untracked(),
                 spend,
-                available.get_untracked(),
+                untrack(available),
             );
             match confirmation {
                 Some(confirmation) => asking.set(Some(confirmation)),
@@ -151,7 +152,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         let action = action.clone();
         Signal::derive(move || {
             let key = submission.next_key.get();
-            body.with(|b| submission_request(&base_url, &action, live.get(), &key, b))
+            body.with(|b| submission_request(&base_url, &action, live(), &key, b))
         })
     };
 

@@ -14,15 +14,15 @@ use crate::model::submission::{RETRY_HINT, refusal_hint};
 #[component]
 pub(super) fn CostEstimate(
     /// Credits the run may cost at most.
-    estimate: Signal<u64>,
+    estimate: impl Fn() -> u64 + Copy + Send + Sync + 'static,
     /// Credits the workspace has available, once known.
-    available: Signal<Option<u64>>,
+    available: impl Fn() -> Option<u64> + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     view! {
         <div class="estimate" aria-live="polite">
-            "Estimated cost: at most " <strong data-field="estimate">{move || group_thousands(estimate.get())}</strong> " credits"
-            {move || available.get().map(|available| {
-                let over = (estimate.get() > available).then_some(" · more than is available");
+            "Estimated cost: at most " <strong data-field="estimate">{move || group_thousands(estimate())}</strong> " credits"
+            {move || available().map(|available| {
+                let over = (estimate() > available).then_some(" · more than is available");
                 view! {
                     " · available: " <strong data-field="available">{group_thousands(available)}</strong>
                     <span class="field-error">{over}</span>
@@ -77,18 +77,18 @@ pub(super) fn SubmitRow(
     /// A request is on its way.
     pending: Memo<bool>,
     /// Live mode (wait for the result) rather than async.
-    live: Signal<bool>,
+    live: impl Fn() -> bool + Copy + Send + Sync + 'static,
     /// Time waited so far for the answer.
     waited: RwSignal<TimeDelta>,
 ) -> impl IntoView {
     view! {
         <div class="actions-row">
             <button type="submit" id="submit-run" class="button primary" disabled=move || pending.get()>
-                {move || if pending.get() { "Submitting…" } else if live.get() { "Run live" } else { "Queue run" }}
+                {move || if pending.get() { "Submitting…" } else if live() { "Run live" } else { "Queue run" }}
             </button>
             <span class="help">"Ctrl/⌘ + Enter submits"</span>
             <span class="waiting" role="status" hidden=move || !pending.get()>
-                {move || if live.get() { "Waiting for the run… " } else { "Queuing… " }}
+                {move || if live() { "Waiting for the run… " } else { "Queuing… " }}
                 {move || duration(waited.get())}
             </span>
         </div>
