@@ -2,7 +2,7 @@
 //! shapes, validation with the shared rules, the two limits, the cost estimate, the request
 //! body and the request to copy as code, and idempotency keys.
 //!
-//! Pure functions, tested natively; `pages/action_form.rs` only renders them.
+//! Pure functions, tested natively; `pages/action_form/` only renders them.
 
 use api_contract::input::{
     FieldSpec, MAX_CREDITS_LIMIT, MAX_RESULTS_LIMIT, capped_max_results, check_text,
@@ -96,6 +96,27 @@ pub struct ServerErrors {
     pub general: Vec<String>,
 }
 
+impl ServerErrors {
+    /// What the server said about the field of this name, if anything.
+    pub fn message_for(&self, name: &str) -> Option<&str> {
+        self.by_field
+            .iter()
+            .find(|e| e.is_for(name))
+            .map(|e| e.message.as_str())
+    }
+
+    /// Whether the error panel shows too: something was said beyond the fields, or nothing
+    /// could be put beside a field.
+    pub fn needs_panel(&self) -> bool {
+        !self.general.is_empty() || self.by_field.is_empty()
+    }
+
+    /// The first field the server named, to focus.
+    pub fn first_field(&self) -> Option<&str> {
+        self.by_field.first().and_then(|e| e.field.as_deref())
+    }
+}
+
 /// The form's name for `max_results`, beside the input fields.
 pub const MAX_RESULTS: &str = "max_results";
 /// The form's name for `max_credits`.
@@ -135,6 +156,25 @@ impl FormField {
 
     pub fn max_len(&self) -> Option<usize> {
         self.spec.map(|s| s.max_len)
+    }
+
+    /// The help under the input, with its length bound when there is one.
+    pub fn help_text(&self) -> String {
+        match self.max_len() {
+            Some(max) => format!("{} Up to {max} characters.", self.help),
+            None => self.help.clone(),
+        }
+    }
+}
+
+/// The help under `max_results` for an action that returns at most `ceiling` results a run.
+pub fn max_results_help(ceiling: u32) -> String {
+    if ceiling < MAX_RESULTS_LIMIT {
+        format!(
+            "1 to {MAX_RESULTS_LIMIT}; this action returns at most {ceiling} per run, so more is capped at {ceiling}. Optional; defaults to {ceiling}."
+        )
+    } else {
+        format!("1 to {MAX_RESULTS_LIMIT}. Optional; defaults to {MAX_RESULTS_LIMIT}.")
     }
 }
 
@@ -704,6 +744,47 @@ mod tests {
             ]
         );
         assert_eq!(split.general, ["something else"]);
+        assert_eq!(split.message_for("max_results"), Some("must not exceed 10"));
+        assert_eq!(split.message_for("last_name"), None);
+        assert_eq!(split.first_field(), Some("first_name"));
+        assert!(split.needs_panel(), "something else has no field");
+    }
+
+    #[test]
+    fn the_panel_shows_only_what_no_field_can_show() {
+        let fields = ["first_name"];
+        let all_beside_fields = split_server_errors("input.first_name is required", &fields);
+        assert!(!all_beside_fields.needs_panel());
+        let none_beside_fields = split_server_errors("input is not an object", &fields);
+        assert!(none_beside_fields.needs_panel());
+        assert_eq!(none_beside_fields.first_field(), None);
+        assert!(
+            split_server_errors("", &fields).needs_panel(),
+            "an empty message"
+        );
+    }
+
+    #[test]
+    fn help_texts_state_the_bounds() {
+        let m = model(ActionId::PremiumSearchPerson);
+        let first_name = m.fields.iter().find(|f| f.name == "first_name").unwrap();
+        let max = first_name.max_len().expect("a known field has a bound");
+        assert_eq!(
+            first_name.help_text(),
+            format!("{} Up to {max} characters.", first_name.help)
+        );
+        let unknown = FormField {
+            spec: None,
+            ..first_name.clone()
+        };
+        assert_eq!(unknown.help_text(), first_name.help);
+        assert!(
+            max_results_help(10).contains("so more is capped at 10. Optional; defaults to 10.")
+        );
+        assert_eq!(
+            max_results_help(MAX_RESULTS_LIMIT),
+            format!("1 to {MAX_RESULTS_LIMIT}. Optional; defaults to {MAX_RESULTS_LIMIT}.")
+        );
     }
 
     #[test]

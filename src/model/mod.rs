@@ -20,4 +20,5 @@ pub mod safeguards;
 pub mod sign_ins;
 pub mod snippets;
 pub mod store_error;
+pub mod submission;
 pub mod urls;
