@@ -4,6 +4,8 @@
 pub mod archive;
 pub mod batch_tab;
 pub mod bulk;
+// What the bulk page shows of the prepared rows and of the batch (the page is in pages::bulk).
+pub mod bulk_view;
 pub mod compare;
 pub mod credential;
 pub mod credits;
