@@ -188,8 +188,12 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
             {move || (counts.get().invalid > 0).then(|| view! { <InvalidRows checked counts leave_out_invalid /> })}
             {move || {
                 let counts = counts.get();
-                let fits = available.get().is_none_or(|a| counts.worst_case <= a);
-                (counts.valid > 0).then(|| view! { <WorstCase counts fits available /> })
+                // Credits are read only with rows to send, as before: a switch of workspace
+                // must not redraw a form that is going away.
+                (counts.valid > 0).then(|| {
+                    let fits = available.get().is_none_or(|a| counts.worst_case <= a);
+                    view! { <WorstCase counts fits available /> }
+                })
             }}
             {move || (counts.get().valid > 0).then(|| view! {
                 <BudgetField text=budget_text error=budget_error default=default_budget_now />
