@@ -1,0 +1,351 @@
+//! Preparing a batch: the action, the rows pasted or read from a file, the column mapping,
+//! the invalid rows, the worst case against the credits available, the budget, then the start.
+
+use api_contract::{ActionEntry, ActionId};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+use super::mapping::Mapping;
+use crate::components::{ApiErrorPanel, ConfirmSpend};
+use crate::model::bulk::budget::{default_budget, parse_budget};
+use crate::model::bulk::{CheckedRow, ColumnMapping, Table, check_rows, read_table};
+use crate::model::bulk_view::{CheckedCounts, invalid_lines, invalid_not_listed, table_summary};
+use crate::model::form::FormModel;
+use crate::model::format::group_thousands;
+use crate::model::safeguards::{Confirmation, Spend};
+use crate::state::bulk::use_bulk;
+use crate::state::registry::use_registry;
+use crate::state::workspace::use_workspace;
+
+/// The preparation, once the actions are known.
+#[component]
+pub(super) fn Prepare() -> impl IntoView {
+    let registry = use_registry();
+    view! {
+        <Transition fallback=|| view! { <p class="loading">"Loading the actions…"</p> }>
+            {move || Suspend::new(async move {
+                match registry.await {
+                    Ok(list) => view! { <PrepareForm actions=list.actions /> }.into_any(),
+                    Err(error) => view! { <ApiErrorPanel error context="Loading the actions" /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// The rows of the batch being prepared, each step derived from the one before: the action's
+/// form, the text, the table read from it, its columns mapped to the form's fields, every row
+/// checked, and the counts. `Copy`, like the signals inside.
+#[derive(Clone, Copy)]
+struct PreparedRows {
+    /// The action's id, as chosen in the `<select>`.
+    action: RwSignal<String>,
+    model: Memo<Option<FormModel>>,
+    /// The CSV or TSV, pasted or read from a file.
+    text: RwSignal<String>,
+    /// The table read from the text; `None` while there is no text.
+    table: Memo<Option<Result<Table, String>>>,
+    headers: Memo<Vec<String>>,
+    mapping: RwSignal<ColumnMapping>,
+    checked: Memo<Vec<CheckedRow>>,
+    counts: Memo<CheckedCounts>,
+}
+
+/// The rows being prepared, for the action in the URL's `?action=` (or the first one).
+fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
+    let query = use_query_map();
+    let first = query
+        .with_untracked(|q| q.get_str("action").map(str::to_owned))
+        .filter(|a| actions.iter().any(|e| &e.id == a))
+        .or_else(|| actions.first().map(|e| e.id.clone()))
+        .unwrap_or_default();
+    let action = RwSignal::new(first);
+    let entries = StoredValue::new(actions.to_vec());
+    let model = Memo::new(move |_| {
+        action.with(|id| {
+            entries.with_value(|list| list.iter().find(|e| &e.id == id).map(FormModel::from_entry))
+        })
+    });
+    let text = RwSignal::new(String::new());
+    let table = Memo::new(move |_| text.with(|t| (!t.trim().is_empty()).then(|| read_table(t))));
+    let headers = Memo::new(move |_| {
+        table.with(|t| match t {
+            Some(Ok(t)) => t.headers.clone(),
+            _ => Vec::new(),
+        })
+    });
+    let mapping = RwSignal::new(ColumnMapping::default());
+    // A new action or a new header maps the columns again by name.
+    Effect::new(move |_| {
+        let headers = headers.get();
+        if let Some(model) = model.get() {
+            mapping.set(ColumnMapping::by_header(&model, &headers));
+        }
+    });
+    let checked = Memo::new(move |_| {
+        let (Some(model), Some(Ok(table))) = (model.get(), table.get()) else {
+            return Vec::<CheckedRow>::new();
+        };
+        mapping.with(|m| check_rows(&model, m, &table))
+    });
+    let counts = Memo::new(move |_| checked.with(|rows| CheckedCounts::of(rows)));
+    PreparedRows {
+        action,
+        model,
+        text,
+        table,
+        headers,
+        mapping,
+        checked,
+        counts,
+    }
+}
+
+#[component]
+fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
+    let bulk = use_bulk();
+    let workspace = use_workspace();
+    let environment = crate::state::environment::use_environment();
+    let safeguards = crate::state::safeguards::use_safeguards();
+    let prepared = use_prepared_rows(&actions);
+    let PreparedRows {
+        action,
+        model,
+        table,
+        headers,
+        mapping,
+        checked,
+        counts,
+        ..
+    } = prepared;
+    let available = Signal::derive(move || {
+        workspace
+            .get()
+            .and_then(Result::ok)
+            .map(|w| w.credits_available())
+    });
+    let leave_out_invalid = RwSignal::new(false);
+    let can_start = move || counts.get().can_start(leave_out_invalid.get());
+
+    // The batch's budget: empty is the default (the worst case, capped by what is available).
+    let budget_text = RwSignal::new(String::new());
+    let default_budget_now =
+        Signal::derive(move || default_budget(counts.get().worst_case, available.get()));
+    let budget_error = Memo::new(move |_| {
+        budget_text.with(|t| {
+            (!t.trim().is_empty())
+                .then(|| parse_budget(t).err())
+                .flatten()
+        })
+    });
+    let asking = RwSignal::new(None::<Confirmation>);
+    let start_with = move |budget: u64| {
+        let (Some(Ok(table)), rows) = (table.get_untracked(), checked.get_untracked()) else {
+            return;
+        };
+        if let Some(action) = ActionId::parse(&action.get_untracked()) {
+            bulk.start(action, table.headers, rows, Some(budget));
+        }
+    };
+    let start = move |_| {
+        if !can_start() {
+            return;
+        }
+        let budget = match untrack(|| budget_error.get()) {
+            Some(_) => {
+                crate::browser::focus_id("bulk-budget");
+                return;
+            }
+            None => budget_text
+                .with_untracked(|t| parse_budget(t).ok())
+                .unwrap_or_else(|| default_budget_now.get_untracked()),
+        };
+        // A batch whose budget passes the person's threshold, or what is available, asks first.
+        let spend = Spend::Batch {
+            rows: counts.get_untracked().valid,
+            budget,
+        };
+        match safeguards.get_untracked().before_spending(
+            &environment.current_untracked(),
+            spend,
+            available.get_untracked(),
+        ) {
+            Some(confirmation) => asking.set(Some(confirmation)),
+            None => start_with(budget),
+        }
+    };
+
+    view! {
+        <form class="form bulk-prepare" on:submit=move |ev| ev.prevent_default()>
+            <div class="field">
+                <label for="bulk-action">"Action"</label>
+                <select id="bulk-action" bind:value=action>
+                    {actions.iter().map(|e| view! { <option value=e.id.clone()>{e.id.clone()}</option> }).collect_view()}
+                </select>
+            </div>
+            <RowsField prepared />
+            {move || (!headers.with(Vec::is_empty)).then(|| view! { <Mapping model mapping headers /> })}
+            {move || (counts.get().invalid > 0).then(|| view! { <InvalidRows checked counts leave_out_invalid /> })}
+            {move || {
+                let counts = counts.get();
+                // Credits are read only with rows to send, as before: a switch of workspace
+                // must not redraw a form that is going away.
+                (counts.valid > 0).then(|| {
+                    let fits = available.get().is_none_or(|a| counts.worst_case <= a);
+                    view! { <WorstCase counts fits available /> }
+                })
+            }}
+            {move || (counts.get().valid > 0).then(|| view! {
+                <BudgetField text=budget_text error=budget_error default=default_budget_now />
+            })}
+            {move || asking.get().map(|confirmation| {
+                let budget = confirmation.spend.worst_case();
+                view! {
+                    <ConfirmSpend confirmation
+                        on_confirm=Callback::new(move |()| {
+                            asking.set(None);
+                            start_with(budget);
+                        })
+                        on_dismiss=Callback::new(move |()| asking.set(None)) />
+                }
+            })}
+            <button type="button" class="button primary" data-field="start-batch"
+                disabled=move || !can_start() on:click=start>
+                {move || format!("Start {} runs", group_thousands(counts.get().valid as u64))}
+            </button>
+            <p class="help" data-field="kept-note">
+                "The rows, their keys and their results are kept in this browser (IndexedDB), so a reload "
+                "or a closed tab loses nothing, until you clear the batch. The credential is never kept with them."
+            </p>
+        </form>
+    }
+}
+
+/// The rows' field: pasted, or read from a chosen file; then what was read, or why not.
+#[component]
+fn RowsField(prepared: PreparedRows) -> impl IntoView {
+    let PreparedRows { text, table, .. } = prepared;
+    let file_note = RwSignal::new(None::<String>);
+    let on_file = move |ev: leptos::ev::Event| {
+        let Some((_, file)) = crate::browser::chosen_file(&ev) else {
+            return;
+        };
+        let name = file.name();
+        leptos::task::spawn_local(async move {
+            match crate::browser::file_text(&file).await {
+                Ok(content) => {
+                    file_note.set(Some(format!("Read {name}.")));
+                    text.set(content);
+                }
+                Err(reason) => file_note.set(Some(format!("{name} could not be read ({reason})."))),
+            }
+        });
+    };
+    view! {
+        <div class="field">
+            <label for="bulk-text">"Rows: paste CSV or TSV, the first line naming the columns"</label>
+            <textarea id="bulk-text" rows="8" spellcheck="false" bind:value=text
+                placeholder="keywords,max_results\nrust engineers berlin,10"></textarea>
+            <p class="help">
+                "Or choose a file: "
+                <input type="file" id="bulk-file" accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
+                    aria-label="Choose a CSV or TSV file" on:change=on_file />
+                " UTF-8, up to 10,000 rows. " {move || file_note.get()}
+            </p>
+            {move || match table.get() {
+                Some(Err(reason)) => Some(view! { <p class="field-error" role="alert" data-field="table-error">{reason}</p> }.into_any()),
+                Some(Ok(t)) => Some(view! {
+                    <p class="muted" data-field="table-summary">{table_summary(t.rows.len(), &t.headers)}</p>
+                }.into_any()),
+                None => None,
+            }}
+        </div>
+    }
+}
+
+/// The rows that break the action's rules, the first ones listed, and the choice to leave them
+/// out.
+#[component]
+fn InvalidRows(
+    checked: Memo<Vec<CheckedRow>>,
+    counts: Memo<CheckedCounts>,
+    leave_out_invalid: RwSignal<bool>,
+) -> impl IntoView {
+    let invalid = move || counts.get().invalid;
+    view! {
+        <div class="bulk-invalid" data-field="invalid-rows">
+            <h2 class="section-title">
+                {move || format!("{} rows break the action's rules", group_thousands(invalid() as u64))}
+            </h2>
+            <ul>
+                {move || checked.with(|rows| invalid_lines(rows)).into_iter().map(|listed| view! {
+                    <li data-line=listed.line>"Line " {listed.line} ": " {listed.reason}</li>
+                }).collect_view()}
+            </ul>
+            {move || invalid_not_listed(invalid()).map(|more| view! {
+                <p class="muted">"…and " {more} " more (all of them are in the batch's table and export)."</p>
+            })}
+            <div class="field checkbox">
+                <label>
+                    <input type="checkbox" data-field="leave-out-invalid" bind:checked=leave_out_invalid />
+                    " Leave these rows out (they are listed as invalid and never sent), or fix the file and paste it again"
+                </label>
+            </div>
+        </div>
+    }
+}
+
+/// The rows to send and the most they may reserve, against the credits available.
+#[component]
+fn WorstCase(
+    counts: CheckedCounts,
+    /// The worst case is within the credits available (or they are not known).
+    fits: bool,
+    available: Signal<Option<u64>>,
+) -> impl IntoView {
+    view! {
+        <div class="bulk-summary" data-field="bulk-summary">
+            <p>
+                <strong data-field="rows-to-send">{group_thousands(counts.valid as u64)}</strong>
+                {counts.rows_to_send_phrase()}
+                <strong data-field="worst-case">{group_thousands(counts.worst_case)}</strong>
+                " credits in all"
+                {move || available.get().map(|a| format!(" ({} available).", group_thousands(a)))}
+            </p>
+            {(!fits).then(|| view! {
+                <p class="notice" role="status" data-field="credits-warning">
+                    "The worst case is more than the credits available: the batch pauses when the "
+                    "API refuses a row for lack of credits. Runs usually return fewer records than "
+                    "they reserve, and reservations are released when runs finish."
+                </p>
+            })}
+        </div>
+    }
+}
+
+/// The batch's budget as typed, with its default shown and its error.
+#[component]
+fn BudgetField(
+    text: RwSignal<String>,
+    error: Memo<Option<String>>,
+    /// The budget when the field is empty.
+    default: Signal<u64>,
+) -> impl IntoView {
+    view! {
+        <div class="field budget-field">
+            <label for="bulk-budget">"Budget, in credits " <span class="optional">"(optional)"</span></label>
+            <input id="bulk-budget" type="text" inputmode="numeric" autocomplete="off"
+                placeholder=move || group_thousands(default.get())
+                aria-describedby="bulk-budget-help bulk-budget-error"
+                aria-invalid=move || error.with(Option::is_some).to_string()
+                bind:value=text />
+            <p class="help" id="bulk-budget-help">
+                "Empty: " {move || group_thousands(default.get())}
+                ", the worst case capped by the credits available. The batch pauses before a row that could take it past the budget, and each row is sent with max_credits within what is left; you can raise it then."
+            </p>
+            <p class="field-error" id="bulk-budget-error" role="alert">
+                {move || error.get().map(|e| format!("Budget {e}"))}
+            </p>
+        </div>
+    }
+}
