@@ -6,7 +6,7 @@
 //! (through the one transport, `crate::api`), the writes to this browser's store
 //! (`crate::store`), the runs it sees into the workspace's history (`crate::archive`), and what
 //! the page and the other tabs are told. The page keeps its own copy of the batch from what it
-//! is told (`state/bulk.rs`).
+//! is told (`state::bulk`).
 //!
 //! The page talks to it with [`ToRunner`] and hears [`FromRunner`], as JSON text. The credential
 //! arrives by message ([`ToRunner::SignedIn`]) and lives in the worker's memory only.

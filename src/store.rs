@@ -121,38 +121,13 @@ async fn database() -> Result<IdbDatabase, StoreError> {
         }
     });
     request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
-    // A tab holding an older version open (a console tab of the version before, which does not
-    // close when asked) blocks the upgrade: the open waits until that tab goes. The caller is
-    // told at once rather than left waiting; the connection is kept when it opens at last.
-    let opened = js_sys::Promise::new(&mut |resolve, reject| {
-        request.set_onsuccess(Some(&resolve));
-        request.set_onerror(Some(&reject));
-        let blocked = Closure::once_into_js(move || {
-            let _ = reject.call1(&JsValue::NULL, &JsValue::from_str(BLOCKED));
-        });
-        request.set_onblocked(Some(blocked.unchecked_ref()));
-    });
-    match JsFuture::from(opened).await {
-        Ok(_) => {}
-        Err(answer) if answer.as_string().as_deref() == Some(BLOCKED) => {
-            let late = request.clone();
-            let keep_when_open = Closure::once_into_js(move || {
-                if let Some(db) = late.result().ok().and_then(|db| db.dyn_into().ok()) {
-                    keep_open(&db);
-                }
-            });
-            request.set_onsuccess(Some(keep_when_open.unchecked_ref()));
-            return Err(StoreError::Blocked);
-        }
-        Err(answer) => return Err(answer.into()),
-    }
-    let db: IdbDatabase = request.result()?.dyn_into()?;
+    // A tab holding an older version open that does not close when asked (a console tab of a
+    // version before this one) blocks the upgrade: the open waits until that tab goes, as
+    // writes then do (a batch stays unsent rather than unsaved).
+    let db: IdbDatabase = finished(&request).await?.dyn_into()?;
     keep_open(&db);
     Ok(db)
 }
-
-/// What a blocked open rejects with, apart from the browser's errors.
-const BLOCKED: &str = "console-store-blocked";
 
 /// Keeps `db` for the next calls, until a console tab of a newer version asks to upgrade it:
 /// then it is closed, so that tab is not blocked, and the next call here opens it again (and is
@@ -161,7 +136,11 @@ fn keep_open(db: &IdbDatabase) {
     let closing = db.clone();
     let on_version_change = Closure::<dyn Fn()>::new(move || {
         closing.close();
-        DB.with_borrow_mut(|kept| *kept = None);
+        DB.with_borrow_mut(|kept| {
+            if kept.as_ref() == Some(&closing) {
+                *kept = None;
+            }
+        });
     });
     db.set_onversionchange(Some(on_version_change.as_ref().unchecked_ref()));
     on_version_change.forget();

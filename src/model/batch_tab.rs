@@ -5,12 +5,14 @@
 //! the tab does next.
 //!
 //! What it guarantees:
-//! - A tab runs a batch only while it holds its lock, or while the browser has no Web Locks
-//!   (then nothing is exclusive, and nothing else can be done).
+//! - A tab runs a batch that another tab holds the lock of only until it learns so: a new batch
+//!   runs while its (free) lock is being granted, and a settled batch, which has nothing to
+//!   send, runs without it. Without Web Locks nothing is exclusive.
 //! - A tab that loses the lock stops running the batch and watches it; a watching tab takes the
 //!   batch up when the lock is free, from what was saved, paused.
 //! - A settled batch (nothing left to send) lets go of its lock, so another tab may open it as
-//!   its own; a command to it (resume, retry) asks for the lock again first.
+//!   its own; a command to it (resume, retry) asks for the lock again, and the tab watches if
+//!   another tab has taken the batch up meanwhile.
 //! - Answers about a batch the tab no longer shows change nothing.
 
 /// Whether this tab runs the batch it shows.

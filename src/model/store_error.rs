@@ -11,11 +11,6 @@ pub enum StoreError {
     Unavailable,
     /// The disk, or the space the browser gives the site, is full.
     Full,
-    /// An entry kept here could not be read back (damaged, or written by a newer console).
-    Corrupt,
-    /// Another console tab, of an older version, holds the store open, so this one cannot
-    /// open its newer version until that tab closes or reloads.
-    Blocked,
     /// This browser keeps data of a newer version of the console, which this one cannot read.
     NewerVersion,
     /// Anything else the browser answered (its words).
@@ -30,7 +25,6 @@ impl StoreError {
             // Refused outright: private windows, blocked site data, an insecure context.
             "SecurityError" | "NotAllowedError" | "InvalidAccessError" => StoreError::Unavailable,
             "VersionError" => StoreError::NewerVersion,
-            "DataError" | "DataCloneError" => StoreError::Corrupt,
             _ if message.is_empty() => StoreError::Failed(name.to_owned()),
             _ => StoreError::Failed(format!("{name}: {message}")),
         }
@@ -47,13 +41,6 @@ impl StoreError {
             StoreError::Full => "This browser's storage is full. Free space (on the Storage \
                 page: export the history, then forget it or keep fewer records), then try \
                 again."
-                .to_owned(),
-            StoreError::Corrupt => "Something this browser kept could not be read back: it may \
-                be damaged, or written by a newer version of the console. Reload the page; if \
-                it happens again, export what you can from the Storage page and forget the rest."
-                .to_owned(),
-            StoreError::Blocked => "Another console tab, of an older version, holds this \
-                browser's storage open. Reload or close the other console tabs, then try again."
                 .to_owned(),
             StoreError::NewerVersion => "This browser holds data of a newer version of the \
                 console, which this one cannot read. Reload the page to get the newer console."
@@ -92,7 +79,10 @@ mod tests {
             StoreError::from_dom("VersionError", "x"),
             StoreError::NewerVersion
         );
-        assert_eq!(StoreError::from_dom("DataError", "x"), StoreError::Corrupt);
+        assert_eq!(
+            StoreError::from_dom("DataError", "bad key"),
+            StoreError::Failed("DataError: bad key".to_owned())
+        );
         assert_eq!(
             StoreError::from_dom("AbortError", "The transaction was aborted"),
             StoreError::Failed("AbortError: The transaction was aborted".to_owned())
@@ -108,8 +98,6 @@ mod tests {
         for error in [
             StoreError::Unavailable,
             StoreError::Full,
-            StoreError::Corrupt,
-            StoreError::Blocked,
             StoreError::NewerVersion,
             StoreError::Failed("UnknownError".to_owned()),
         ] {

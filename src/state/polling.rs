@@ -1,4 +1,5 @@
-//! Polling by the console's rules, in one hook: `use_poll` for a run page and the runs list;
+//! Polling by the console's rules, in one hook: `use_poll` for a run page, the runs list and the
+//! runs list's kept runs still running;
 //! and `use_every_while_shown` for a page that refreshes on a timer (the workspace, the log).
 //!
 //! Starts at 1 s and backs off ×1.5 to 10 s; never more than one request in flight; nothing while

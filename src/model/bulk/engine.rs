@@ -4,7 +4,7 @@
 //! this run, cancel this run, save these rows, refresh the workspace), every time as an
 //! [`EngineTime`] on the batch's clock. A thin driver (`crate::runner`, in the bulk worker)
 //! reads the clock, does the requests and the timers; the page keeps a copy of the batch
-//! (`state/bulk.rs`) up to date from the driver's news ([`Engine::absorb`]); the tests drive it
+//! (`state::bulk`) up to date from the driver's news ([`Engine::absorb`]); the tests drive it
 //! with a fake clock, a fake API and a fake store.
 //!
 //! What it guarantees:

@@ -5,8 +5,8 @@
 //!
 //! Pure functions and types, tested natively. [`engine`] runs a batch as a state machine without
 //! I/O, on the batch's [`clock`], at the pace of [`pacer`] and within its credit [`budget`];
-//! `crate::runner` drives it in the bulk worker, `state/bulk.rs` keeps the page's copy and
-//! `pages/bulk.rs` renders it.
+//! `crate::runner` drives it in the bulk worker, `state::bulk` keeps the page's copy and
+//! `pages::bulk` renders it.
 //!
 //! Every item is re-exported here, so `crate::model::bulk::BatchRow` and the like are the paths
 //! to use outside this module.

@@ -65,9 +65,9 @@ impl Bulk {
         });
     }
 
-    /// Takes the batch's lock again if the tab let go of it (the batch had settled), before a
-    /// command makes the batch send again; unless another tab has taken the batch up meanwhile:
-    /// then this tab only shows it.
+    /// Takes the batch's lock again if the tab let go of it (the batch had settled), after a
+    /// command to the worker; if another tab has taken the batch up meanwhile, this tab's worker
+    /// stops and the tab only shows it.
     pub(super) fn hold_again(&self) {
         let route = self.tab.with_untracked(|t| {
             t.as_ref()
