@@ -161,11 +161,11 @@ PY
   return 1
 }
 
-# CPU time in ms, user and system, of a process and its children (nginx's workers).
-cpu_ms() {
-  python3 - "$@" <<'PY'
-import os, sys
-hz = os.sysconf("SC_CLK_TCK")
+# A process and its children, grandchildren…, as PIDs (nginx's workers are the master's children),
+# for the Python of cpu_ms and hold, which import it with PYTHONPATH=$work.
+cat > "$work/process_tree.py" <<'PY'
+import os
+
 def tree(pid):
     yield pid
     try:
@@ -174,6 +174,14 @@ def tree(pid):
                 yield from tree(child)
     except OSError:
         pass
+PY
+
+# CPU time in ms, user and system, of a process and its children (nginx's workers).
+cpu_ms() {
+  PYTHONPATH=$work python3 - "$@" <<'PY'
+import os, sys
+from process_tree import tree
+hz = os.sysconf("SC_CLK_TCK")
 user = system = 0
 for pid in sys.argv[1:]:
     for p in tree(pid):
@@ -293,21 +301,13 @@ start_console_server console-server-held "$sandbox_url"
 held_results=$work/held.jsonl
 : > "$held_results"
 hold() { # hold PATH URL PID…
-  python3 - "$1" "$2" "$sandbox_url" "$sandbox_key" "$held" "$hold_ms" "${@:3}" >> "$held_results" <<'PY'
+  PYTHONPATH=$work python3 - "$1" "$2" "$sandbox_url" "$sandbox_key" "$held" "$hold_ms" "${@:3}" >> "$held_results" <<'PY'
 import asyncio, json, os, sys, time, urllib.request
+from process_tree import tree
 path, target, sandbox, key, n, hold_ms, *pids = sys.argv[1:]
 n, hold_ms = int(n), int(hold_ms)
 host, port = target.removeprefix("http://").split(":")
 sandbox_port = int(sandbox.rsplit(":", 1)[1])
-
-def tree(pid):
-    yield pid
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            for child in open(f"/proc/{pid}/task/{task}/children").read().split():
-                yield from tree(child)
-    except OSError:
-        pass
 
 def status_kb(field):
     total = 0

@@ -3,6 +3,7 @@
 # URL and the sandbox credentials. Ctrl-C stops it. SANDBOX_ADDR overrides 127.0.0.1:8787.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/sandbox-sign-in.sh
 bash scripts/setup.sh
 bash scripts/build-console.sh
 cargo build --release -p sandbox --quiet
@@ -13,19 +14,6 @@ sandbox_pid=$SANDBOX_PID
 trap 'kill "$sandbox_pid" 2>/dev/null || true' EXIT INT TERM
 read -r line <&"${SANDBOX[0]}"
 echo "$line" > target/sandbox-credentials.json
-python3 - "$line" <<'PY'
-import json, sys
-info = json.loads(sys.argv[1])
-print()
-print("  Console:        " + info["url"])
-print("  API base URL:   " + info["url"] + "  (the console's own origin; leave the field empty)")
-for ws in info["workspaces"]:
-    print()
-    print("  Workspace " + ws["name"] + " (" + ws["workspace_id"] + ")")
-    print("    API key:        " + ws["api_key"])
-    print("    Session token:  " + ws["session_token"])
-    print("                    (account " + ws["account"] + "; needed for API key management)")
-print()
-print("  Saved to target/sandbox-credentials.json. Ctrl-C stops the sandbox.")
-PY
+print_sign_in "{url}" "{url}  (the console's own origin; leave the field empty)"
+echo "  Saved to target/sandbox-credentials.json. Ctrl-C stops the sandbox."
 wait "$sandbox_pid" || true

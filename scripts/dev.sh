@@ -5,6 +5,7 @@
 # the sandbox. Ctrl-C stops both. The release build in dist/ is left alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/sandbox-sign-in.sh
 bash scripts/setup.sh
 # Trunk.toml's [[proxy]] and [serve] fix both addresses.
 api=127.0.0.1:8787
@@ -28,20 +29,7 @@ fi
 
 summary() {
   [ -s target/sandbox-credentials.json ] || return 0
-  python3 - "$console" <<'PY'
-import json, sys
-info = json.load(open("target/sandbox-credentials.json"))
-print()
-print("  Console:        " + sys.argv[1] + "  (trunk serve; /v1 proxied to " + info["url"] + ")")
-print("  API base URL:   leave the field empty (the console's own origin)")
-for ws in info["workspaces"]:
-    print()
-    print("  Workspace " + ws["name"] + " (" + ws["workspace_id"] + ")")
-    print("    API key:        " + ws["api_key"])
-    print("    Session token:  " + ws["session_token"])
-    print("                    (account " + ws["account"] + "; needed for API key management)")
-print()
-PY
+  print_sign_in "$console  (trunk serve; /v1 proxied to {url})" "leave the field empty (the console's own origin)"
 }
 summary
 echo "  trunk builds the console first, then serves it; the summary is repeated when it is ready."
