@@ -206,6 +206,13 @@ async function pasteRows(context, page, sandbox, lines, rows) {
   return start;
 }
 
+/** Pastes `rows` rows of the action's keywords ("`label` 1", …), each asking `maxResults` results (pasteRows). */
+async function pasteKeywordRows(context, page, sandbox, { label, rows, maxResults }) {
+  const lines = [csvLine(["keywords", "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`${label} ${i}`, maxResults]));
+  return pasteRows(context, page, sandbox, lines, rows);
+}
+
 /**
  * The page's status reads (GET /v1/runs and GET /v1/runs/{id}), sent by its bulk worker, as
  * Playwright reports a page's requests, its workers' included (a DevTools session of the page
@@ -322,9 +329,7 @@ async function measure(browser) {
 
 async function measureWith(browser, sandbox) {
   const { context, page, pageErrors } = await openBulk(browser, sandbox);
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= ROWS; i++) lines.push(csvLine([`bench person ${i}`, 1]));
-  const start = await pasteRows(context, page, sandbox, lines, ROWS);
+  const start = await pasteKeywordRows(context, page, sandbox, { label: "bench person", rows: ROWS, maxResults: 1 });
   const checkedAt = await page.evaluate(() => performance.now());
   const pasteAt = (await page.evaluate(() => window.__bench.pastes.at(-1)));
   if (pasteAt === undefined) throw new Error("the paste was not seen on the page");
@@ -454,19 +459,27 @@ async function measureWith(browser, sandbox) {
 // ---------------------------------------------------------------------------------------------
 // Status bytes ÷ result bytes, at a given rate.
 
+/**
+ * A batch on a fresh bulk page (openBulk, pasteKeywordRows), started with its status reads and
+ * submissions watched from the start, counted in `segment`; `clickWall`: when the start was clicked.
+ */
+async function startWatchedBatch(browser, sandbox, { label, rows, maxResults, segment }) {
+  const { context, page, pageErrors } = await openBulk(browser, sandbox);
+  const start = await pasteKeywordRows(context, page, sandbox, { label, rows, maxResults });
+  const reads = await watchStatusReads(page, segment);
+  const subs = watchSubmissions(page, segment);
+  const clickWall = Date.now();
+  await start.click();
+  return { context, page, pageErrors, reads, subs, clickWall };
+}
+
 async function statusScenario(browser, spec) {
   // Up to 100 credits a row: credits enough for every row's worst case, so nothing pauses.
   const sandbox = await startSandbox([...RUN_FLAGS, "--rate-burst", String(spec.burst), "--rate-per-sec", String(spec.rate),
     "--credits", String(Math.max(25_000, spec.rows * 100 * 2))]);
   try {
-    const { context, page, pageErrors } = await openBulk(browser, sandbox);
-    const lines = [csvLine(["keywords", "max_results"])];
-    for (let i = 1; i <= spec.rows; i++) lines.push(csvLine([`bench person ${i}`, 100]));
-    const start = await pasteRows(context, page, sandbox, lines, spec.rows);
-    const reads = await watchStatusReads(page, "batch");
-    const subs = watchSubmissions(page, "batch");
-    const clickWall = Date.now();
-    await start.click();
+    const { context, page, pageErrors, reads, subs, clickWall } =
+      await startWatchedBatch(browser, sandbox, { label: "bench person", rows: spec.rows, maxResults: 100, segment: "batch" });
     await finished(page, SCENARIO_DEADLINE_MS);
     const wall = (Date.now() - clickWall) / 1000;
     // Reads sent after the end still cost: a second more of them is counted too.
@@ -513,14 +526,8 @@ async function statusScenario(browser, spec) {
 async function reloadScenario(browser, spec) {
   const sandbox = await startSandbox([...RUN_FLAGS, "--rate-burst", String(spec.burst), "--rate-per-sec", String(spec.rate)]);
   try {
-    const { context, page, pageErrors } = await openBulk(browser, sandbox);
-    const lines = [csvLine(["keywords", "max_results"])];
-    for (let i = 1; i <= spec.rows; i++) lines.push(csvLine([`bench reload ${i}`, 1]));
-    const start = await pasteRows(context, page, sandbox, lines, spec.rows);
-    const reads = await watchStatusReads(page, "before");
-    const subs = watchSubmissions(page, "before");
-    const clickWall = Date.now();
-    await start.click();
+    const { context, page, pageErrors, reads, subs, clickWall } =
+      await startWatchedBatch(browser, sandbox, { label: "bench reload", rows: spec.rows, maxResults: 1, segment: "before" });
     // Reloaded once enough rows were accepted for the pace to be learned and kept (a save at
     // most every second: a second more).
     const deadline = Date.now() + SCENARIO_DEADLINE_MS;
@@ -626,9 +633,7 @@ async function largeScenario(browser, spec) {
     const { context, page, pageErrors } = await openBulk(browser, sandbox);
     const consoleErrors = [];
     page.on("console", (m) => { if (m.type() === "error" && !/status of 429/.test(m.text()) && consoleErrors.length < 20) consoleErrors.push(m.text().slice(0, 300)); });
-    const lines = [csvLine(["keywords", "max_results"])];
-    for (let i = 1; i <= spec.rows; i++) lines.push(csvLine([`bench person ${i}`, spec.maxResults]));
-    const start = await pasteRows(context, page, sandbox, lines, spec.rows);
+    const start = await pasteKeywordRows(context, page, sandbox, { label: "bench person", rows: spec.rows, maxResults: spec.maxResults });
     const checkedAt = await page.evaluate(() => performance.now());
     const pasteAt = await page.evaluate(() => window.__bench.pastes.at(-1));
 
