@@ -4,7 +4,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, signIn, settled, seriousViolations } from "./harness.mjs";
+import { screenshot, signIn, signInFromStart, settled, seriousViolations } from "./harness.mjs";
 
 const dist = process.env.CONSOLE_DIST ?? join(new URL("../..", import.meta.url).pathname, "dist");
 const chunk = readdirSync(dist).find((name) => /^console-pages-[0-9a-f]+\.wasm$/.test(name));
@@ -43,8 +43,7 @@ test("a page whose code did not arrive says so, and Try again loads it", async (
     attempts++;
     return blocked ? route.abort("internetdisconnected") : route.continue();
   });
-  await page.goto(`${sandbox.url}/sign-in`);
-  await signIn(page, sandbox.api_key);
+  await signInFromStart(page, sandbox);
   await expect(page).toHaveURL(/\/workspace$/);
   await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
 
@@ -78,8 +77,7 @@ test("while a page's code loads, the old page stays and a labelled progress bar 
   const { page, problems } = await pages.open();
   // A slow link for the chunk only, and no background preload before the visit.
   const held = await holdBack(page);
-  await page.goto(`${sandbox.url}/sign-in`);
-  await signIn(page, sandbox.api_key);
+  await signInFromStart(page, sandbox);
   await expect(page).toHaveURL(/\/workspace$/);
   await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
 

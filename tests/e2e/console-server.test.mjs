@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, besides, go, screenshot, signIn } from "./harness.mjs";
+import { api, besides, go, queueRun, screenshot, signIn, watchRunToCompletion } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dist = resolve(process.env.CONSOLE_DIST ?? join(root, "dist"));
@@ -130,7 +130,6 @@ async function signedInThrough(pages, sandbox, origin, path, credential) {
 
 /** A form field by its label; optional fields' labels end in "(optional)". */
 const field = (page, label) => page.getByLabel(new RegExp(`^${label}( \\(optional\\))?$`));
-const runIdOf = (page) => decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
 
 /** The access log's request lines (`request{method=… path=…}: status=… ms=… request_id=…`). */
 const accessLines = () => log.split("\n").filter((l) => /\brequest\{method=/.test(l));
@@ -188,17 +187,9 @@ test("an API key through console-server: a live run with its records, an async r
   await go(page, "/actions/premium-search-people");
   await field(page, "Keywords").fill("async through console-server");
   await field(page, "Max results").fill("4");
-  await page.getByLabel("Async: queue it and watch the run").check();
-  await page.getByRole("button", { name: "Queue run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
-  const id = runIdOf(page);
+  const id = await queueRun(page);
   expect(id).not.toBe(liveRun.id);
-  const status = page.locator(".run-head [data-status]");
-  await expect(status).toHaveAttribute("data-status", /^(queued|processing)$/);
-  await expect(status).toHaveAttribute("data-status", "completed", { timeout: 15_000 });
-  const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
-  expect(run.status).toBe("completed");
-  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
+  await watchRunToCompletion(page, sandbox, id);
   await screenshot(page, "console-server-run");
 
   // On a live API a batch whose budget passes 1,000 credits asks first (the default there),

@@ -2,7 +2,7 @@
 // never charged twice across a 500 and Retry or a 429 countdown, and a request preview without
 // the credential (copy as code: snippets.test.mjs runs them). Headless Chromium against the sandbox.
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, signIn, go, api, besides, signOut } from "./harness.mjs";
+import { screenshot, signIn, go, api, besides, signOut, runIdOf } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "150", "--process-ms", "350"] });
 
@@ -17,14 +17,18 @@ function trackSubmissions(page) {
   return sent;
 }
 
+/** A page signed in at `path` (`pages.signedIn`), with the submissions it sends from then on (`sent`). */
+async function signedInTracking(pages, path) {
+  const opened = await pages.signedIn(path);
+  return { ...opened, sent: trackSubmissions(opened.page) };
+}
+
 /** A field by its label; optional fields' labels end in "(optional)". */
 const field = (page, label) => page.getByLabel(new RegExp(`^${label}( \\(optional\\))?$`));
 
 const fill = async (page, fields) => {
   for (const [label, value] of Object.entries(fields)) await field(page, label).fill(value);
 };
-
-const runIdOf = (page) => decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
 
 test("one action of each input shape, live and async, reaches its run page", async ({ sandbox, pages }) => {
   // A social id exactly as a post search returns it.
@@ -43,8 +47,7 @@ test("one action of each input shape, live and async, reaches its run page", asy
     ["network-extract-people", { Identifier: "ada-lovelace" }],
     ["network-extract-post-commenters", { "Social ID": socialId }],
   ];
-  const { page, problems } = await pages.signedIn("/actions");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions");
   for (const [action, fields] of shapes) {
     for (const live of [true, false]) {
       await go(page, `/actions/${action}`);
@@ -65,8 +68,7 @@ test("one action of each input shape, live and async, reaches its run page", asy
 });
 
 test("invalid input shows errors by the fields and sends nothing", async ({ pages }) => {
-  const { page, problems } = await pages.signedIn("/actions/premium-search-person");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions/premium-search-person");
   await page.getByRole("button", { name: "Run live" }).click();
   // Every required field says so, and the first one has the focus.
   await expect(page.getByText("First name is required")).toBeVisible();
@@ -92,8 +94,7 @@ test("invalid input shows errors by the fields and sends nothing", async ({ page
 });
 
 test("a 500 keeps the input; Retry reuses the key: one run, one charge", async ({ sandbox, pages }) => {
-  const { page, problems } = await pages.signedIn("/actions/premium-search-people");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions/premium-search-people");
   const before = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
   await fill(page, { Keywords: "sandbox:500 retry once" });
   await field(page, "Max results").fill("4");
@@ -119,8 +120,7 @@ test("a 500 keeps the input; Retry reuses the key: one run, one charge", async (
 });
 
 test("a 429 counts down its retry_after, then retries by itself with the same key", async ({ pages }) => {
-  const { page, problems } = await pages.signedIn("/actions/network-search-groups");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions/network-search-groups");
   await fill(page, { Query: "sandbox:429 patience" });
   await page.getByRole("button", { name: "Run live" }).click();
   const countdown = page.locator('[data-field="countdown"]');
@@ -172,8 +172,7 @@ test("the request preview and copy-as-code never carry the credential", async ({
 });
 
 test("a live submission shows that it is waiting, with the time elapsed, then opens the run", async ({ pages }) => {
-  const { page, problems } = await pages.signedIn("/actions/network-search-groups");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions/network-search-groups");
   await fill(page, { Query: "sandbox:slow waiting" });
   await page.getByRole("button", { name: "Run live" }).dblclick();
   const waiting = page.locator(".waiting");
@@ -214,8 +213,7 @@ test("a 401 on submit leads to sign-in and back to the form with the input kept"
 });
 
 test("every submission carries max_credits equal to the estimate on screen, or the lower cap typed", async ({ pages }) => {
-  const { page, problems } = await pages.signedIn("/actions/network-extract-people");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions/network-extract-people");
   const estimate = page.locator('[data-field="estimate"]');
   await fill(page, { Identifier: "ada-lovelace" });
   // One enriched profile: 20 credits.
@@ -240,8 +238,7 @@ test("every submission carries max_credits equal to the estimate on screen, or t
 });
 
 test("run again with changes: the form opens with the run's input, and makes a new run with a new key", async ({ sandbox, pages }) => {
-  const { page, problems } = await pages.signedIn("/actions/premium-search-company-employees");
-  const sent = trackSubmissions(page);
+  const { page, problems, sent } = await signedInTracking(pages, "/actions/premium-search-company-employees");
   await fill(page, { Company: "Initech", Keywords: "staplers" });
   await field(page, "Max results").fill("3");
   await page.getByLabel("Async: queue it and watch the run").check();

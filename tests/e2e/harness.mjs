@@ -9,8 +9,10 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
+import { expect } from "@playwright/test";
 
 const root = new URL("../..", import.meta.url).pathname;
 export const screenshotDir = join(root, "target", "screenshots");
@@ -152,12 +154,52 @@ export async function controlVisibility(page) {
   return (hidden) => page.evaluate((h) => window.__setHidden(h), hidden);
 }
 
-/** Signs `page` in with `credential` on `sandbox`'s sign-in page, then goes to `path` in the app. */
-export async function signInAt(page, sandbox, path, credential) {
+/** Loads `sandbox`'s sign-in page in `page` and signs in with `credential` (its API key unless given). */
+export async function signInFromStart(page, sandbox, credential = sandbox.api_key) {
   await page.goto(`${sandbox.url}/sign-in`);
   await signIn(page, credential);
+}
+
+/** Signs `page` in with `credential` on `sandbox`'s sign-in page, then goes to `path` in the app. */
+export async function signInAt(page, sandbox, path, credential) {
+  await signInFromStart(page, sandbox, credential);
   await page.waitForURL(/\/workspace$/);
   await go(page, path);
+}
+
+/** The id of the run whose page `page` shows (`/runs/{id}`). */
+export const runIdOf = (page) => decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+
+/** Submits the action form filled in on `page` in async mode; resolves with the run's id once its page opens. */
+export async function queueRun(page) {
+  await page.getByLabel("Async: queue it and watch the run").check();
+  await page.getByRole("button", { name: "Queue run" }).click();
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  return runIdOf(page);
+}
+
+/**
+ * On the run page of `id`, a run just queued: it is seen queued or processing, then completed;
+ * the API agrees, and the output table has a row per record. Resolves with the run as the API
+ * answers it.
+ */
+export async function watchRunToCompletion(page, sandbox, id) {
+  const status = page.locator(".run-head [data-status]");
+  await expect(status).toHaveAttribute("data-status", /^(queued|processing)$/);
+  await expect(status).toHaveAttribute("data-status", "completed", { timeout: 15_000 });
+  const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
+  expect(run.status).toBe("completed");
+  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
+  return run;
+}
+
+/** A loopback port on which nothing listens: one the system just gave out and took back. */
+export async function unusedPort() {
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 /** Calls the API directly, as another client of the workspace would. */

@@ -4,7 +4,7 @@
 // large enough for another client to make 160 runs at once, and quick runs).
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, api, seriousViolations, signIn, signOut, go, besides } from "./harness.mjs";
+import { screenshot, api, seriousViolations, signIn, signOut, go, besides, queueRun } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
 
@@ -24,6 +24,19 @@ async function runsMadeElsewhere(sandbox, count, label) {
     intervals: [200],
   }).toBe(0);
   return ids;
+}
+
+/**
+ * Three runs made elsewhere, then a page signed in on /runs, once this browser keeps every run the
+ * API lists (`listed` of them) for the workspace (`workspace`, its id).
+ */
+async function signedInWithRunsKept(sandbox, pages) {
+  await runsMadeElsewhere(sandbox, 3, "storage");
+  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
+  const { page, problems } = await pages.signedIn("/runs");
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  await expect.poll(async () => (await keptHistory(page)).runs.length, { message: "the API's runs kept" }).toBe(listed);
+  return { page, problems, listed, workspace };
 }
 
 const isFinal = (status) => ["completed", "failed", "cancelled"].includes(status);
@@ -220,11 +233,7 @@ test("a kept run that was still running when the API's list moved on is read aga
 
 test("/storage: what is kept, exported as JSON Lines, forgotten after a confirmation, imported back with bad lines reported", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  await runsMadeElsewhere(sandbox, 3, "storage");
-  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
-  const { page, problems } = await pages.signedIn("/runs");
-  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
-  await expect.poll(async () => (await keptHistory(page)).runs.length, { message: "the API's runs kept" }).toBe(listed);
+  const { page, problems, listed, workspace } = await signedInWithRunsKept(sandbox, pages);
   await page.getByRole("link", { name: "what this browser keeps" }).click();
   await expect(page).toHaveURL(/\/storage$/);
   const keptRuns = page.locator('[data-field="kept-runs"] .stat-value');
@@ -290,17 +299,11 @@ test("/storage: what is kept, exported as JSON Lines, forgotten after a confirma
 
 test("sign-out can forget the workspace's data in this browser; sign-in says what a browser keeps", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
-  await runsMadeElsewhere(sandbox, 3, "storage");
-  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.length;
-  const { page, problems } = await pages.signedIn("/runs");
-  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
-  await expect.poll(async () => (await keptHistory(page)).runs.length, { message: "the API's runs kept" }).toBe(listed);
+  const { page, problems, listed, workspace } = await signedInWithRunsKept(sandbox, pages);
   // A submission from the form: its input is kept for "Run again with changes".
   await go(page, "/actions/network-search-groups");
   await page.getByLabel("Query", { exact: true }).fill("kept until forgotten");
-  await page.getByLabel("Async: queue it and watch the run").check();
-  await page.getByRole("button", { name: "Queue run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  await queueRun(page);
   await expect.poll(async () => (await keptHistory(page)).submissions.length, { message: "the submissions kept" }).toBe(1);
 
   // Plain sign-out keeps it, and sign-in says so (a shared computer).
@@ -337,10 +340,7 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
     await go(page, "/actions/network-search-groups");
     await page.getByLabel("Query", { exact: true }).fill(query);
     await page.getByLabel("Max results").fill(maxResults);
-    await page.getByLabel("Async: queue it and watch the run").check();
-    await page.getByRole("button", { name: "Queue run" }).click();
-    await expect(page).toHaveURL(/\/runs\/[^/]+$/);
-    made.push(decodeURIComponent(new URL(page.url()).pathname.split("/").pop()));
+    made.push(await queueRun(page));
     await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
   }
   // 100 runs made elsewhere push both out of the API's list: only this browser has them.
@@ -534,10 +534,7 @@ test("two tabs writing the history at once lose nothing and duplicate nothing", 
   })();
   await go(page, "/actions/network-search-groups");
   await page.getByLabel("Query", { exact: true }).fill("two tabs at once");
-  await page.getByLabel("Async: queue it and watch the run").check();
-  await page.getByRole("button", { name: "Queue run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
-  const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
+  const id = await queueRun(page);
   await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible();
   await expect(other.locator(`tr[data-run="${id}"]`), "the other tab listed it").toHaveCount(1);
   reading = false;

@@ -9,11 +9,10 @@
 // sandbox records no request headers and sends no Set-Cookie, so none of it can be observed here.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { go, screenshot, signIn, api } from "./harness.mjs";
+import { api, go, screenshot, signIn, queueRun, watchRunToCompletion, unusedPort } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dist = resolve(process.env.CONSOLE_DIST ?? join(root, "dist"));
@@ -48,14 +47,6 @@ function printedCsp() {
   const csp = printed.match(/^Content-Security-Policy: (.+)$/m)?.[1];
   expect(csp, `no Content-Security-Policy in \`sandbox headers\`:\n${printed}`).toBeTruthy();
   return csp;
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** What `nginx -V` says it was built with (it prints to stderr). */
@@ -96,7 +87,7 @@ const errorLog = () => (prefix && existsSync(join(prefix, "error.log")) ? readFi
 
 /** Starts nginx with the document's block for `sandbox`; resolves with its origin and the CSP. */
 async function startNginx(sandbox) {
-  const port = await freePort();
+  const port = await unusedPort();
   const csp = printedCsp();
   let server = documentedServerBlock();
   server = replaceAll(server, PLACEHOLDERS.listen, `listen 127.0.0.1:${port};`);
@@ -186,18 +177,10 @@ test("signed in through nginx's /v1 forward, an async run is watched to complete
 
   await go(page, "/actions/premium-search-people");
   await page.getByLabel("Keywords", { exact: true }).fill("through nginx");
-  await page.getByLabel("Async: queue it and watch the run").check();
-  await page.getByRole("button", { name: "Queue run" }).click();
-  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
-  const id = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
-  // Watched: seen running, then completed, read through nginx.
-  const status = page.locator(".run-head [data-status]");
-  await expect(status).toHaveAttribute("data-status", /^(queued|processing)$/);
-  await expect(status).toHaveAttribute("data-status", "completed", { timeout: 15_000 });
-  // The run is the sandbox's: the forward reached it.
-  const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
-  expect(run.status).toBe("completed");
-  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
+  const id = await queueRun(page);
+  // Watched: seen running, then completed, read through nginx; the API's (the sandbox's) run
+  // agrees: the forward reached it.
+  await watchRunToCompletion(page, sandbox, id);
   await screenshot(page, "nginx-run");
 
   // Every API call went to nginx's origin: the sign-in's check, the submission, the polls.

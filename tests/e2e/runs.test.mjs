@@ -3,7 +3,7 @@
 // runs list with filters in the URL. Headless Chromium against the sandbox.
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, signIn, go, trackRequests, controlVisibility, api, besides } from "./harness.mjs";
+import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides } from "./harness.mjs";
 
 // Slow enough that a run is seen queued and processing across several polls.
 const test = withSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
@@ -63,8 +63,7 @@ test("an async run is watched from queued to completed: one request at a time, n
 test("a hidden tab sends no polls, and a shown one resumes at once", async ({ sandbox, pages }) => {
   const { page, problems } = await pages.open();
   const setHidden = await controlVisibility(page);
-  await page.goto(`${sandbox.url}/sign-in`);
-  await signIn(page, sandbox.api_key);
+  await signInFromStart(page, sandbox);
   const { json: run } = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query: "hidden tab sandbox:slow" }, max_results: 5 }, key: newKey(),
   });

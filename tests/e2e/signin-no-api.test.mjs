@@ -5,11 +5,10 @@
 // each (src/model/no_answer.rs). A small static server serves the build (CONSOLE_DIST, default dist/) and
 // answers /v1 as a test asks: a proxy's 502, trunk's empty 500, no answer at all, or the API's 401.
 import { createServer } from "node:http";
-import { createServer as createTcpServer } from "node:net";
 import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, trySignIn, besides } from "./harness.mjs";
+import { screenshot, trySignIn, besides, unusedPort } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dist = process.env.CONSOLE_DIST ?? join(root, "dist");
@@ -84,15 +83,6 @@ test("the API's own 401 is about the credential, not about starting the sandbox"
   expect(besides(problems, 401)).toEqual([]);
 });
 
-/** A port on which nothing listens: one the system just gave out and took back. */
-async function closedPort() {
-  const probe = createTcpServer();
-  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** Signs in on `consoleUrl` with the API base URL `base`, and returns the alert's text. */
 async function signInElsewhere(pages, consoleUrl, base) {
   const opened = await pages.open();
@@ -105,7 +95,7 @@ async function signInElsewhere(pages, consoleUrl, base) {
 
 // This file's static server sends no Content-Security-Policy, so its console may call any origin.
 test("an API origin where nothing listens says nothing answers there", async ({ pages }) => {
-  const api = `http://127.0.0.1:${await closedPort()}`;
+  const api = `http://127.0.0.1:${await unusedPort()}`;
   const { page, problems } = await signInElsewhere(pages, origin, api);
   const alert = page.getByRole("alert");
   await expect(alert).toContainText(`Nothing answers at ${api}: the server is down, or the address or port is wrong.`);

@@ -12,6 +12,19 @@ const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--
 
 const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
 
+/**
+ * Starts a batch of `rows` rows of `action` on the bulk page: its one input `column` reads
+ * "`label` 1", "`label` 2", …, one result each. Resolves once the batch is running.
+ */
+async function startBatch(page, { action, column, label, rows }) {
+  const lines = [csvLine([column, "max_results"])];
+  for (let i = 1; i <= rows; i++) lines.push(csvLine([`${label} ${i}`, 1]));
+  await page.getByLabel("Action").selectOption(action);
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "running");
+}
+
 /** Signs in to one more workspace from the header's list, without signing out. */
 async function addSignIn(page, credential) {
   await page.locator('[data-field="switcher"]').click();
@@ -52,12 +65,7 @@ test("a batch of one workspace runs on while another is in view, and each lists 
   const { page, problems } = await pages.signedIn("/bulk");
   // Fewer than the 100 runs `GET /v1/runs` lists, so the API's list counts them all.
   const rows = 90;
-  const lines = [csvLine(["keywords", "max_results"])];
-  for (let i = 1; i <= rows; i++) lines.push(csvLine([`acme batch ${i}`, 1]));
-  await page.getByLabel("Action").selectOption("network-search-companies");
-  await page.locator("#bulk-text").fill(lines.join("\n"));
-  await page.locator('[data-field="start-batch"]').click();
-  await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "running");
+  await startBatch(page, { action: "network-search-companies", column: "keywords", label: "acme batch", rows });
 
   // Globex, signed in from the header: the bulk page is Globex's, with a word on Acme's batch.
   await addSignIn(page, globex.api_key);
@@ -178,12 +186,7 @@ test("a key refused mid-batch ends only its own sign-in; the batch goes on with 
   const made = (await api(sandbox, "POST", "/v1/keys", { bearer: sandbox.session_token, body: { name: "batch key" } })).json;
   const { page, problems } = await pages.signedIn("/bulk", { credential: made.api_key });
   const rows = 60;
-  const lines = [csvLine(["query", "max_results"])];
-  for (let i = 1; i <= rows; i++) lines.push(csvLine([`refused batch ${i}`, 1]));
-  await page.getByLabel("Action").selectOption("network-search-schools");
-  await page.locator("#bulk-text").fill(lines.join("\n"));
-  await page.locator('[data-field="start-batch"]').click();
-  await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "running");
+  await startBatch(page, { action: "network-search-schools", column: "query", label: "refused batch", rows });
   // The same workspace with the account session, in use now.
   await addSignIn(page, sandbox.session_token);
   await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "running");
