@@ -76,21 +76,6 @@ impl Route {
             doc: RouteDoc::Operation(operation),
         }
     }
-
-    /// A submission route, documented once per action.
-    const fn submission(
-        method: Method,
-        path: &'static str,
-        handler: fn() -> MethodRouter<SandboxState>,
-        live: bool,
-    ) -> Route {
-        Route {
-            method,
-            path,
-            handler,
-            doc: RouteDoc::Submission { live },
-        }
-    }
 }
 
 /// An operation that needs a credential, takes no body and no path parameter, and answers 204;
@@ -150,10 +135,10 @@ pub static ROUTES: [Route; 11] = [
     Route::operation(Method::GET, "/v1/actions", || get(actions::list_actions),
         operation("listActions", "The action registry (public)", &[])
             .returning("The registry.", "ActionList").public()),
-    Route::submission(Method::POST, "/v1/actions/{action}/run/live",
-        || post(submit::submit_live), true),
-    Route::submission(Method::POST, "/v1/actions/{action}/run/async",
-        || post(submit::submit_async), false),
+    Route { method: Method::POST, path: "/v1/actions/{action}/run/live",
+        handler: || post(submit::submit_live), doc: RouteDoc::Submission { live: true } },
+    Route { method: Method::POST, path: "/v1/actions/{action}/run/async",
+        handler: || post(submit::submit_async), doc: RouteDoc::Submission { live: false } },
     Route::operation(Method::GET, "/v1/runs", || get(runs::list_runs),
         operation("listRuns", "The latest 100 runs of the workspace, newest first", &[401, 403])
             .returning("The runs.", "RunList")),

@@ -46,12 +46,18 @@ pub async fn get_outputs(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Json<RunOutputs>, ApiError> {
-    let run = find_run(&state, &principal, &id)?;
+    let Run {
+        id: run_id,
+        status,
+        output,
+        completeness,
+        ..
+    } = find_run(&state, &principal, &id)?;
     Ok(Json(RunOutputs {
-        run_id: run.id,
-        status: run.status,
-        output: run.output,
-        completeness: run.completeness,
+        run_id,
+        status,
+        output,
+        completeness,
     }))
 }
 
