@@ -399,6 +399,27 @@ fn whole_number(value: &Value) -> Option<u64> {
     })
 }
 
+/// The submission's optional whole-number `field`, from 1 to `max`; anything else is an error
+/// naming the range, and `None`.
+fn optional_count(
+    obj: &Map<String, Value>,
+    field: &str,
+    max: u64,
+    errors: &mut Vec<FieldError>,
+) -> Option<u64> {
+    let value = obj.get(field)?;
+    match whole_number(value) {
+        Some(n) if (1..=max).contains(&n) => Some(n),
+        _ => {
+            errors.push(FieldError::new(
+                field,
+                format!("must be an integer from 1 to {max}"),
+            ));
+            None
+        }
+    }
+}
+
 impl Submission {
     /// Validates a submission body for `action`. `max_results` is held to the contract's 1 to
     /// 100 for every action: a value above the action's registry ceiling is accepted, and the
@@ -419,32 +440,9 @@ impl Submission {
                 ));
             }
         }
-        let max_results = match obj.get("max_results") {
-            None => None,
-            Some(v) => match whole_number(v) {
-                Some(n) if (1..=u64::from(MAX_RESULTS_LIMIT)).contains(&n) => Some(n as u32),
-                _ => {
-                    errors.push(FieldError::new(
-                        "max_results",
-                        format!("must be an integer from 1 to {MAX_RESULTS_LIMIT}"),
-                    ));
-                    None
-                }
-            },
-        };
-        let max_credits = match obj.get("max_credits") {
-            None => None,
-            Some(v) => match whole_number(v) {
-                Some(n) if (1..=MAX_CREDITS_LIMIT).contains(&n) => Some(n),
-                _ => {
-                    errors.push(FieldError::new(
-                        "max_credits",
-                        format!("must be an integer from 1 to {MAX_CREDITS_LIMIT}"),
-                    ));
-                    None
-                }
-            },
-        };
+        let max_results = optional_count(obj, "max_results", MAX_RESULTS_LIMIT.into(), &mut errors)
+            .map(|n| n as u32);
+        let max_credits = optional_count(obj, "max_credits", MAX_CREDITS_LIMIT, &mut errors);
         let input = match obj.get("input") {
             Some(Value::Object(input)) => match validate_action_input(action, input) {
                 Ok(input) => Some(input),

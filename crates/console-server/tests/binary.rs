@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::StatusCode;
-use common::{FakeUpstream, fixture_dist, send};
+use common::{FakeUpstream, fixture_dist, send, submit_empty};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 
@@ -114,12 +114,10 @@ async fn sigterm_lets_a_live_request_finish_and_takes_no_new_one() {
     let upstream = FakeUpstream::start().await;
     let (child, addr) = spawn(&upstream.url()).await;
     let live = tokio::spawn(async move {
-        send(
+        submit_empty(
             addr,
-            "POST",
             "/v1/actions/premium-search-people/run/live?hold_ms=3000",
-            &[("idempotency-key", "key-live-term")],
-            Body::from("{}"),
+            "key-live-term",
         )
         .await
     });

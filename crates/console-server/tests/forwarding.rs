@@ -3,11 +3,14 @@
 
 mod common;
 
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::StatusCode;
-use common::{FakeUpstream, get, send, send_raw, start_server, start_server_trusting};
+use common::{
+    FakeUpstream, get, send, send_raw, start_server, start_server_trusting, submit_empty,
+};
 use console_server::Timeouts;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
@@ -21,10 +24,16 @@ fn quick() -> Timeouts {
     }
 }
 
-#[tokio::test]
-async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
+/// A fresh fake upstream, and console-server in front of it with the [`quick`] timeouts.
+async fn quick_server() -> (FakeUpstream, SocketAddr) {
     let upstream = FakeUpstream::start().await;
     let server = start_server(&upstream.url(), quick()).await;
+    (upstream, server)
+}
+
+#[tokio::test]
+async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
+    let (upstream, server) = quick_server().await;
     let answer = send(
         server,
         "POST",
@@ -86,14 +95,11 @@ async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
 
 #[tokio::test]
 async fn a_429_passes_through_unchanged() {
-    let upstream = FakeUpstream::start().await;
-    let server = start_server(&upstream.url(), quick()).await;
-    let answer = send(
+    let (_upstream, server) = quick_server().await;
+    let answer = submit_empty(
         server,
-        "POST",
         "/v1/actions/premium-search-people/run/async",
-        &[("idempotency-key", "key-0002")],
-        Body::from("{}"),
+        "key-0002",
     )
     .await;
     assert_eq!(answer.status, StatusCode::TOO_MANY_REQUESTS);
@@ -183,8 +189,7 @@ async fn path_tricks_never_reach_another_host() {
 
 #[tokio::test]
 async fn redirects_are_passed_back_not_followed() {
-    let upstream = FakeUpstream::start().await;
-    let server = start_server(&upstream.url(), quick()).await;
+    let (upstream, server) = quick_server().await;
     let here = get(server, "/v1/redirect-here").await;
     assert_eq!(here.status, StatusCode::FOUND);
     assert_eq!(
@@ -303,12 +308,10 @@ async fn a_live_submission_may_take_longer_than_other_requests() {
     let upstream = FakeUpstream::start().await;
     let server = start_server(&upstream.url(), Timeouts::default()).await;
     let started = Instant::now();
-    let answer = send(
+    let answer = submit_empty(
         server,
-        "POST",
         "/v1/actions/premium-search-people/run/live?hold_ms=90000",
-        &[("idempotency-key", "key-live-90")],
-        Body::from("{}"),
+        "key-live-90",
     )
     .await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
@@ -318,8 +321,7 @@ async fn a_live_submission_may_take_longer_than_other_requests() {
 
 #[tokio::test]
 async fn a_huge_answer_streams_through_whole() {
-    let upstream = FakeUpstream::start().await;
-    let server = start_server(&upstream.url(), quick()).await;
+    let (_upstream, server) = quick_server().await;
     let answer = get(server, "/v1/huge").await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body.len(), 64 * 1024 * 1024);
@@ -327,8 +329,7 @@ async fn a_huge_answer_streams_through_whole() {
 
 #[tokio::test]
 async fn a_body_over_one_mib_is_refused_before_it_is_forwarded() {
-    let upstream = FakeUpstream::start().await;
-    let server = start_server(&upstream.url(), quick()).await;
+    let (upstream, server) = quick_server().await;
     let over = vec![b'a'; console_server::MAX_REQUEST_BODY_BYTES + 1];
     let answer = send(
         server,
@@ -428,8 +429,7 @@ async fn tls_to_the_upstream_is_verified() {
 
 #[tokio::test]
 async fn the_console_is_served_beside_the_api() {
-    let upstream = FakeUpstream::start().await;
-    let server = start_server(&upstream.url(), quick()).await;
+    let (upstream, server) = quick_server().await;
     let page = get(server, "/runs/0b7c8a4e").await;
     assert_eq!(page.status, StatusCode::OK);
     let csp = page.header("content-security-policy").unwrap();

@@ -1,14 +1,13 @@
 //! The built console as `--dist` serves it (the rules themselves are tested in
 //! crates/console-hosting), `/v1` still compressed beside it, and `sandbox headers`.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-use axum::body::Body;
-use axum::http::{HeaderMap, Request, StatusCode};
-use http_body_util::BodyExt;
-use sandbox::{SandboxState, app};
-use tower::ServiceExt;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use axum::http::StatusCode;
+use common::{Reply, Sandbox};
 
 const WASM: &str = "console-1d7c51c8e9200f3b_bg.wasm";
 const CSS: &str = "main-a75c69fe78433ebb.css";
@@ -34,9 +33,18 @@ impl Dist {
         Dist(dir)
     }
 
-    fn router(&self) -> axum::Router {
-        let (state, _) = SandboxState::seeded(sandbox::SandboxConfig::fast());
-        app(state, Some(self.0.clone()))
+    fn sandbox(&self) -> Sandbox {
+        Sandbox::serving_console(self.0.clone())
+    }
+
+    /// What `sandbox headers --dist <this> --api-origin <api_origin>` prints.
+    fn headers_command(&self, api_origin: &str) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_sandbox"))
+            .args(["headers", "--dist"])
+            .arg(&self.0)
+            .args(["--api-origin", api_origin])
+            .output()
+            .unwrap()
     }
 }
 
@@ -46,27 +54,9 @@ impl Drop for Dist {
     }
 }
 
-async fn get(
-    router: &axum::Router,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> (StatusCode, HeaderMap, Vec<u8>) {
-    let mut request = Request::get(path);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = router
-        .clone()
-        .oneshot(request.body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let (parts, body) = response.into_parts();
-    let body = body.collect().await.unwrap().to_bytes().to_vec();
-    (parts.status, parts.headers, body)
-}
-
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).map(|v| v.to_str().unwrap())
+/// A GET without a credential, as a browser loading the console sends it.
+async fn get(sb: &Sandbox, path: &str, headers: &[(&str, &str)]) -> Reply {
+    sb.send("GET", path, None, headers, None).await
 }
 
 #[tokio::test]
@@ -74,18 +64,19 @@ async fn the_console_is_served_under_the_shared_rules() {
     // crates/console-hosting's tests hold the rules themselves, for a folder and an embedded
     // build alike; here, that `--dist` serves through them.
     let dist = Dist::new("console");
-    let router = dist.router();
-    let (status, headers, body) =
-        get(&router, "/runs/0b7c8a4e", &[("accept-encoding", "br")]).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(body, b"brotli index");
-    assert_eq!(header(&headers, "cache-control"), Some("no-cache"));
+    let sb = dist.sandbox();
+    let index = get(&sb, "/runs/0b7c8a4e", &[("accept-encoding", "br")]).await;
+    assert_eq!(index.status, StatusCode::OK);
+    assert_eq!(index.body, b"brotli index");
+    assert_eq!(index.header("cache-control"), Some("no-cache"));
     assert!(
-        header(&headers, "content-security-policy").is_some_and(|csp| csp.contains("'sha256-"))
+        index
+            .header("content-security-policy")
+            .is_some_and(|csp| csp.contains("'sha256-"))
     );
-    let (_, headers, _) = get(&router, &format!("/{WASM}"), &[]).await;
+    let wasm = get(&sb, &format!("/{WASM}"), &[]).await;
     assert_eq!(
-        header(&headers, "cache-control"),
+        wasm.header("cache-control"),
         Some("public, max-age=31536000, immutable")
     );
 }
@@ -93,35 +84,30 @@ async fn the_console_is_served_under_the_shared_rules() {
 #[tokio::test]
 async fn api_json_beside_the_console_is_still_compressed_and_404s_are_json() {
     let dist = Dist::new("api");
-    let router = dist.router();
-    let (status, headers, body) = get(
-        &router,
+    let sb = dist.sandbox();
+    let actions = get(
+        &sb,
         "/v1/actions",
         &[("accept-encoding", "gzip, deflate, br, zstd")],
     )
     .await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(header(&headers, "content-encoding"), Some("gzip"));
-    assert_eq!(&body[..2], &[0x1f, 0x8b], "a gzip stream");
-    assert_eq!(header(&headers, "cache-control"), None);
-    assert_eq!(header(&headers, "content-security-policy"), None);
+    assert_eq!(actions.status, StatusCode::OK);
+    assert_eq!(actions.header("content-encoding"), Some("gzip"));
+    assert_eq!(&actions.body[..2], &[0x1f, 0x8b], "a gzip stream");
+    assert_eq!(actions.header("cache-control"), None);
+    assert_eq!(actions.header("content-security-policy"), None);
 
-    let (status, headers, body) = get(&router, "/v1/nothing-here", &[]).await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(header(&headers, "content-type"), Some("application/json"));
-    let error: api_contract::ErrorBody = serde_json::from_slice(&body).unwrap();
+    let missing = get(&sb, "/v1/nothing-here", &[]).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.header("content-type"), Some("application/json"));
+    let error: api_contract::ErrorBody = missing.json();
     assert_eq!(error.error.code, "not_found");
 }
 
 #[test]
 fn the_headers_subcommand_prints_the_csp_with_the_loaders_hash_and_the_api_origin() {
     let dist = Dist::new("headers");
-    let output = Command::new(env!("CARGO_BIN_EXE_sandbox"))
-        .args(["headers", "--dist"])
-        .arg(&dist.0)
-        .args(["--api-origin", "https://api.example.com"])
-        .output()
-        .unwrap();
+    let output = dist.headers_command("https://api.example.com");
     assert!(output.status.success(), "{output:?}");
     let text = String::from_utf8(output.stdout).unwrap();
     let hash = &console_hosting::csp::inline_script_hashes(INDEX)[0];
@@ -150,12 +136,7 @@ fn the_headers_subcommand_prints_the_csp_with_the_loaders_hash_and_the_api_origi
         "the hashed files named: {text}"
     );
 
-    let refused = Command::new(env!("CARGO_BIN_EXE_sandbox"))
-        .args(["headers", "--dist"])
-        .arg(&dist.0)
-        .args(["--api-origin", "https://api.example.com/v1; script-src *"])
-        .output()
-        .unwrap();
+    let refused = dist.headers_command("https://api.example.com/v1; script-src *");
     assert!(
         !refused.status.success(),
         "a path or a directive is not an origin"

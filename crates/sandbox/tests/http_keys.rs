@@ -57,13 +57,7 @@ async fn create_list_use_and_revoke_a_key() {
     assert_eq!(ws.workspace_id, "ws_acme", "the new key works at once");
 
     let revoked = sb
-        .send(
-            "DELETE",
-            &format!("/v1/keys/{}", created.id),
-            Some(&session),
-            &[],
-            None,
-        )
+        .request("DELETE", &format!("/v1/keys/{}", created.id), &session)
         .await;
     assert_eq!(revoked.status, StatusCode::NO_CONTENT);
     assert!(revoked.body.is_empty());
@@ -74,13 +68,7 @@ async fn create_list_use_and_revoke_a_key() {
     assert!(list.keys[0].revoked_at.is_some());
     // Revoking again is harmless; an unknown or foreign key is 404.
     let again = sb
-        .send(
-            "DELETE",
-            &format!("/v1/keys/{}", created.id),
-            Some(&session),
-            &[],
-            None,
-        )
+        .request("DELETE", &format!("/v1/keys/{}", created.id), &session)
         .await;
     assert_eq!(again.status, StatusCode::NO_CONTENT);
     sb.send("DELETE", "/v1/keys/key_nope", Some(&session), &[], None)
@@ -88,12 +76,10 @@ async fn create_list_use_and_revoke_a_key() {
         .assert_error(StatusCode::NOT_FOUND, "key_not_found");
     let globex_session = sb.seeded[1].session_token.clone();
     let acme_key_id = list.keys[1].id.clone();
-    sb.send(
+    sb.request(
         "DELETE",
         &format!("/v1/keys/{acme_key_id}"),
-        Some(&globex_session),
-        &[],
-        None,
+        &globex_session,
     )
     .await
     .assert_error(StatusCode::NOT_FOUND, "key_not_found");
@@ -115,13 +101,7 @@ async fn key_times_are_written_in_utc_with_milliseconds() {
     common::assert_millisecond_utc(&created["created_at"], "created_at on creation");
     let id = created["id"].as_str().unwrap();
     let revoked = sb
-        .send(
-            "DELETE",
-            &format!("/v1/keys/{id}"),
-            Some(&session),
-            &[],
-            None,
-        )
+        .request("DELETE", &format!("/v1/keys/{id}"), &session)
         .await;
     assert_eq!(revoked.status, StatusCode::NO_CONTENT);
 
@@ -193,12 +173,10 @@ async fn wrong_methods_are_405_with_the_error_body() {
     sb.send("PUT", "/v1/runs", Some(sb.key()), &[], None)
         .await
         .assert_error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
-    sb.send(
+    sb.request(
         "GET",
         "/v1/actions/premium-search-people/run/live",
-        Some(sb.key()),
-        &[],
-        None,
+        sb.key(),
     )
     .await
     .assert_error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");

@@ -6,10 +6,34 @@ use std::time::Duration;
 
 use api_contract::{Run, RunList, RunOutputs, RunStatus};
 use axum::http::StatusCode;
-use common::Sandbox;
+use common::{Reply, Sandbox};
 use sandbox::SandboxConfig;
-use serde_json::json;
+use serde_json::{Value, json};
 
+/// Submits to `premium-search-people` as the seeded workspace's API key, the submission most
+/// tests make.
+async fn search_people(sb: &Sandbox, mode: &str, idempotency_key: &str, body: &Value) -> Reply {
+    sb.submit_with_key("premium-search-people", mode, idempotency_key, body)
+        .await
+}
+
+/// Posts `body` as it is to `premium-search-people` with this content type and idempotency key:
+/// for the requests [`search_people`] would make well-formed.
+async fn search_people_raw(
+    sb: &Sandbox,
+    mode: &str,
+    content_type: &str,
+    idempotency_key: Option<&str>,
+    body: &str,
+) -> Reply {
+    let mut headers = vec![("content-type", content_type)];
+    headers.extend(idempotency_key.map(|key| ("idempotency-key", key)));
+    let path = format!("/v1/actions/premium-search-people/run/{mode}");
+    sb.send("POST", &path, Some(sb.key()), &headers, Some(body))
+        .await
+}
+
+/// A people search's body.
 fn people(keywords: &str, max_results: u32) -> serde_json::Value {
     json!({ "input": { "keywords": keywords }, "max_results": max_results })
 }
@@ -18,15 +42,7 @@ fn people(keywords: &str, max_results: u32) -> serde_json::Value {
 async fn async_submission_is_202_queued_then_completes_and_charges_what_it_returned() {
     let sb = Sandbox::fast();
     let before = sb.workspace(sb.key()).await;
-    let reply = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "key-async-0001",
-            &people("rust", 5),
-        )
-        .await;
+    let reply = search_people(&sb, "async", "key-async-0001", &people("rust", 5)).await;
     assert_eq!(reply.status, StatusCode::ACCEPTED);
     let run: Run = reply.json();
     assert_eq!(run.status, RunStatus::Queued);
@@ -57,15 +73,7 @@ async fn async_submission_is_202_queued_then_completes_and_charges_what_it_retur
 #[tokio::test]
 async fn run_times_are_written_in_utc_with_milliseconds() {
     let sb = Sandbox::fast();
-    let queued = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "key-dates-0001",
-            &people("rust", 2),
-        )
-        .await;
+    let queued = search_people(&sb, "async", "key-dates-0001", &people("rust", 2)).await;
     let queued: serde_json::Value = queued.json();
     common::assert_millisecond_utc(&queued["created_at"], "created_at of a queued run");
     assert_eq!(queued["completed_at"], serde_json::Value::Null);
@@ -96,8 +104,7 @@ async fn run_times_are_written_in_utc_with_milliseconds() {
 async fn live_submission_waits_for_the_terminal_run() {
     let sb = Sandbox::fast();
     let reply = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-extract-people",
             "live",
             "key-live-00001",
@@ -123,15 +130,13 @@ async fn live_submission_past_the_lease_is_202_and_keeps_running() {
         live_lease: Duration::from_millis(50),
         ..SandboxConfig::fast()
     });
-    let reply = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "live",
-            "key-lease-0001",
-            &people("data sandbox:slow", 3),
-        )
-        .await;
+    let reply = search_people(
+        &sb,
+        "live",
+        "key-lease-0001",
+        &people("data sandbox:slow", 3),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::ACCEPTED);
     let run: Run = reply.json();
     assert!(matches!(
@@ -148,15 +153,13 @@ async fn live_submission_past_the_lease_is_202_and_keeps_running() {
 async fn a_failed_run_is_200_with_its_error_and_charges_nothing() {
     let sb = Sandbox::fast();
     let before = sb.workspace(sb.key()).await;
-    let reply = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "live",
-            "key-fail-00001",
-            &people("x sandbox:fail=provider_timeout", 10),
-        )
-        .await;
+    let reply = search_people(
+        &sb,
+        "live",
+        "key-fail-00001",
+        &people("x sandbox:fail=provider_timeout", 10),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::OK);
     let run: Run = reply.json();
     assert_eq!(run.status, RunStatus::Failed);
@@ -171,8 +174,7 @@ async fn a_failed_run_is_200_with_its_error_and_charges_nothing() {
     );
 
     let unknown = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-extract-people",
             "live",
             "key-fail-00002",
@@ -189,8 +191,7 @@ async fn a_failed_run_is_200_with_its_error_and_charges_nothing() {
 async fn the_chain_profile_posts_comments_works_through_the_api() {
     let sb = Sandbox::fast();
     let profile: Run = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-extract-people",
             "live",
             "chain-000001",
@@ -202,8 +203,7 @@ async fn the_chain_profile_posts_comments_works_through_the_api() {
         .as_str()
         .unwrap();
     let posts: Run = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-extract-people-post-activity",
             "live",
             "chain-000002",
@@ -226,8 +226,7 @@ async fn the_chain_profile_posts_comments_works_through_the_api() {
     .enumerate()
     {
         let run: Run = sb
-            .submit(
-                sb.key(),
+            .submit_with_key(
                 action,
                 "live",
                 &format!("chain-00001{i}"),
@@ -250,25 +249,12 @@ async fn cancel_releases_the_reservation_and_a_finished_run_is_409() {
         queue_time: Duration::from_secs(30),
         ..SandboxConfig::fast()
     });
-    let run: Run = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "cancel-00001",
-            &people("a", 40),
-        )
+    let run: Run = search_people(&sb, "async", "cancel-00001", &people("a", 40))
         .await
         .json();
     assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 40);
     let reply = sb
-        .send(
-            "POST",
-            &format!("/v1/runs/{}/cancel", run.id),
-            Some(sb.key()),
-            &[],
-            None,
-        )
+        .request("POST", &format!("/v1/runs/{}/cancel", run.id), sb.key())
         .await;
     assert_eq!(reply.status, StatusCode::OK);
     let cancelled: Run = reply.json();
@@ -278,22 +264,14 @@ async fn cancel_releases_the_reservation_and_a_finished_run_is_409() {
     );
     assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
     let again = sb
-        .send(
-            "POST",
-            &format!("/v1/runs/{}/cancel", run.id),
-            Some(sb.key()),
-            &[],
-            None,
-        )
+        .request("POST", &format!("/v1/runs/{}/cancel", run.id), sb.key())
         .await;
     again.assert_error(StatusCode::CONFLICT, "run_not_cancellable");
     let missing = sb
-        .send(
+        .request(
             "POST",
             "/v1/runs/00000000-0000-0000-0000-000000000000/cancel",
-            Some(sb.key()),
-            &[],
-            None,
+            sb.key(),
         )
         .await;
     missing.assert_error(StatusCode::NOT_FOUND, "run_not_found");
@@ -302,14 +280,7 @@ async fn cancel_releases_the_reservation_and_a_finished_run_is_409() {
 #[tokio::test]
 async fn runs_are_scoped_to_the_workspace() {
     let sb = Sandbox::fast();
-    let run: Run = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "live",
-            "scope-000001",
-            &people("a", 1),
-        )
+    let run: Run = search_people(&sb, "live", "scope-000001", &people("a", 1))
         .await
         .json();
     let other = &sb.seeded[1].api_key;
@@ -321,15 +292,9 @@ async fn runs_are_scoped_to_the_workspace() {
             .await
             .assert_error(StatusCode::NOT_FOUND, "run_not_found");
     }
-    sb.send(
-        "POST",
-        &format!("/v1/runs/{}/cancel", run.id),
-        Some(other),
-        &[],
-        None,
-    )
-    .await
-    .assert_error(StatusCode::NOT_FOUND, "run_not_found");
+    sb.request("POST", &format!("/v1/runs/{}/cancel", run.id), other)
+        .await
+        .assert_error(StatusCode::NOT_FOUND, "run_not_found");
     assert!(
         sb.get("/v1/runs", other)
             .await
@@ -360,8 +325,7 @@ async fn run_list_is_newest_first_and_capped_at_100_and_outputs_match() {
     let mut ids = Vec::new();
     for i in 0..105 {
         let run: Run = sb
-            .submit(
-                sb.key(),
+            .submit_with_key(
                 "network-search-groups",
                 "async",
                 &format!("list-{i:06}"),
@@ -396,26 +360,10 @@ async fn run_list_is_newest_first_and_capped_at_100_and_outputs_match() {
 async fn the_same_key_and_body_replays_the_same_run_without_charging_again() {
     let sb = Sandbox::fast();
     let body = people("replay", 7);
-    let first = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "replay-000001",
-            &body,
-        )
-        .await;
+    let first = search_people(&sb, "async", "replay-000001", &body).await;
     assert_eq!(first.status, StatusCode::ACCEPTED);
     let run: Run = first.json();
-    let pending = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "replay-000001",
-            &body,
-        )
-        .await;
+    let pending = search_people(&sb, "async", "replay-000001", &body).await;
     assert_eq!(
         pending.status,
         StatusCode::ACCEPTED,
@@ -424,15 +372,7 @@ async fn the_same_key_and_body_replays_the_same_run_without_charging_again() {
     assert_eq!(pending.json::<Run>().id, run.id);
 
     sb.wait_terminal(sb.key(), &run.id).await;
-    let finished = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "replay-000001",
-            &body,
-        )
-        .await;
+    let finished = search_people(&sb, "async", "replay-000001", &body).await;
     assert_eq!(
         finished.status,
         StatusCode::OK,
@@ -441,16 +381,7 @@ async fn the_same_key_and_body_replays_the_same_run_without_charging_again() {
     assert_eq!(finished.json::<Run>().id, run.id);
     // The same request under the same key, written differently.
     let replay = |raw: &'static str| {
-        sb.send(
-            "POST",
-            "/v1/actions/premium-search-people/run/live",
-            Some(sb.key()),
-            &[
-                ("content-type", "application/json"),
-                ("idempotency-key", "replay-000001"),
-            ],
-            Some(raw),
-        )
+        search_people_raw(&sb, "live", "application/json", Some("replay-000001"), raw)
     };
     // Key order in the JSON does not make a different request.
     let same = replay(r#"{"max_results":7,"input":{"keywords":"replay"}}"#).await;
@@ -464,24 +395,10 @@ async fn the_same_key_and_body_replays_the_same_run_without_charging_again() {
     let list: RunList = sb.get("/v1/runs", sb.key()).await.json();
     assert_eq!(list.runs.len(), 1);
 
-    let other_body = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "replay-000001",
-            &people("different", 7),
-        )
-        .await;
+    let other_body = search_people(&sb, "async", "replay-000001", &people("different", 7)).await;
     other_body.assert_error(StatusCode::CONFLICT, "idempotency_key_reused");
     let other_action = sb
-        .submit(
-            sb.key(),
-            "premium-search-companies",
-            "async",
-            "replay-000001",
-            &body,
-        )
+        .submit_with_key("premium-search-companies", "async", "replay-000001", &body)
         .await;
     other_action.assert_error(StatusCode::CONFLICT, "idempotency_key_reused");
 }
@@ -494,16 +411,10 @@ async fn concurrent_duplicates_create_one_run() {
         .map(|_| {
             let (sb, body) = (sb.clone(), body.clone());
             tokio::spawn(async move {
-                sb.submit(
-                    sb.key(),
-                    "premium-search-people",
-                    "async",
-                    "race-key-0001",
-                    &body,
-                )
-                .await
-                .json::<Run>()
-                .id
+                search_people(&sb, "async", "race-key-0001", &body)
+                    .await
+                    .json::<Run>()
+                    .id
             })
         })
         .collect();
@@ -538,29 +449,10 @@ async fn concurrent_duplicates_create_one_run() {
 async fn idempotency_key_rules() {
     let sb = Sandbox::fast();
     let body = people("k", 1).to_string();
-    let missing = sb
-        .send(
-            "POST",
-            "/v1/actions/premium-search-people/run/async",
-            Some(sb.key()),
-            &[("content-type", "application/json")],
-            Some(&body),
-        )
-        .await;
+    let missing = search_people_raw(&sb, "async", "application/json", None, &body).await;
     missing.assert_error(StatusCode::BAD_REQUEST, "missing_idempotency_key");
     for bad in ["short", "has space 12", "slash/not/ok", &"x".repeat(129)] {
-        let reply = sb
-            .send(
-                "POST",
-                "/v1/actions/premium-search-people/run/async",
-                Some(sb.key()),
-                &[
-                    ("content-type", "application/json"),
-                    ("idempotency-key", bad),
-                ],
-                Some(&body),
-            )
-            .await;
+        let reply = search_people_raw(&sb, "async", "application/json", Some(bad), &body).await;
         reply.assert_error(StatusCode::BAD_REQUEST, "invalid_idempotency_key");
     }
 }
@@ -622,7 +514,7 @@ async fn invalid_submissions_are_400_naming_the_field_and_rule() {
     ];
     for (i, (action, body, expected)) in cases.iter().enumerate() {
         let reply = sb
-            .submit(sb.key(), action, "async", &format!("invalid-{i:05}"), body)
+            .submit_with_key(action, "async", &format!("invalid-{i:05}"), body)
             .await;
         let error = reply.assert_error(StatusCode::BAD_REQUEST, "invalid_request");
         assert!(
@@ -632,8 +524,7 @@ async fn invalid_submissions_are_400_naming_the_field_and_rule() {
         );
     }
     let unknown = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "premium-search-everything",
             "async",
             "invalid-00100",
@@ -641,31 +532,18 @@ async fn invalid_submissions_are_400_naming_the_field_and_rule() {
         )
         .await;
     unknown.assert_error(StatusCode::NOT_FOUND, "unknown_action");
-    let malformed = sb
-        .send(
-            "POST",
-            "/v1/actions/premium-search-people/run/async",
-            Some(sb.key()),
-            &[
-                ("content-type", "application/json"),
-                ("idempotency-key", "invalid-00101"),
-            ],
-            Some("{\"input\": "),
-        )
-        .await;
+    let malformed = search_people_raw(
+        &sb,
+        "async",
+        "application/json",
+        Some("invalid-00101"),
+        "{\"input\": ",
+    )
+    .await;
     malformed.assert_error(StatusCode::BAD_REQUEST, "invalid_json");
-    let wrong_type = sb
-        .send(
-            "POST",
-            "/v1/actions/premium-search-people/run/async",
-            Some(sb.key()),
-            &[
-                ("content-type", "text/plain"),
-                ("idempotency-key", "invalid-00102"),
-            ],
-            Some(&people("k", 1).to_string()),
-        )
-        .await;
+    let body = people("k", 1).to_string();
+    let wrong_type =
+        search_people_raw(&sb, "async", "text/plain", Some("invalid-00102"), &body).await;
     wrong_type.assert_error(StatusCode::BAD_REQUEST, "invalid_content_type");
     // Nothing was created or reserved by any of these.
     assert!(
@@ -684,8 +562,7 @@ async fn max_results_above_the_ceiling_is_accepted_and_the_run_is_capped_at_it()
     // A profile enrichment's ceiling is 1 (20 credits a record); a client sending the same
     // max_results to every action asks it for 50.
     let reply = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-extract-people",
             "async",
             "capped-00001",
@@ -704,8 +581,7 @@ async fn max_results_above_the_ceiling_is_accepted_and_the_run_is_capped_at_it()
 
     // A 50-result search asked for 100 reserves and returns at most 50.
     let reply = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-search-content",
             "async",
             "capped-00002",
@@ -734,8 +610,7 @@ async fn max_results_outside_1_to_100_is_the_contracts_400_for_every_action() {
         };
         for bad in [0, 101] {
             let reply = sb
-                .submit(
-                    sb.key(),
+                .submit_with_key(
                     action,
                     "async",
                     &format!("bounds-{i}-{bad:03}"),
@@ -797,15 +672,7 @@ async fn a_submission_the_balance_cannot_cover_is_refused() {
 async fn forced_500_then_retry_with_the_same_key_makes_one_run_and_one_charge() {
     let sb = Sandbox::fast();
     let body = people("acme sandbox:500", 4);
-    let first = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "live",
-            "retry-500-0001",
-            &body,
-        )
-        .await;
+    let first = search_people(&sb, "live", "retry-500-0001", &body).await;
     first.assert_error(StatusCode::INTERNAL_SERVER_ERROR, "internal_error");
     assert!(
         sb.get("/v1/runs", sb.key())
@@ -815,25 +682,9 @@ async fn forced_500_then_retry_with_the_same_key_makes_one_run_and_one_charge() 
             .is_empty(),
         "no run on a 500"
     );
-    let retry = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "live",
-            "retry-500-0001",
-            &body,
-        )
-        .await;
+    let retry = search_people(&sb, "live", "retry-500-0001", &body).await;
     assert_eq!(retry.status, StatusCode::OK);
-    let again = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "live",
-            "retry-500-0001",
-            &body,
-        )
-        .await;
+    let again = search_people(&sb, "live", "retry-500-0001", &body).await;
     assert_eq!(again.json::<Run>().id, retry.json::<Run>().id);
     assert_eq!(
         sb.get("/v1/runs", sb.key())
@@ -850,27 +701,11 @@ async fn forced_500_then_retry_with_the_same_key_makes_one_run_and_one_charge() 
 async fn forced_429_carries_retry_after_and_the_retry_succeeds() {
     let sb = Sandbox::fast();
     let body = people("acme sandbox:429", 2);
-    let first = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "retry-429-0001",
-            &body,
-        )
-        .await;
+    let first = search_people(&sb, "async", "retry-429-0001", &body).await;
     let error = first.assert_error(StatusCode::TOO_MANY_REQUESTS, "rate_limited");
     assert_eq!(error.error.retry_after, Some(3.0));
     assert_eq!(first.header("retry-after"), Some("3"));
-    let retry = sb
-        .submit(
-            sb.key(),
-            "premium-search-people",
-            "async",
-            "retry-429-0001",
-            &body,
-        )
-        .await;
+    let retry = search_people(&sb, "async", "retry-429-0001", &body).await;
     assert_eq!(retry.status, StatusCode::ACCEPTED);
 }
 
@@ -883,8 +718,7 @@ async fn submissions_past_the_rate_limit_are_429() {
     });
     for i in 0..3 {
         let reply = sb
-            .submit(
-                sb.key(),
+            .submit_with_key(
                 "network-search-groups",
                 "async",
                 &format!("rate-{i:06}"),
@@ -894,8 +728,7 @@ async fn submissions_past_the_rate_limit_are_429() {
         assert_eq!(reply.status, StatusCode::ACCEPTED);
     }
     let limited = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-search-groups",
             "async",
             "rate-000009",
@@ -924,8 +757,7 @@ async fn random_faults_from_flags() {
         error_500_share: 1.0,
         ..SandboxConfig::fast()
     });
-    sb.submit(
-        sb.key(),
+    sb.submit_with_key(
         "network-search-groups",
         "async",
         "flag-500-0001",
@@ -938,8 +770,7 @@ async fn random_faults_from_flags() {
         ..SandboxConfig::fast()
     });
     let run: Run = sb
-        .submit(
-            sb.key(),
+        .submit_with_key(
             "network-search-groups",
             "live",
             "flag-fail-001",
@@ -1004,7 +835,7 @@ async fn every_action_completes_in_both_modes() {
     for (i, (action, input)) in inputs.iter().enumerate() {
         let body = json!({ "input": input, "max_results": 1 });
         let live: Run = sb
-            .submit(sb.key(), action, "live", &format!("all-live-{i:04}"), &body)
+            .submit_with_key(action, "live", &format!("all-live-{i:04}"), &body)
             .await
             .json();
         assert_eq!(
@@ -1015,13 +846,7 @@ async fn every_action_completes_in_both_modes() {
         );
         assert_eq!(live.action, *action);
         let queued = sb
-            .submit(
-                sb.key(),
-                action,
-                "async",
-                &format!("all-async-{i:04}"),
-                &body,
-            )
+            .submit_with_key(action, "async", &format!("all-async-{i:04}"), &body)
             .await;
         assert_eq!(queued.status, StatusCode::ACCEPTED, "{action}");
     }

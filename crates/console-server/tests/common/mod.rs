@@ -222,6 +222,13 @@ pub async fn send(
     }
 }
 
+/// Posts the submission `{}` to `path` under `idempotency_key`: the fake upstream answers by
+/// path, not by body.
+pub async fn submit_empty(addr: SocketAddr, path: &str, idempotency_key: &str) -> Answer {
+    let headers = [("idempotency-key", idempotency_key)];
+    send(addr, "POST", path, &headers, Body::from("{}")).await
+}
+
 pub async fn get(addr: SocketAddr, path: &str) -> Answer {
     send(addr, "GET", path, &[], Body::empty()).await
 }

@@ -61,6 +61,25 @@ pub enum Success {
     NoContent,
 }
 
+impl Route {
+    /// A route documented as one operation.
+    const fn operation(
+        method: Method,
+        path: &'static str,
+        handler: fn() -> MethodRouter<SandboxState>,
+        operation: Operation,
+    ) -> Route {
+        Route {
+            method,
+            path,
+            handler,
+            doc: RouteDoc::Operation(operation),
+        }
+    }
+}
+
+/// An operation that needs a credential, takes no body and no path parameter, and answers 204;
+/// the methods below say where a route differs.
 const fn operation(id: &'static str, summary: &'static str, errors: &'static [u16]) -> Operation {
     Operation {
         id,
@@ -73,141 +92,81 @@ const fn operation(id: &'static str, summary: &'static str, errors: &'static [u1
     }
 }
 
-const fn json(description: &'static str, schema: &'static str) -> Success {
-    Success::Json {
-        description,
-        schema,
+impl Operation {
+    /// Its path's `{id}` is described by the component parameter `parameter`.
+    const fn on_path(self, parameter: &'static str) -> Operation {
+        Operation {
+            path_parameter: Some(parameter),
+            ..self
+        }
+    }
+
+    /// It takes a JSON body of this schema.
+    const fn taking(self, schema: &'static str) -> Operation {
+        Operation {
+            request: Some(schema),
+            ..self
+        }
+    }
+
+    /// It answers 200 with a JSON body of this schema.
+    const fn returning(self, description: &'static str, schema: &'static str) -> Operation {
+        Operation {
+            success: Success::Json {
+                description,
+                schema,
+            },
+            ..self
+        }
+    }
+
+    /// It is callable without a credential.
+    const fn public(self) -> Operation {
+        Operation {
+            public: true,
+            ..self
+        }
     }
 }
 
-/// Every `/v1` route.
+/// Every `/v1` route. Laid out by hand as a table, one route a row or two.
+#[rustfmt::skip]
 pub static ROUTES: [Route; 11] = [
-    Route {
-        method: Method::GET,
-        path: "/v1/actions",
-        handler: || get(actions::list_actions),
-        doc: RouteDoc::Operation(Operation {
-            success: json("The registry.", "ActionList"),
-            public: true,
-            ..operation("listActions", "The action registry (public)", &[])
-        }),
-    },
-    Route {
-        method: Method::POST,
-        path: "/v1/actions/{action}/run/live",
-        handler: || post(submit::submit_live),
-        doc: RouteDoc::Submission { live: true },
-    },
-    Route {
-        method: Method::POST,
-        path: "/v1/actions/{action}/run/async",
-        handler: || post(submit::submit_async),
-        doc: RouteDoc::Submission { live: false },
-    },
-    Route {
-        method: Method::GET,
-        path: "/v1/runs",
-        handler: || get(runs::list_runs),
-        doc: RouteDoc::Operation(Operation {
-            success: json("The runs.", "RunList"),
-            ..operation(
-                "listRuns",
-                "The latest 100 runs of the workspace, newest first",
-                &[401, 403],
-            )
-        }),
-    },
-    Route {
-        method: Method::GET,
-        path: "/v1/runs/{id}",
-        handler: || get(runs::get_run),
-        doc: RouteDoc::Operation(Operation {
-            path_parameter: Some("RunId"),
-            success: json("The run.", "Run"),
-            ..operation(
-                "getRun",
-                "A run's state, output and accounting",
-                &[401, 403, 404],
-            )
-        }),
-    },
-    Route {
-        method: Method::GET,
-        path: "/v1/runs/{id}/outputs",
-        handler: || get(runs::get_outputs),
-        doc: RouteDoc::Operation(Operation {
-            path_parameter: Some("RunId"),
-            success: json("The outputs.", "RunOutputs"),
-            ..operation(
-                "getRunOutputs",
-                "A run's output, state and completeness",
-                &[401, 403, 404],
-            )
-        }),
-    },
-    Route {
-        method: Method::POST,
-        path: "/v1/runs/{id}/cancel",
-        handler: || post(runs::cancel_run),
-        doc: RouteDoc::Operation(Operation {
-            path_parameter: Some("RunId"),
-            success: json("The cancelled run.", "Run"),
-            ..operation(
-                "cancelRun",
-                "Cancel a queued or processing run",
-                &[401, 403, 404, 409],
-            )
-        }),
-    },
-    Route {
-        method: Method::GET,
-        path: "/v1/workspace",
-        handler: || get(workspace::get_workspace),
-        doc: RouteDoc::Operation(Operation {
-            success: json("The workspace.", "Workspace"),
-            ..operation("getWorkspace", "The workspace and its credits", &[401, 403])
-        }),
-    },
-    Route {
-        method: Method::GET,
-        path: "/v1/keys",
-        handler: || get(keys::list_keys),
-        doc: RouteDoc::Operation(Operation {
-            success: json("The keys.", "KeyList"),
-            ..operation(
-                "listKeys",
-                "Up to 100 recent API keys, no secrets (account session only)",
-                &[401, 403],
-            )
-        }),
-    },
-    Route {
-        method: Method::POST,
-        path: "/v1/keys",
-        handler: || post(keys::create_key),
-        doc: RouteDoc::Operation(Operation {
-            request: Some("CreateKeyRequest"),
-            success: json("The new key, with its secret.", "CreatedApiKey"),
-            ..operation(
-                "createKey",
-                "Create an API key; the secret is returned once (account session only)",
-                &[400, 401, 403],
-            )
-        }),
-    },
-    Route {
-        method: Method::DELETE,
-        path: "/v1/keys/{id}",
-        handler: || delete(keys::revoke_key),
-        doc: RouteDoc::Operation(Operation {
-            path_parameter: Some("KeyId"),
-            ..operation(
-                "revokeKey",
-                "Revoke an API key (account session only)",
-                &[401, 403, 404],
-            )
-        }),
-    },
+    Route::operation(Method::GET, "/v1/actions", || get(actions::list_actions),
+        operation("listActions", "The action registry (public)", &[])
+            .returning("The registry.", "ActionList").public()),
+    Route { method: Method::POST, path: "/v1/actions/{action}/run/live",
+        handler: || post(submit::submit_live), doc: RouteDoc::Submission { live: true } },
+    Route { method: Method::POST, path: "/v1/actions/{action}/run/async",
+        handler: || post(submit::submit_async), doc: RouteDoc::Submission { live: false } },
+    Route::operation(Method::GET, "/v1/runs", || get(runs::list_runs),
+        operation("listRuns", "The latest 100 runs of the workspace, newest first", &[401, 403])
+            .returning("The runs.", "RunList")),
+    Route::operation(Method::GET, "/v1/runs/{id}", || get(runs::get_run),
+        operation("getRun", "A run's state, output and accounting", &[401, 403, 404])
+            .on_path("RunId").returning("The run.", "Run")),
+    Route::operation(Method::GET, "/v1/runs/{id}/outputs", || get(runs::get_outputs),
+        operation("getRunOutputs", "A run's output, state and completeness", &[401, 403, 404])
+            .on_path("RunId").returning("The outputs.", "RunOutputs")),
+    Route::operation(Method::POST, "/v1/runs/{id}/cancel", || post(runs::cancel_run),
+        operation("cancelRun", "Cancel a queued or processing run", &[401, 403, 404, 409])
+            .on_path("RunId").returning("The cancelled run.", "Run")),
+    Route::operation(Method::GET, "/v1/workspace", || get(workspace::get_workspace),
+        operation("getWorkspace", "The workspace and its credits", &[401, 403])
+            .returning("The workspace.", "Workspace")),
+    Route::operation(Method::GET, "/v1/keys", || get(keys::list_keys),
+        operation("listKeys", "Up to 100 recent API keys, no secrets (account session only)",
+            &[401, 403])
+            .returning("The keys.", "KeyList")),
+    Route::operation(Method::POST, "/v1/keys", || post(keys::create_key),
+        operation("createKey",
+            "Create an API key; the secret is returned once (account session only)",
+            &[400, 401, 403])
+            .taking("CreateKeyRequest")
+            .returning("The new key, with its secret.", "CreatedApiKey")),
+    Route::operation(Method::DELETE, "/v1/keys/{id}", || delete(keys::revoke_key),
+        operation("revokeKey", "Revoke an API key (account session only)", &[401, 403, 404])
+            .on_path("KeyId")),
 ];
 
 /// The `/v1` router, to be nested under `/v1`.

@@ -24,16 +24,21 @@ pub async fn list_runs(State(state): State<SandboxState>, principal: Principal) 
     Json(RunList { runs })
 }
 
+/// A copy of the workspace's run `id`, or the 404 the API answers for a run it cannot see.
+fn find_run(state: &SandboxState, principal: &Principal, id: &str) -> Result<Run, ApiError> {
+    state
+        .store()
+        .run_in(&principal.workspace_id, id)
+        .map(|record| record.run.clone())
+        .ok_or_else(|| run_not_found(id))
+}
+
 pub async fn get_run(
     State(state): State<SandboxState>,
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Json<Run>, ApiError> {
-    let store = state.store();
-    let record = store
-        .run_in(&principal.workspace_id, &id)
-        .ok_or_else(|| run_not_found(&id))?;
-    Ok(Json(record.run.clone()))
+    find_run(&state, &principal, &id).map(Json)
 }
 
 pub async fn get_outputs(
@@ -41,16 +46,18 @@ pub async fn get_outputs(
     principal: Principal,
     Path(id): Path<String>,
 ) -> Result<Json<RunOutputs>, ApiError> {
-    let store = state.store();
-    let run = &store
-        .run_in(&principal.workspace_id, &id)
-        .ok_or_else(|| run_not_found(&id))?
-        .run;
+    let Run {
+        id: run_id,
+        status,
+        output,
+        completeness,
+        ..
+    } = find_run(&state, &principal, &id)?;
     Ok(Json(RunOutputs {
-        run_id: run.id.clone(),
-        status: run.status,
-        output: run.output.clone(),
-        completeness: run.completeness.clone(),
+        run_id,
+        status,
+        output,
+        completeness,
     }))
 }
 

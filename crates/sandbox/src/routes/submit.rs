@@ -19,32 +19,26 @@ enum Mode {
     Async,
 }
 
-pub async fn submit_live(
-    state: State<SandboxState>,
-    principal: Principal,
-    action: Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<(StatusCode, Json<Run>), ApiError> {
-    submit(state, principal, action, headers, body, Mode::Live).await
+/// What both submission routes extract, in this order: the credential is checked before the
+/// action's name, and the headers before the body is read.
+type SubmitRequest = (
+    State<SandboxState>,
+    Principal,
+    Path<String>,
+    HeaderMap,
+    Bytes,
+);
+
+pub async fn submit_live(request: SubmitRequest) -> Result<(StatusCode, Json<Run>), ApiError> {
+    submit(request, Mode::Live).await
 }
 
-pub async fn submit_async(
-    state: State<SandboxState>,
-    principal: Principal,
-    action: Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Result<(StatusCode, Json<Run>), ApiError> {
-    submit(state, principal, action, headers, body, Mode::Async).await
+pub async fn submit_async(request: SubmitRequest) -> Result<(StatusCode, Json<Run>), ApiError> {
+    submit(request, Mode::Async).await
 }
 
 async fn submit(
-    State(state): State<SandboxState>,
-    principal: Principal,
-    Path(action): Path<String>,
-    headers: HeaderMap,
-    body: Bytes,
+    (State(state), principal, Path(action), headers, body): SubmitRequest,
     mode: Mode,
 ) -> Result<(StatusCode, Json<Run>), ApiError> {
     let action = ActionId::parse(&action).ok_or_else(|| {

@@ -81,6 +81,16 @@ impl Sandbox {
         }
     }
 
+    /// A fast sandbox that also serves the built console in `dist`, as `--dist` does.
+    pub fn serving_console(dist: std::path::PathBuf) -> Self {
+        let (state, seeded) = SandboxState::seeded(SandboxConfig::fast());
+        Sandbox {
+            router: app(state.clone(), Some(dist)),
+            state,
+            seeded,
+        }
+    }
+
     pub fn fast() -> Self {
         Sandbox::new(SandboxConfig::fast())
     }
@@ -131,8 +141,13 @@ impl Sandbox {
         }
     }
 
+    /// A request with a credential and nothing else: no other header, no body.
+    pub async fn request(&self, method: &str, path: &str, bearer: &str) -> Reply {
+        self.send(method, path, Some(bearer), &[], None).await
+    }
+
     pub async fn get(&self, path: &str, bearer: &str) -> Reply {
-        self.send("GET", path, Some(bearer), &[], None).await
+        self.request("GET", path, bearer).await
     }
 
     /// Submits `body` to `action` in `mode` ("live" or "async") with an idempotency key.
@@ -155,6 +170,17 @@ impl Sandbox {
             Some(&body.to_string()),
         )
         .await
+    }
+
+    /// [`Sandbox::submit`] as the seeded workspace's API key.
+    pub async fn submit_with_key(
+        &self,
+        action: &str,
+        mode: &str,
+        key: &str,
+        body: &Value,
+    ) -> Reply {
+        self.submit(self.key(), action, mode, key, body).await
     }
 
     pub async fn workspace(&self, bearer: &str) -> api_contract::Workspace {
