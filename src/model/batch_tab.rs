@@ -13,6 +13,9 @@
 //! - A settled batch (nothing left to send) lets go of its lock, so another tab may open it as
 //!   its own; a command to it (resume, retry) asks for the lock again, and the tab watches if
 //!   another tab has taken the batch up meanwhile.
+//! - The tab asks for the lock once at a time: a command while a request is unanswered asks
+//!   nothing more, so "held elsewhere" is never this tab's own first request answering its
+//!   second; and a batch that settles before its lock is granted lets go of it once it is.
 //! - Answers about a batch the tab no longer shows change nothing.
 
 /// Whether this tab runs the batch it shows.
@@ -27,8 +30,13 @@ pub enum Role {
 /// This tab's hold on the batch's lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Hold {
-    /// Not held: not granted yet, let go when the batch settled, or lost to another tab.
+    /// Not held, nor asked for: let go when the batch settled, or lost to another tab.
     NotHeld,
+    /// Asked for (only if available), and the browser has not answered yet. `settled`: the
+    /// batch had nothing more to send when it last said so, and the lock goes once granted.
+    Asking {
+        settled: bool,
+    },
     Held,
     /// The browser has no Web Locks (an old browser, a page not served securely).
     Unsupported,
@@ -63,13 +71,24 @@ pub enum TabStep {
     },
 }
 
+impl TabStep {
+    /// What becomes of an answer to a request the tab no longer waits for: a lock granted goes.
+    fn unasked(reply: LockReply) -> TabStep {
+        match reply {
+            LockReply::Granted => TabStep::Release,
+            LockReply::HeldElsewhere | LockReply::Unsupported => TabStep::Nothing,
+        }
+    }
+}
+
 /// What becomes of a person's command (pause, resume, cancel, budget, retry).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommandRoute {
     /// Another tab runs the batch: this tab sends nothing.
     Ignore,
     /// To this tab's worker; `ask_for_lock` when the tab let go of the lock (the batch had
-    /// settled) and must hold it again before the batch sends anything more.
+    /// settled) and must hold it again before the batch sends anything more (never while an
+    /// earlier request is unanswered: the tab asks once at a time).
     Send { ask_for_lock: bool },
 }
 
@@ -82,13 +101,13 @@ pub struct BatchTab {
 }
 
 impl BatchTab {
-    /// A batch this tab runs, before the browser answered for its lock (a new batch, or a kept
-    /// one whose lock was free or which this browser cannot lock).
+    /// A batch this tab runs, once the caller asked for its lock and before the browser
+    /// answered (a new batch, whose lock is free: no other tab knows its id yet).
     pub fn runs(batch: &str) -> BatchTab {
         BatchTab {
             batch: batch.to_owned(),
             role: Role::Runs,
-            hold: Hold::NotHeld,
+            hold: Hold::Asking { settled: false },
         }
     }
 
@@ -123,15 +142,19 @@ impl BatchTab {
         self.hold == Hold::Held
     }
 
-    /// The browser answered a request for `batch`'s lock asked for only if available.
+    /// The browser answered a request for `batch`'s lock asked for only if available. An
+    /// answer the tab no longer waits for (another batch shown, or the tab watches) changes
+    /// nothing, and a lock it grants goes.
     pub fn lock_replied(&mut self, batch: &str, reply: LockReply) -> TabStep {
-        if batch != self.batch || self.role != Role::Runs {
-            return match reply {
-                LockReply::Granted => TabStep::Release,
-                _ => TabStep::Nothing,
-            };
-        }
+        let settled = match self.hold {
+            Hold::Asking { settled } if batch == self.batch => settled,
+            _ => return TabStep::unasked(reply),
+        };
         match reply {
+            LockReply::Granted if settled => {
+                self.hold = Hold::NotHeld;
+                TabStep::Release
+            }
             LockReply::Granted => {
                 self.hold = Hold::Held;
                 TabStep::Keep
@@ -158,22 +181,37 @@ impl BatchTab {
     }
 
     /// The worker has nothing more to send for now: the lock goes, so that another tab may
-    /// open the batch as its own.
+    /// open the batch as its own (once granted, when it is still asked for).
     pub fn settled(&mut self) -> TabStep {
-        if self.hold != Hold::Held {
-            return TabStep::Nothing;
+        match self.hold {
+            Hold::Held => {
+                self.hold = Hold::NotHeld;
+                TabStep::Release
+            }
+            Hold::Asking { .. } => {
+                self.hold = Hold::Asking { settled: true };
+                TabStep::Nothing
+            }
+            Hold::NotHeld | Hold::Unsupported => TabStep::Nothing,
         }
-        self.hold = Hold::NotHeld;
-        TabStep::Release
     }
 
-    /// Where a person's command goes.
-    pub fn command(&self) -> CommandRoute {
-        match self.role {
-            Role::Watches => CommandRoute::Ignore,
-            Role::Runs => CommandRoute::Send {
-                ask_for_lock: self.hold == Hold::NotHeld,
+    /// Where a person's command goes; with `ask_for_lock`, the caller asks for the lock, which
+    /// the tab from then on waits for.
+    pub fn command(&mut self) -> CommandRoute {
+        if self.role == Role::Watches {
+            return CommandRoute::Ignore;
+        }
+        match self.hold {
+            Hold::Held | Hold::Unsupported => CommandRoute::Send {
+                ask_for_lock: false,
             },
+            Hold::NotHeld | Hold::Asking { .. } => {
+                let ask_for_lock = self.hold == Hold::NotHeld;
+                // The batch sends again: the lock, once granted, is kept.
+                self.hold = Hold::Asking { settled: false };
+                CommandRoute::Send { ask_for_lock }
+            }
         }
     }
 
@@ -224,11 +262,7 @@ mod tests {
     fn a_new_batch_runs_and_keeps_its_lock() {
         let mut tab = BatchTab::runs(BATCH);
         assert_eq!(tab.role(), Role::Runs);
-        assert_eq!(
-            tab.command(),
-            CommandRoute::Send { ask_for_lock: true },
-            "before the lock is granted, a command asks for it"
-        );
+        assert!(!tab.holds_lock());
         assert_eq!(tab.lock_replied(BATCH, LockReply::Granted), TabStep::Keep);
         assert!(tab.holds_lock());
         assert_eq!(
@@ -240,8 +274,69 @@ mod tests {
     }
 
     #[test]
+    fn a_command_while_the_lock_is_asked_for_does_not_ask_again() {
+        let mut tab = BatchTab::runs(BATCH);
+        assert_eq!(
+            tab.command(),
+            CommandRoute::Send {
+                ask_for_lock: false
+            },
+            "a second request would be answered \"held elsewhere\" by this tab's first"
+        );
+        assert_eq!(tab.lock_replied(BATCH, LockReply::Granted), TabStep::Keep);
+        assert_eq!(tab.role(), Role::Runs);
+        assert!(tab.holds_lock());
+    }
+
+    #[test]
+    fn only_the_answer_to_the_request_out_counts() {
+        let mut tab = BatchTab::runs(BATCH);
+        assert_eq!(tab.lock_replied(BATCH, LockReply::Granted), TabStep::Keep);
+        assert_eq!(
+            tab.lock_replied(BATCH, LockReply::HeldElsewhere),
+            TabStep::Nothing,
+            "the tab holds the lock: no other tab does"
+        );
+        assert_eq!(tab.role(), Role::Runs);
+        assert!(tab.holds_lock());
+        assert_eq!(
+            tab.lock_replied(BATCH, LockReply::Granted),
+            TabStep::Release,
+            "a lock the tab did not wait for goes"
+        );
+        assert!(tab.holds_lock());
+    }
+
+    #[test]
+    fn a_batch_that_settles_before_its_lock_is_granted_lets_go_of_it() {
+        let mut tab = BatchTab::runs(BATCH);
+        assert_eq!(tab.settled(), TabStep::Nothing, "nothing held yet");
+        assert_eq!(
+            tab.lock_replied(BATCH, LockReply::Granted),
+            TabStep::Release
+        );
+        assert_eq!(tab.role(), Role::Runs);
+        assert!(!tab.holds_lock());
+        assert_eq!(tab.command(), CommandRoute::Send { ask_for_lock: true });
+    }
+
+    #[test]
+    fn a_command_after_the_batch_settled_while_asking_keeps_the_lock_once_granted() {
+        let mut tab = BatchTab::runs(BATCH);
+        let _ = tab.settled();
+        assert_eq!(
+            tab.command(),
+            CommandRoute::Send {
+                ask_for_lock: false
+            }
+        );
+        assert_eq!(tab.lock_replied(BATCH, LockReply::Granted), TabStep::Keep);
+        assert!(tab.holds_lock());
+    }
+
+    #[test]
     fn a_kept_batch_opened_while_another_tab_runs_it_is_watched() {
-        let (tab, step) = BatchTab::opened(BATCH, LockReply::HeldElsewhere);
+        let (mut tab, step) = BatchTab::opened(BATCH, LockReply::HeldElsewhere);
         assert_eq!(step, TabStep::Watch);
         assert_eq!(tab.role(), Role::Watches);
         assert_eq!(
@@ -262,7 +357,7 @@ mod tests {
 
     #[test]
     fn without_web_locks_the_tab_runs_the_batch_and_never_asks_again() {
-        let (tab, step) = BatchTab::opened(BATCH, LockReply::Unsupported);
+        let (mut tab, step) = BatchTab::opened(BATCH, LockReply::Unsupported);
         assert_eq!(step, TabStep::Nothing);
         assert_eq!(tab.role(), Role::Runs);
         assert_eq!(
@@ -309,6 +404,7 @@ mod tests {
     fn a_settled_batch_asked_again_keeps_running_here_when_the_lock_is_free() {
         let mut tab = BatchTab::runs_holding_lock(BATCH);
         let _ = tab.settled();
+        assert_eq!(tab.command(), CommandRoute::Send { ask_for_lock: true });
         assert_eq!(tab.lock_replied(BATCH, LockReply::Granted), TabStep::Keep);
         assert_eq!(tab.role(), Role::Runs);
         assert!(tab.holds_lock());

@@ -299,6 +299,11 @@ mod tests {
         }
     }
 
+    /// A run of `action` completed at `done` that used `used` credits.
+    fn completed(action: &str, done: &str, used: u64) -> Run {
+        run(action, RunStatus::Completed, Some(done), used, 0)
+    }
+
     #[test]
     fn the_bucket_fits_the_span() {
         assert_eq!(Bucket::for_span(Duration::hours(3)), Bucket::Hour);
@@ -312,27 +317,9 @@ mod tests {
     fn spending_is_bucketed_by_local_completion_time_and_split_by_group() {
         use RunStatus::*;
         let runs = vec![
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-11-20T09:10:00Z"),
-                10,
-                0,
-            ),
-            run(
-                "network-extract-people",
-                Completed,
-                Some("2026-11-20T09:50:00Z"),
-                20,
-                0,
-            ),
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-11-20T11:05:00Z"),
-                5,
-                0,
-            ),
+            completed("premium-search-people", "2026-11-20T09:10:00Z", 10),
+            completed("network-extract-people", "2026-11-20T09:50:00Z", 20),
+            completed("premium-search-people", "2026-11-20T11:05:00Z", 5),
             run(
                 "network-search-groups",
                 Failed,
@@ -340,13 +327,7 @@ mod tests {
                 0,
                 0,
             ),
-            run(
-                "not-known-yet",
-                Completed,
-                Some("2026-11-20T11:30:00Z"),
-                3,
-                0,
-            ),
+            completed("not-known-yet", "2026-11-20T11:30:00Z", 3),
             run("premium-search-people", Processing, None, 0, 40),
             run("network-search-content", Queued, None, 0, 50),
         ];
@@ -392,22 +373,9 @@ mod tests {
 
     #[test]
     fn days_and_weeks_include_empty_buckets() {
-        use RunStatus::Completed;
         let days = vec![
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-11-01T12:00:00Z"),
-                4,
-                0,
-            ),
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-11-04T12:00:00Z"),
-                6,
-                0,
-            ),
+            completed("premium-search-people", "2026-11-01T12:00:00Z", 4),
+            completed("premium-search-people", "2026-11-04T12:00:00Z", 6),
         ];
         let c = CreditsOverTime::from_runs(&days, &Utc);
         assert_eq!(c.bucket, Bucket::Day);
@@ -417,20 +385,8 @@ mod tests {
             [4, 0, 0, 6]
         );
         let weeks = vec![
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-08-05T12:00:00Z"),
-                4,
-                0,
-            ),
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-11-22T12:00:00Z"),
-                6,
-                0,
-            ),
+            completed("premium-search-people", "2026-08-05T12:00:00Z", 4),
+            completed("premium-search-people", "2026-11-22T12:00:00Z", 6),
         ];
         let c = CreditsOverTime::from_runs(&weeks, &Utc);
         assert_eq!(c.bucket, Bucket::Week);
@@ -447,29 +403,10 @@ mod tests {
 
     #[test]
     fn a_chosen_span_has_its_bucket_and_leaves_out_what_is_outside_it() {
-        use RunStatus::Completed;
         let runs = [
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-09-30T12:00:00Z"),
-                3,
-                0,
-            ),
-            run(
-                "premium-search-people",
-                Completed,
-                Some("2026-10-15T12:00:00Z"),
-                4,
-                0,
-            ),
-            run(
-                "network-search-groups",
-                Completed,
-                Some("2026-11-20T12:00:00Z"),
-                6,
-                0,
-            ),
+            completed("premium-search-people", "2026-09-30T12:00:00Z", 3),
+            completed("premium-search-people", "2026-10-15T12:00:00Z", 4),
+            completed("network-search-groups", "2026-11-20T12:00:00Z", 6),
         ];
         let spent: Vec<SpentRun> = runs
             .iter()

@@ -169,24 +169,25 @@ mod tests {
 
     #[test]
     fn origins_as_browsers_write_them() {
-        assert_eq!(
-            origin_of("https://API.Example.com/v1/workspace?x=1").as_deref(),
-            Some("https://api.example.com")
-        );
-        assert_eq!(
-            origin_of("http://127.0.0.1:8787").as_deref(),
-            Some("http://127.0.0.1:8787")
-        );
-        assert_eq!(
-            origin_of("https://api.example.com:443/v1").as_deref(),
-            Some("https://api.example.com")
-        );
-        assert_eq!(
-            origin_of("https://user:pw@api.example.com/").as_deref(),
-            Some("https://api.example.com")
-        );
-        assert_eq!(origin_of("/v1/workspace"), None);
-        assert_eq!(origin_of("ftp://x"), None);
+        for (url, origin) in [
+            (
+                "https://API.Example.com/v1/workspace?x=1",
+                Some("https://api.example.com"),
+            ),
+            ("http://127.0.0.1:8787", Some("http://127.0.0.1:8787")),
+            (
+                "https://api.example.com:443/v1",
+                Some("https://api.example.com"),
+            ),
+            (
+                "https://user:pw@api.example.com/",
+                Some("https://api.example.com"),
+            ),
+            ("/v1/workspace", None),
+            ("ftp://x", None),
+        ] {
+            assert_eq!(origin_of(url).as_deref(), origin, "{url}");
+        }
     }
 
     #[test]

@@ -545,8 +545,8 @@ mod tests {
         assert_eq!(selected, ["c"]);
     }
 
-    fn query(pairs: &[(&str, &'static str)]) -> RunsView {
-        let get = |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+    /// The view of a query whose parameter `name` has the value `get(name)`, if any.
+    fn view_of<'a>(get: impl Fn(&str) -> Option<&'a str>) -> RunsView {
         RunsView::from_query(RunsQuery {
             status: get("status"),
             action: get("action"),
@@ -557,6 +557,10 @@ mod tests {
             order: get("order"),
             page: get("page"),
         })
+    }
+
+    fn query(pairs: &[(&str, &'static str)]) -> RunsView {
+        view_of(|name| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| *v))
     }
 
     /// The pairs of a query string, decoded as the router decodes them.
@@ -579,21 +583,11 @@ mod tests {
     /// `view` printed as a URL, then read back from it.
     fn read_back(view: &RunsView) -> RunsView {
         let pairs = pairs_of(&view.url());
-        let get = |name: &str| {
+        view_of(|name| {
             pairs
                 .iter()
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.as_str())
-        };
-        RunsView::from_query(RunsQuery {
-            status: get("status"),
-            action: get("action"),
-            text: get("q"),
-            from: get("from"),
-            until: get("until"),
-            sort: get("sort"),
-            order: get("order"),
-            page: get("page"),
         })
     }
 

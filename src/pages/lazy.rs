@@ -1,8 +1,8 @@
 //! The pages that are not needed for the first screen, loaded when first visited.
 //!
-//! Release builds (`--cfg console_split`, scripts/build-console.sh) mark [`build_page`] as a
-//! split point: `wasm_split` (Leptos's re-export of `wasm_split_helpers`) turns it into an
-//! `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
+//! Release builds (`--cfg console_split`, scripts/build-console.sh) mark [`build_page`] (and
+//! the other functions written with `in_pages_chunk!`) as split points: `wasm_split` (Leptos's
+//! re-export of `wasm_split_helpers`) turns each into an `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
 //! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
 //! the shell, sign-in and the workspace; actions, runs, bulk, keys, storage, credits and the request log come after, in the
 //! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
@@ -60,103 +60,96 @@ pub enum PageKey {
     Safeguards,
 }
 
-/// Builds a page, inside the chunk. One chunk holds all of them rather than one per page group:
-/// code the groups share would otherwise sit in many more small chunks, and every chunk is
-/// fetched in the background soon after the first screen anyway (docs/decisions/pages-chunk.md).
-#[cfg(console_split)]
-#[leptos::wasm_split::wasm_split(
-    pages,
-    wasm_split_path = ::leptos::wasm_split,
-    fallible,
-    preload(preload_pages)
-)]
-fn build_page(key: PageKey) -> Loaded {
-    Ok(page_view(key))
+/// Writes once, for both builds, a function whose body runs inside the pages' chunk: release
+/// builds (`console_split`) mark it as a split point, which `wasm_split` turns into an
+/// `async fn` that fetches the chunk on its first call (`fallible`: a chunk that does not arrive
+/// is an `Err`, not a panic); dev builds have the same body as a plain `async fn`. With
+/// `preload(name);`, `name` is an `async fn` that only fetches the chunk (nothing to fetch in
+/// dev builds). A split function cannot be `async` itself: one that awaits returns an
+/// [`InChunk`] future made inside the chunk.
+macro_rules! in_pages_chunk {
+    (
+        $(preload($preload:ident);)?
+        $(#[$attr:meta])*
+        fn $name:ident($($arg:ident: $arg_type:ty),* $(,)?) -> $output:ty $body:block
+    ) => {
+        $(#[$attr])*
+        #[cfg(console_split)]
+        #[leptos::wasm_split::wasm_split(
+            pages,
+            wasm_split_path = ::leptos::wasm_split,
+            fallible
+            $(, preload($preload))?
+        )]
+        fn $name($($arg: $arg_type),*) -> $output $body
+
+        $(#[$attr])*
+        #[cfg(not(console_split))]
+        async fn $name($($arg: $arg_type),*) -> $output $body
+
+        $(
+            #[cfg(not(console_split))]
+            async fn $preload() -> Result<(), leptos::wasm_split::SplitLoaderError> {
+                Ok(())
+            }
+        )?
+    };
 }
 
-#[cfg(not(console_split))]
-async fn build_page(key: PageKey) -> Loaded {
-    Ok(page_view(key))
+in_pages_chunk! {
+    preload(preload_pages);
+    /// Builds a page, inside the chunk. One chunk holds all of them rather than one per page
+    /// group: code the groups share would otherwise sit in many more small chunks, and every
+    /// chunk is fetched in the background soon after the first screen anyway
+    /// (docs/decisions/pages-chunk.md).
+    fn build_page(key: PageKey) -> Loaded {
+        Ok(page_view(key))
+    }
 }
 
-#[cfg(not(console_split))]
-async fn preload_pages() -> Result<(), leptos::wasm_split::SplitLoaderError> {
-    Ok(())
-}
-
-/// Starts the background read of the workspace's runs list (`state::history`), inside the
-/// chunk: the history's code (its store, its serde) is not needed for the first screen, and
-/// the read starts once the chunk is there anyway (at most once; a failed fetch leaves it to
-/// the first page of the chunk that loads).
-#[cfg(console_split)]
-#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
-    crate::state::history::read_in_background(session, workspace);
-    Ok(())
-}
-
-#[cfg(not(console_split))]
-async fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
-    crate::state::history::read_in_background(session, workspace);
-    Ok(())
+in_pages_chunk! {
+    /// Starts the background read of the workspace's runs list (`state::history`), inside the
+    /// chunk: the history's code (its store, its serde) is not needed for the first screen, and
+    /// the read starts once the chunk is there anyway (at most once; a failed fetch leaves it to
+    /// the first page of the chunk that loads).
+    fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
+        crate::state::history::read_in_background(session, workspace);
+        Ok(())
+    }
 }
 
 /// A future made inside the chunk (a split function itself cannot be `async`).
 type InChunk<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
 
-#[cfg(console_split)]
-#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn forget_in_chunk(workspace: String) -> Result<InChunk<Result<KeptCounts, String>>, ChunkError> {
-    Ok(Box::pin(async move {
-        crate::archive::forget_workspace(&workspace)
-            .await
-            .map_err(|error| error.sentence())
-    }))
+in_pages_chunk! {
+    /// [`forget_workspace`]'s work, inside the chunk.
+    fn forget_in_chunk(
+        workspace: String,
+    ) -> Result<InChunk<Result<KeptCounts, String>>, ChunkError> {
+        Ok(Box::pin(async move {
+            crate::archive::forget_workspace(&workspace)
+                .await
+                .map_err(|error| error.sentence())
+        }))
+    }
 }
 
-#[cfg(not(console_split))]
-async fn forget_in_chunk(
-    workspace: String,
-) -> Result<InChunk<Result<KeptCounts, String>>, ChunkError> {
-    Ok(Box::pin(async move {
-        crate::archive::forget_workspace(&workspace)
-            .await
-            .map_err(|error| error.sentence())
-    }))
+in_pages_chunk! {
+    /// [`kept_data_notice`]'s work, inside the chunk.
+    fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
+        Ok(Box::pin(super::storage::kept_data_notice()))
+    }
 }
 
-#[cfg(console_split)]
-#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
-    Ok(Box::pin(super::storage::kept_data_notice()))
-}
-
-#[cfg(not(console_split))]
-async fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
-    Ok(Box::pin(super::storage::kept_data_notice()))
-}
-
-#[cfg(console_split)]
-#[leptos::wasm_split::wasm_split(pages, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn keep_log_in_chunk(
-    workspace: String,
-    exchanges: Vec<Exchange>,
-    origin: Origin,
-) -> Result<InChunk<()>, ChunkError> {
-    Ok(Box::pin(crate::request_log::keep(
-        workspace, exchanges, origin,
-    )))
-}
-
-#[cfg(not(console_split))]
-async fn keep_log_in_chunk(
-    workspace: String,
-    exchanges: Vec<Exchange>,
-    origin: Origin,
-) -> Result<InChunk<()>, ChunkError> {
-    Ok(Box::pin(crate::request_log::keep(
-        workspace, exchanges, origin,
-    )))
+in_pages_chunk! {
+    /// [`keep_log`]'s work, inside the chunk.
+    fn keep_log_in_chunk(
+        workspace: String,
+        exchanges: Vec<Exchange>,
+        origin: Origin,
+    ) -> Result<InChunk<()>, ChunkError> {
+        Ok(Box::pin(crate::request_log::keep(workspace, exchanges, origin)))
+    }
 }
 
 /// Whether the pages' chunk has arrived, for code without the app's context.

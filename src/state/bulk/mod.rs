@@ -194,8 +194,9 @@ impl Bulk {
         let id = engine.id.clone();
         self.started_with
             .set_value(self.session.current_id_untracked());
+        // A new batch's lock is free: no other tab knows its id yet. The model waits for the
+        // answer from now on, so a command meanwhile does not ask again.
         self.run(engine, to_run, BatchTab::runs(&id), None);
-        // A new batch's lock is free: no other tab knows its id yet.
         self.ask_for_lock(id);
     }
 
@@ -240,19 +241,7 @@ impl Bulk {
         };
         self.started_with
             .set_value(self.session.current_id_untracked());
-        let bulk = *self;
-        spawn_local(async move {
-            let LockAnswer::Held(lock) =
-                request_lock(&batch_lock_name(&id), LockRequest::Steal).await
-            else {
-                return;
-            };
-            let step = bulk
-                .tab
-                .with_untracked(|t| t.as_ref().map(|tab| tab.took_over(&id)))
-                .unwrap_or(TabStep::Release);
-            bulk.perform(step, &id, Some(lock));
-        });
+        self.when_granted(id, LockRequest::Steal, BatchTab::took_over);
     }
 
     /// Forgets the batch, here and in this browser's store; its worker stops, and answers still

@@ -65,16 +65,26 @@ impl Bulk {
         });
     }
 
-    /// Takes the batch's lock again if the tab let go of it (the batch had settled), after a
-    /// command to the worker; if another tab has taken the batch up meanwhile, this tab's worker
-    /// stops and the tab only shows it.
-    pub(super) fn hold_again(&self) {
-        let route = self.tab.with_untracked(|t| {
-            t.as_ref()
-                .map(|tab| (tab.batch().to_owned(), tab.command()))
-        });
-        if let Some((batch, CommandRoute::Send { ask_for_lock: true })) = route {
-            self.ask_for_lock(batch);
+    /// Whether a person's command goes to this tab's worker (it does not while another tab runs
+    /// the batch). When the tab let go of the batch's lock (the batch had settled), it asks for
+    /// it again; if another tab has taken the batch up meanwhile, this tab's worker stops and
+    /// the tab only shows it.
+    pub(super) fn route_command(&self) -> bool {
+        let route = self
+            .tab
+            .try_update(|t| {
+                t.as_mut()
+                    .map(|tab| (tab.batch().to_owned(), tab.command()))
+            })
+            .flatten();
+        match route {
+            Some((batch, CommandRoute::Send { ask_for_lock })) => {
+                if ask_for_lock {
+                    self.ask_for_lock(batch);
+                }
+                true
+            }
+            Some((_, CommandRoute::Ignore)) | None => false,
         }
     }
 
@@ -110,16 +120,26 @@ impl Bulk {
     /// Waits for the batch's lock: when the tab that runs it goes away, this tab takes the
     /// batch up from what was saved (paused, as after a reload).
     pub(super) fn take_up_when_free(&self, batch: String) {
+        self.when_granted(batch, LockRequest::Wait, BatchTab::lock_freed);
+    }
+
+    /// Asks for the batch `batch`'s lock as `request` says and, once granted, does what the
+    /// model makes of it (`Release` when no batch is shown); nothing when no lock is granted.
+    pub(super) fn when_granted(
+        &self,
+        batch: String,
+        request: LockRequest,
+        granted: fn(&BatchTab, &str) -> TabStep,
+    ) {
         let bulk = *self;
         spawn_local(async move {
-            let LockAnswer::Held(lock) =
-                request_lock(&batch_lock_name(&batch), LockRequest::Wait).await
+            let LockAnswer::Held(lock) = request_lock(&batch_lock_name(&batch), request).await
             else {
                 return;
             };
             let step = bulk
                 .tab
-                .with_untracked(|t| t.as_ref().map(|tab| tab.lock_freed(&batch)))
+                .with_untracked(|t| t.as_ref().map(|tab| granted(tab, &batch)))
                 .unwrap_or(TabStep::Release);
             bulk.perform(step, &batch, Some(lock));
         });

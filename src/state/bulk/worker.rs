@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
 use super::{Bulk, exports};
-use crate::model::batch_tab::{BatchTab, CommandRoute, Role};
+use crate::model::batch_tab::Role;
 use crate::model::bulk::engine::{Keeping, Phase};
 use crate::model::sign_ins::SignInId;
 use crate::runner::{BatchToRun, Credential, FromRunner, ToRunner, WORKER_URL};
@@ -269,14 +269,10 @@ impl Bulk {
     /// Sends a command to the batch's worker; when there is none (it could not start, or
     /// stopped), starts one again first, from what this browser kept.
     fn command(&self, message: ToRunner) {
-        let route = self
-            .tab
-            .with_untracked(|t| t.as_ref().map(BatchTab::command));
-        if !matches!(route, Some(CommandRoute::Send { .. })) {
+        if !self.route_command() {
             return;
         }
         if self.send(message.clone()) {
-            self.hold_again();
             return;
         }
         // Where a new worker starts from: the store once the batch is kept there, else the
@@ -329,7 +325,6 @@ impl Bulk {
             };
             bulk.start_runner(&id, to_run);
             bulk.send(message);
-            bulk.hold_again();
         });
     }
 
