@@ -5,6 +5,7 @@ use crate::model::bulk::clock::EngineTime;
 use crate::model::bulk::{RowError, RowState};
 
 impl Engine {
+    /// Cancel asked: rows not sent are not sent, and every run still going is to be cancelled.
     pub(super) fn start_cancel(&mut self) {
         self.standing.cancelled = true;
         self.set_phase(Phase::Cancelling);
@@ -38,6 +39,7 @@ impl Engine {
         }
     }
 
+    /// Cancels due now: asked for runs still going; a row no longer running needs none.
     pub(super) fn due_cancels(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         let due: Vec<usize> = self
             .requests
@@ -63,6 +65,7 @@ impl Engine {
         }
     }
 
+    /// Takes a cancel's answer: the run as cancelled, a read after a 409, or a later try.
     pub(super) fn cancel_answered(
         &mut self,
         now: EngineTime,

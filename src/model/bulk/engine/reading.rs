@@ -12,6 +12,7 @@ use crate::model::bulk::clock::{EngineTime, Millis};
 use crate::model::bulk::{RUN_LIST_LIMIT, RowError, RowState};
 
 impl Engine {
+    /// Learns how long runs take from a finished one (a moving average).
     pub(super) fn learn_run_time(&mut self, run: &Run) {
         if let Some(done) = run.completed_at {
             let took = Millis::from_ms((done - run.created_at).num_milliseconds().max(0) as f64);
@@ -22,6 +23,7 @@ impl Engine {
         }
     }
 
+    /// Learns what an answer weighs (a moving average).
     fn learn_bytes(average: &mut Option<f64>, bytes: usize) {
         let bytes = bytes as f64;
         *average = Some(match *average {
@@ -134,6 +136,7 @@ impl Engine {
         }
     }
 
+    /// Takes a single run's read.
     pub(super) fn run_read(&mut self, now: EngineTime, index: usize, answer: ReadAnswer<Run>) {
         self.requests.reading.remove(&index);
         match answer {
@@ -166,6 +169,8 @@ impl Engine {
         }
     }
 
+    /// Takes the run list's read: every watched run it holds; a due run it misses is read on its
+    /// own from then on.
     pub(super) fn list_read(&mut self, now: EngineTime, answer: ReadAnswer<Vec<Run>>) {
         self.requests.list_in_flight = false;
         self.requests.list_outputs = 0;

@@ -113,6 +113,7 @@ impl Engine {
         at.is_finite().then_some(at)
     }
 
+    /// Whether rows may be sent now: running, kept (or refused), and signed in.
     pub(super) fn may_send(&self) -> bool {
         self.standing.phase == Phase::Running
             && self.standing.keeping != Keeping::Pending

@@ -205,6 +205,7 @@ impl Engine {
         EngineTime::from_ms(self.created_at)
     }
 
+    /// A done batch sends its failed rows again, each as a new attempt with a new key.
     pub(super) fn retry_failed(&mut self, now: EngineTime) {
         if self.standing.phase != Phase::Done {
             return;

@@ -36,6 +36,7 @@ impl Engine {
         }
     }
 
+    /// Whether the store lacks something: changed rows, new runs or the summary.
     pub(super) fn has_unsaved(&self) -> bool {
         !self.store.dirty.is_empty()
             || !self.store.new_runs.is_empty()
@@ -66,6 +67,8 @@ impl Engine {
         }
     }
 
+    /// Asks for a save when one is due: every second with changes, at once when records or sends
+    /// wait for the store; none before the workspace is known.
     pub(super) fn due_saves(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         let pressed =
             self.store.holding.len() >= SAVE_AT_ONCE_HOLDING || self.credits.sends_wait_for_store;
@@ -102,6 +105,7 @@ impl Engine {
         self.store.last_save_at = now;
     }
 
+    /// Takes the store's answer to the save on its way.
     pub(super) fn saved(&mut self, now: EngineTime, written: bool) {
         let Some(save) = self.requests.save_in_flight.take() else {
             return;

@@ -6,6 +6,8 @@ use crate::model::bulk::pacer::retry_delay;
 use crate::model::bulk::{BatchRow, RowState, row_key};
 
 impl Engine {
+    /// Sends the waiting rows that are due, in order, while the pace, the room for records and the
+    /// budget allow; the first row that may not go stops the rest.
     pub(super) fn due_submissions(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         self.credits.sends_wait_for_store = false;
         if !self.may_send() {
@@ -74,6 +76,7 @@ impl Engine {
         }
     }
 
+    /// Takes a submission's answer, if it is for the row's submission on its way.
     pub(super) fn submitted(
         &mut self,
         now: EngineTime,
