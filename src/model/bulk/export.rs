@@ -193,22 +193,17 @@ mod tests {
     use api_contract::ActionId;
 
     use super::*;
-    use crate::model::bulk::checks::check_rows;
-    use crate::model::bulk::fixtures::{form, run};
-    use crate::model::bulk::mapping::ColumnMapping;
-    use crate::model::bulk::table::read_table;
+    use crate::model::bulk::fixtures::{SampleBatch, run, sample_batch};
 
     #[test]
     fn the_merged_csv_has_every_record_with_its_input_and_neutralised_cells() {
-        let f = form(ActionId::PremiumSearchPeople);
-        let t = read_table("keywords,team\n=cmd,a\nb,b\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
-            .into_iter()
-            .map(BatchRow::new)
-            .collect();
+        let SampleBatch { headers, mut rows } = sample_batch(
+            ActionId::PremiumSearchPeople,
+            "keywords,team\n=cmd,a\nb,b\n",
+        );
         rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
         rows[1].take_run(&run(api_contract::RunStatus::Failed, 0, 0));
-        let csv = merged_export(ExportFormat::Csv, &t.headers, &rows);
+        let csv = merged_export(ExportFormat::Csv, &headers, &rows);
         let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
         assert_eq!(
             lines[0],
@@ -219,7 +214,7 @@ mod tests {
         assert_eq!(lines[3], "3,b,b,r1,failed,upstream_timeout,slow,");
         assert_eq!(lines.len(), 4);
         let json: Value =
-            serde_json::from_str(&merged_export(ExportFormat::Json, &t.headers, &rows)).unwrap();
+            serde_json::from_str(&merged_export(ExportFormat::Json, &headers, &rows)).unwrap();
         assert_eq!(json[0]["input"]["keywords"], "=cmd");
         assert_eq!(json[0]["records"].as_array().unwrap().len(), 2);
         assert_eq!(json[1]["error"]["code"], "upstream_timeout");
@@ -227,12 +222,8 @@ mod tests {
 
     #[test]
     fn an_export_written_a_slice_at_a_time_is_the_whole_export() {
-        let f = form(ActionId::PremiumSearchPeople);
-        let t = read_table("keywords\na\nb\nc\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
-            .into_iter()
-            .map(BatchRow::new)
-            .collect();
+        let SampleBatch { headers, mut rows } =
+            sample_batch(ActionId::PremiumSearchPeople, "keywords\na\nb\nc\n");
         rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
         rows[2].take_run(&run(api_contract::RunStatus::Completed, 1, 1));
         for format in [
@@ -244,17 +235,17 @@ mod tests {
             for slice in rows.chunks(1) {
                 add_output_columns(&mut columns, slice);
             }
-            let mut export = MergedExport::new(format, t.headers.clone(), columns);
+            let mut export = MergedExport::new(format, headers.clone(), columns);
             let mut parts = vec![export.start()];
             parts.extend(rows.chunks(1).map(|slice| export.rows(slice)));
             parts.push(export.finish());
             assert_eq!(
                 parts.concat(),
-                merged_export(format, &t.headers, &rows),
+                merged_export(format, &headers, &rows),
                 "{format:?}"
             );
         }
-        let lines = merged_export(ExportFormat::JsonLines, &t.headers, &rows);
+        let lines = merged_export(ExportFormat::JsonLines, &headers, &rows);
         let items: Vec<Value> = lines
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -263,7 +254,7 @@ mod tests {
         assert_eq!(items[0]["records"].as_array().unwrap().len(), 2);
         assert_eq!(items[1]["status"], "waiting");
         let json: Value =
-            serde_json::from_str(&merged_export(ExportFormat::Json, &t.headers, &rows)).unwrap();
+            serde_json::from_str(&merged_export(ExportFormat::Json, &headers, &rows)).unwrap();
         assert_eq!(json.as_array().unwrap().len(), 3);
     }
 }

@@ -327,10 +327,7 @@ mod tests {
     use api_contract::input::validate_idempotency_key;
 
     use super::*;
-    use crate::model::bulk::checks::check_rows;
-    use crate::model::bulk::fixtures::{form, run};
-    use crate::model::bulk::mapping::ColumnMapping;
-    use crate::model::bulk::table::read_table;
+    use crate::model::bulk::fixtures::{SampleBatch, run, sample_batch};
     use crate::model::form::FormError;
 
     #[test]
@@ -346,10 +343,9 @@ mod tests {
     #[test]
     fn an_older_snapshot_of_the_same_run_does_not_undo_its_end() {
         use api_contract::RunStatus as S;
-        let f = form(ActionId::PremiumSearchPeople);
-        let t = read_table("keywords\na\n").unwrap();
-        let mut row =
-            BatchRow::new(check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t).remove(0));
+        let mut row = sample_batch(ActionId::PremiumSearchPeople, "keywords\na\n")
+            .rows
+            .remove(0);
         row.take_run(&run(S::Processing, 0, 0));
         row.take_run(&run(S::Queued, 0, 0));
         assert_eq!(
@@ -372,12 +368,7 @@ mod tests {
 
     #[test]
     fn tally_counts_states_credits_and_records() {
-        let f = form(ActionId::PremiumSearchPeople);
-        let t = read_table("keywords\na\nb\n\nc\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
-            .into_iter()
-            .map(BatchRow::new)
-            .collect();
+        let mut rows = sample_batch(ActionId::PremiumSearchPeople, "keywords\na\nb\n\nc\n").rows;
         rows.push(BatchRow::new(CheckedRow {
             line: 9,
             cells: vec![],
@@ -404,14 +395,10 @@ mod tests {
 
     #[test]
     fn explored_records_carry_their_row_line_input_and_run() {
-        let f = form(ActionId::PremiumSearchPeople);
-        let t = read_table("keywords,team\nrust,a\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
-            .into_iter()
-            .map(BatchRow::new)
-            .collect();
+        let SampleBatch { headers, mut rows } =
+            sample_batch(ActionId::PremiumSearchPeople, "keywords,team\nrust,a\n");
         rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
-        let explored = rows[0].clone().into_explored_records(&t.headers);
+        let explored = rows[0].clone().into_explored_records(&headers);
         assert_eq!(explored.len(), rows[0].output.len());
         let first = explored[0].as_object().unwrap();
         assert_eq!(first["line"], 2);
@@ -425,12 +412,7 @@ mod tests {
 
     #[test]
     fn a_row_read_back_after_a_reload_is_the_row_kept() {
-        let f = form(ActionId::PremiumSearchPeople);
-        let t = read_table("keywords\n=a\nb\nc\n").unwrap();
-        let mut rows: Vec<BatchRow> = check_rows(&f, &ColumnMapping::by_header(&f, &t.headers), &t)
-            .into_iter()
-            .map(BatchRow::new)
-            .collect();
+        let mut rows = sample_batch(ActionId::PremiumSearchPeople, "keywords\n=a\nb\nc\n").rows;
         rows[0].take_run(&run(api_contract::RunStatus::Failed, 2, 2));
         rows[1].tries = 3;
         rows[1].not_before = EngineTime::from_ms(9e12);
