@@ -36,8 +36,8 @@ use crate::model::bulk::engine::{
 use crate::model::bulk::{BatchRow, RowError, SavedBatch};
 use crate::model::form::SavedSubmission;
 use crate::model::request_log::{Exchange, Origin};
-use crate::request_log::RequestLogger;
 use crate::model::store_table::RowKey;
+use crate::request_log::RequestLogger;
 use crate::store::{BATCH_ROWS, Change, SAVED_BATCHES, SAVED_SUBMISSIONS, StoreError};
 
 pub use crate::model::bulk::engine::BatchNews;

@@ -111,9 +111,15 @@ mod tests {
         ] {
             let sentence = error.sentence();
             assert!(
-                ["Allow", "Free", "Reload", "Try again", "On the Storage page"]
-                    .iter()
-                    .any(|action| sentence.contains(action)),
+                [
+                    "Allow",
+                    "Free",
+                    "Reload",
+                    "Try again",
+                    "On the Storage page"
+                ]
+                .iter()
+                .any(|action| sentence.contains(action)),
                 "{sentence}"
             );
             assert_eq!(error.to_string(), sentence);

@@ -250,11 +250,15 @@ impl Codec<String> for Text {
     }
 }
 
+/// What a [`Table`] is of, in its type only (`fn` so that a table is `Send`, `Sync` and
+/// `Copy` whatever its key and value).
+type Shape<K, T, C> = PhantomData<fn() -> (K, T, C)>;
+
 /// One table: values of type `T` by keys of type `K`, in the IndexedDB store `store` (a store
 /// may hold several tables, as the meta store does, each under its own keys).
 pub struct Table<K, T, C = Json> {
     pub store: &'static str,
-    shape: PhantomData<fn() -> (K, T, C)>,
+    shape: Shape<K, T, C>,
 }
 
 impl<K, T, C> Clone for Table<K, T, C> {

@@ -14,8 +14,7 @@ use crate::model::bulk::{BatchRow, SavedBatch};
 use crate::model::form::SavedSubmission;
 use crate::model::request_log::{Entry, KeptBody};
 use crate::model::store_table::{
-    BrowserKey, Codec, FactKey, Listed, LogKey, RowKey, RunKey, StoreKey, Table, Text,
-    WholeBodyKey,
+    BrowserKey, Codec, FactKey, Listed, LogKey, RowKey, RunKey, StoreKey, Table, Text, WholeBodyKey,
 };
 
 /// The runs this browser saw, by workspace and run.
@@ -205,7 +204,10 @@ mod tests {
         assert_eq!(OUTPUT_ALLOWANCE.decode("200000000"), Ok(200_000_000));
         assert_eq!(LOG_PAUSED.decode("true"), Ok(true));
         assert_eq!(PERSISTENCE_ASKED.decode("false"), Ok(false));
-        assert_eq!(HISTORY_SINCE.decode("1767323049000.0"), Ok(1_767_323_049_000.0));
+        assert_eq!(
+            HISTORY_SINCE.decode("1767323049000.0"),
+            Ok(1_767_323_049_000.0)
+        );
         assert_eq!(OUTPUT_INDEX.decode("{"), Err(StoreError::Damaged));
     }
 
