@@ -52,7 +52,7 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, StoreError> 
 fn run_key(workspace: &str, run_id: &str) -> RunKey {
     RunKey {
         workspace: workspace.to_owned(),
-        run_id: run_id.to_owned(),
+        id: run_id.to_owned(),
     }
 }
 

@@ -188,7 +188,7 @@ pub fn paused_read(workspace: &str) -> store::Read {
 fn log_key(workspace: &str, entry_id: &str) -> LogKey {
     LogKey {
         workspace: workspace.to_owned(),
-        entry_id: entry_id.to_owned(),
+        id: entry_id.to_owned(),
     }
 }
 

@@ -44,46 +44,29 @@ pub fn workspace_of(key: &str) -> Option<&str> {
     split_workspace(key).map(|(workspace, _)| workspace)
 }
 
-/// A workspace's run: its kept run, its kept output. `{workspace}/{run id}`, so a workspace's
-/// runs are one key range.
+/// An entry of a workspace: `{workspace}/{id}`, so a workspace's entries are one key range.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RunKey {
+pub struct WorkspaceItemKey {
     pub workspace: String,
-    pub run_id: String,
+    pub id: String,
 }
 
-impl StoreKey for RunKey {
+/// A workspace's run (its kept run, its kept output), by run id.
+pub type RunKey = WorkspaceItemKey;
+/// A request log's entry and its answer's body, by entry id (entry ids sort by time, so the
+/// oldest come first).
+pub type LogKey = WorkspaceItemKey;
+
+impl StoreKey for WorkspaceItemKey {
     fn text(&self) -> String {
-        format!("{}/{}", self.workspace, self.run_id)
+        format!("{}/{}", self.workspace, self.id)
     }
 
     fn parse(text: &str) -> Option<Self> {
-        let (workspace, run_id) = split_workspace(text)?;
-        Some(RunKey {
+        let (workspace, id) = split_workspace(text)?;
+        Some(WorkspaceItemKey {
             workspace: workspace.to_owned(),
-            run_id: run_id.to_owned(),
-        })
-    }
-}
-
-/// A request log's entry and its answer's body: `{workspace}/{entry id}` (entry ids sort by
-/// time, so the oldest come first).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogKey {
-    pub workspace: String,
-    pub entry_id: String,
-}
-
-impl StoreKey for LogKey {
-    fn text(&self) -> String {
-        format!("{}/{}", self.workspace, self.entry_id)
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        let (workspace, entry_id) = split_workspace(text)?;
-        Some(LogKey {
-            workspace: workspace.to_owned(),
-            entry_id: entry_id.to_owned(),
+            id: id.to_owned(),
         })
     }
 }
@@ -374,14 +357,14 @@ mod tests {
         round_trip(
             RunKey {
                 workspace: "ws_1".into(),
-                run_id: "run_9".into(),
+                id: "run_9".into(),
             },
             "ws_1/run_9",
         );
         round_trip(
             LogKey {
                 workspace: "ws_1".into(),
-                entry_id: "0001700000000000-0000abcd".into(),
+                id: "0001700000000000-0000abcd".into(),
             },
             "ws_1/0001700000000000-0000abcd",
         );
@@ -389,7 +372,7 @@ mod tests {
             WholeBodyKey {
                 entry: LogKey {
                     workspace: "ws_1".into(),
-                    entry_id: "e1".into(),
+                    id: "e1".into(),
                 },
                 which: WholeBody::Answer,
             },

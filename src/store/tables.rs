@@ -185,7 +185,7 @@ mod tests {
     #[test]
     fn a_kept_run_written_by_the_earlier_console_reads_back() {
         let key = RunKey::parse("ws_1/run_1").unwrap();
-        assert_eq!(key.run_id, "run_1");
+        assert_eq!(key.id, "run_1");
         let kept = KEPT_RUNS.decode(OLD_KEPT_RUN).unwrap();
         assert_eq!(kept.workspace, "ws_1");
         assert_eq!(kept.run.id, "run_1");
