@@ -6,13 +6,15 @@
 use api_contract::Run;
 
 use crate::browser::FileParts;
-use crate::model::archive::{
-    DEFAULT_OUTPUT_ALLOWANCE, KeptOutput, KeptRun, ListReads, OutputIndex, SkippedLine,
-    history_line, input_of_body, kept_run_key, read_history_file,
+use crate::model::archive::{KeptRun, ListReads, SkippedLine, input_of_body, read_history_file};
+use crate::model::store_table::{FactKey, RunKey, WorkspaceFact, workspace_of};
+use crate::store::{
+    self, Change, HISTORY_SINCE, KEPT_RUNS, LIST_READS, LOG_ENTRIES, Listed, SAVED_BATCHES,
+    SAVED_SUBMISSIONS, StoreError,
 };
-use crate::model::bulk::SavedBatch;
-use crate::model::form::SavedSubmission;
-use crate::store::{self, Change, StoreError};
+
+mod outputs;
+pub use outputs::*;
 
 /// How a [`keep`] went: the runs it added, changed, and found already kept as they are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,15 +32,36 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, StoreError> 
     if workspace.is_empty() || seen.is_empty() {
         return Ok(Merge::default());
     }
-    let mut merge = Merge::default();
+    let mut merged = Ok(Merge::default());
     let reads = history_reads(workspace, &seen);
-    let decide = |kept: Vec<Option<String>>| {
-        let (changes, merged) = history_changes(workspace, seen, kept);
-        merge = merged;
-        changes
+    let decide = |kept: Vec<Option<String>>| match history_changes(workspace, seen, kept) {
+        Ok((changes, merge)) => {
+            merged = Ok(merge);
+            changes
+        }
+        Err(error) => {
+            merged = Err(error);
+            Vec::new()
+        }
     };
     store::update(reads, decide).await?;
-    Ok(merge)
+    merged
+}
+
+/// The key of `workspace`'s run `run_id`.
+fn run_key(workspace: &str, run_id: &str) -> RunKey {
+    RunKey {
+        workspace: workspace.to_owned(),
+        id: run_id.to_owned(),
+    }
+}
+
+/// The key of one of `workspace`'s facts.
+fn fact_key(workspace: &str, fact: WorkspaceFact) -> FactKey {
+    FactKey {
+        workspace: workspace.to_owned(),
+        fact,
+    }
 }
 
 /// What [`history_changes`] reads first: each sighting's kept run, then when the history
@@ -46,31 +69,26 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, StoreError> 
 pub fn history_reads(workspace: &str, seen: &[KeptRun]) -> Vec<store::Read> {
     let mut reads: Vec<store::Read> = seen
         .iter()
-        .map(|kept| store::Read {
-            store: store::RUNS,
-            key: kept_run_key(workspace, &kept.run.id),
-        })
+        .map(|kept| KEPT_RUNS.read(&run_key(workspace, &kept.run.id)))
         .collect();
-    reads.push(store::Read {
-        store: store::META,
-        key: since_key(workspace),
-    });
+    reads.push(HISTORY_SINCE.read(&fact_key(workspace, WorkspaceFact::HistorySince)));
     reads
 }
 
 /// The changes that keep `seen` in `workspace`'s history, given what [`history_reads`] read
-/// (in its order): each sighting merged with what was kept of it.
+/// (in its order): each sighting merged with what was kept of it. A kept run that does not
+/// read back (damaged) is replaced by the sighting. `Err` when a run cannot be written.
 pub fn history_changes(
     workspace: &str,
     seen: Vec<KeptRun>,
     mut kept: Vec<Option<String>>,
-) -> (Vec<Change>, Merge) {
+) -> Result<(Vec<Change>, Merge), StoreError> {
     let mut merge = Merge::default();
     let since = kept.pop().flatten();
     let mut changes = Vec::new();
     for (seen, kept) in seen.into_iter().zip(kept) {
-        let key = kept_run_key(workspace, &seen.run.id);
-        let before = kept.and_then(|json| serde_json::from_str::<KeptRun>(&json).ok());
+        let key = run_key(workspace, &seen.run.id);
+        let before = KEPT_RUNS.decode_read(kept.as_deref()).ok().flatten();
         let after = match &before {
             Some(before) => before.clone().merged(seen),
             None => seen,
@@ -89,35 +107,23 @@ pub fn history_changes(
             Some(_) => merge.updated += 1,
             None => merge.added += 1,
         }
-        changes.push(Change::Put {
-            store: store::RUNS,
-            key,
-            json: serde_json::to_string(&after).unwrap_or_default(),
-        });
+        changes.push(KEPT_RUNS.put_change(&key, &after)?);
     }
     // The first run kept for a workspace starts its history: when is kept with it (what the
     // history covers, and a mark that this browser holds data for the workspace).
     if merge.added > 0 && since.is_none() {
-        changes.push(Change::Put {
-            store: store::META,
-            key: since_key(workspace),
-            json: serde_json::to_string(&js_sys::Date::now()).unwrap_or_default(),
-        });
+        let since = fact_key(workspace, WorkspaceFact::HistorySince);
+        changes.push(HISTORY_SINCE.put_change(&since, &js_sys::Date::now())?);
     }
-    (changes, merge)
-}
-
-/// The key of the time `workspace`'s history started in this browser (ms since the epoch).
-fn since_key(workspace: &str) -> String {
-    format!("{workspace}/since")
+    Ok((changes, merge))
 }
 
 /// When this browser started keeping `workspace`'s history, ms since the epoch; `None` before
 /// the first run was kept.
 pub async fn kept_since(workspace: &str) -> Result<Option<f64>, StoreError> {
-    Ok(store::get(store::META, &since_key(workspace))
-        .await?
-        .and_then(|text| serde_json::from_str(&text).ok()))
+    HISTORY_SINCE
+        .get(&fact_key(workspace, WorkspaceFact::HistorySince))
+        .await
 }
 
 /// Keeps `runs`, as seen now, in `workspace`'s history ([`keep`]).
@@ -143,38 +149,18 @@ pub async fn keep_submitted(
     keep(workspace, vec![seen]).await.map(|_| ())
 }
 
-/// Kept runs read back at a time before the page gets a turn (a large history is read without
-/// one long task).
-const READ_SLICE: u32 = 5_000;
-
-/// Every run this browser keeps for `workspace`, newest first; `Err` when the browser keeps
-/// nothing. Entries that cannot be read back are left out.
-pub async fn kept_runs(workspace: &str) -> Result<Vec<KeptRun>, StoreError> {
-    let stored = store::all_under_unread(store::RUNS, workspace).await?;
-    let mut runs: Vec<KeptRun> = Vec::with_capacity(stored.length() as usize);
-    let mut start = 0;
-    while start < stored.length() {
-        let end = (start + READ_SLICE).min(stored.length());
-        runs.extend(
-            stored
-                .slice(start, end)
-                .iter()
-                .filter_map(|json| serde_json::from_str(&json.as_string()?).ok()),
-        );
-        start = end;
-        if start < stored.length() {
-            crate::browser::sleep(std::time::Duration::ZERO).await;
-        }
-    }
-    runs.sort_by_key(|kept| std::cmp::Reverse(kept.run.created_at));
+/// Every run this browser keeps for `workspace`, newest first, and how many could not be read
+/// back (damaged, left out); `Err` when the browser keeps nothing.
+pub async fn kept_runs(workspace: &str) -> Result<Listed<KeptRun>, StoreError> {
+    let mut runs = KEPT_RUNS.all_under(workspace).await?;
+    runs.items
+        .sort_by_key(|kept| std::cmp::Reverse(kept.run.created_at));
     Ok(runs)
 }
 
 /// The run `run_id` as this browser kept it for `workspace`, if it did.
 pub async fn kept_run(workspace: &str, run_id: &str) -> Result<Option<KeptRun>, StoreError> {
-    Ok(store::get(store::RUNS, &kept_run_key(workspace, run_id))
-        .await?
-        .and_then(|json| serde_json::from_str(&json).ok()))
+    KEPT_RUNS.get(&run_key(workspace, run_id)).await
 }
 
 /// [`keep_runs`] in the background, for code that shows the API's answer without waiting for
@@ -188,17 +174,16 @@ pub fn keep_in_background(workspace: Option<String>, runs: Vec<Run>) {
     });
 }
 
-/// The key of a workspace's [`ListReads`] in the store's meta.
-pub fn list_reads_key(workspace: &str) -> String {
-    format!("{workspace}/list-reads")
+/// The read of a workspace's [`ListReads`], for a writer that puts [`list_reads_change`] into a
+/// transaction of its own.
+pub fn list_reads_read(workspace: &str) -> store::Read {
+    LIST_READS.read(&fact_key(workspace, WorkspaceFact::ListReads))
 }
 
 /// What this browser knows of its reads of `workspace`'s runs list (nothing yet: the default).
 pub async fn list_reads(workspace: &str) -> Result<ListReads, StoreError> {
-    let kept = store::get(store::META, &list_reads_key(workspace)).await?;
-    Ok(kept
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default())
+    let key = fact_key(workspace, WorkspaceFact::ListReads);
+    Ok(LIST_READS.get(&key).await?.unwrap_or_default())
 }
 
 /// Keeps a read of the whole runs list (the latest runs, newest first): the runs, as
@@ -209,25 +194,28 @@ pub async fn keep_list(workspace: &str, runs: &[Run]) -> Result<(), StoreError> 
         return Ok(());
     }
     keep_runs(workspace, runs).await?;
-    let kept = store::get(store::META, &list_reads_key(workspace)).await?;
+    let kept = store::get(LIST_READS.store, &list_reads_read(workspace).key).await?;
     let now = js_sys::Date::now();
-    store::write(vec![list_reads_change(workspace, kept, &[(runs, now)])]).await
+    store::write(vec![list_reads_change(workspace, kept, &[(runs, now)])?]).await
 }
 
 /// The change that records reads of the runs list, each its runs and when, in the order they
-/// were made, after what was kept of the earlier ones (`kept`, as stored).
-pub fn list_reads_change(workspace: &str, kept: Option<String>, reads: &[(&[Run], f64)]) -> Change {
-    let before: ListReads = kept
-        .and_then(|json| serde_json::from_str(&json).ok())
+/// were made, after what was kept of the earlier ones (`kept`, as stored: when it does not read
+/// back, the reads start again from these).
+pub fn list_reads_change(
+    workspace: &str,
+    kept: Option<String>,
+    reads: &[(&[Run], f64)],
+) -> Result<Change, StoreError> {
+    let before = LIST_READS
+        .decode_read(kept.as_deref())
+        .ok()
+        .flatten()
         .unwrap_or_default();
     let after = reads
         .iter()
         .fold(before, |known, (runs, at)| known.after_read(runs, *at));
-    Change::Put {
-        store: store::META,
-        key: list_reads_key(workspace),
-        json: serde_json::to_string(&after).unwrap_or_default(),
-    }
+    LIST_READS.put_change(&fact_key(workspace, WorkspaceFact::ListReads), &after)
 }
 
 /// What this browser keeps for a workspace, counted.
@@ -251,10 +239,11 @@ impl KeptCounts {
 
 /// The ids of `workspace`'s bulk batches in this browser.
 async fn batch_ids(workspace: &str) -> Result<Vec<String>, StoreError> {
-    Ok(store::all(store::BATCHES)
+    Ok(SAVED_BATCHES
+        .all()
         .await?
-        .iter()
-        .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
+        .items
+        .into_iter()
         .filter(|batch| batch.workspace == workspace)
         .map(|batch| batch.id)
         .collect())
@@ -262,12 +251,12 @@ async fn batch_ids(workspace: &str) -> Result<Vec<String>, StoreError> {
 
 /// The keys (run ids) of the submissions this browser keeps for `workspace`.
 async fn submission_keys(workspace: &str) -> Result<Vec<String>, StoreError> {
-    Ok(store::entries(store::SUBMISSIONS)
+    Ok(SAVED_SUBMISSIONS
+        .entries()
         .await?
+        .items
         .into_iter()
-        .filter(|entry| {
-            SavedSubmission::from_json(&entry.json).is_some_and(|s| s.workspace == workspace)
-        })
+        .filter(|entry| entry.value.workspace == workspace)
         .map(|entry| entry.key)
         .collect())
 }
@@ -275,10 +264,10 @@ async fn submission_keys(workspace: &str) -> Result<Vec<String>, StoreError> {
 /// Counts what this browser keeps for `workspace`.
 pub async fn counts(workspace: &str) -> Result<KeptCounts, StoreError> {
     Ok(KeptCounts {
-        runs: store::count_under(store::RUNS, workspace).await?,
+        runs: KEPT_RUNS.count_under(workspace).await?,
         batches: batch_ids(workspace).await?.len(),
         submissions: submission_keys(workspace).await?.len(),
-        requests: store::count_under(store::LOG, workspace).await?,
+        requests: LOG_ENTRIES.count_under(workspace).await?,
     })
 }
 
@@ -286,27 +275,35 @@ pub async fn counts(workspace: &str) -> Result<KeptCounts, StoreError> {
 const EXPORT_SLICE: usize = 1_000;
 
 /// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
-/// resolves with the number of runs, and saves nothing when there are none. `file_prefix` (the
-/// environment's, `Environment::file_name`) starts the file's name. The error is a sentence for
-/// the person.
+/// resolves with the number of runs, and saves nothing when there are none; a kept run that
+/// does not read back (damaged) is left out. `file_prefix` (the environment's,
+/// `Environment::file_name`) starts the file's name. The error is a sentence for the person.
 pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<usize, String> {
-    let lines = store::all_under(store::RUNS, workspace)
+    let could_not_read = |error: StoreError| format!("The history could not be read. {error}");
+    let runs = KEPT_RUNS
+        .all_under(workspace)
         .await
-        .map_err(|error| format!("The history could not be read. {error}"))?;
-    if lines.is_empty() {
+        .map_err(could_not_read)?
+        .items;
+    if runs.is_empty() {
         return Ok(0);
     }
     let no_room = || "This browser could not hold the export file.".to_owned();
     let mut file = FileParts::new("application/jsonl").ok_or_else(no_room)?;
-    for slice in lines.chunks(EXPORT_SLICE) {
-        let text: String = slice.iter().map(|json| history_line(json)).collect();
+    for slice in runs.chunks(EXPORT_SLICE) {
+        let mut text = String::new();
+        for kept in slice {
+            // One kept run per line, as stored.
+            text.push_str(&KEPT_RUNS.encode(kept).map_err(could_not_read)?);
+            text.push('\n');
+        }
         file.push(&text).ok_or_else(no_room)?;
     }
     // The local date, as the rest of the console shows times.
     let now = crate::model::format::local_time(chrono::Utc::now());
     let today = now.split(' ').next().unwrap_or_default();
     file.download(&format!("{file_prefix}runs-{workspace}-{today}.jsonl"));
-    Ok(lines.len())
+    Ok(runs.len())
 }
 
 /// What an import did.
@@ -335,7 +332,7 @@ pub async fn import_history(workspace: &str, text: &str) -> Result<Imported, Sto
 /// Forgets `workspace`'s run history in this browser (and what it knew of its reads of the
 /// runs list); resolves with the number of runs forgotten.
 pub async fn forget_history(workspace: &str) -> Result<u32, StoreError> {
-    let runs = store::count_under(store::RUNS, workspace).await?;
+    let runs = KEPT_RUNS.count_under(workspace).await?;
     store::update(output_reads(), |values| {
         let mut changes = history_deletions(workspace);
         changes.extend(output_deletions(workspace, &values));
@@ -347,13 +344,14 @@ pub async fn forget_history(workspace: &str) -> Result<u32, StoreError> {
 
 /// The changes that delete `workspace`'s history: its kept runs and what it knew of its reads.
 fn history_deletions(workspace: &str) -> Vec<Change> {
-    [store::RUNS, store::META]
-        .into_iter()
-        .map(|store| Change::DeleteUnder {
-            store,
+    // The meta store's entries under the workspace are its facts (the log's switch included).
+    vec![
+        KEPT_RUNS.delete_under_change(workspace),
+        Change::DeleteUnder {
+            store: store::META,
             prefix: workspace.to_owned(),
-        })
-        .collect()
+        },
+    ]
 }
 
 /// Forgets everything this browser keeps for `workspace` in one write: the run history, the
@@ -363,20 +361,21 @@ pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, StoreError>
     let batches = batch_ids(workspace).await?;
     let submissions = submission_keys(workspace).await?;
     let counts = KeptCounts {
-        runs: store::count_under(store::RUNS, workspace).await?,
+        runs: KEPT_RUNS.count_under(workspace).await?,
         batches: batches.len(),
         submissions: submissions.len(),
-        requests: store::count_under(store::LOG, workspace).await?,
+        requests: LOG_ENTRIES.count_under(workspace).await?,
     };
     store::update(output_reads(), |values| {
         let mut changes = history_deletions(workspace);
         changes.extend(crate::request_log::forget_changes(workspace));
         changes.extend(output_deletions(workspace, &values));
         changes.extend(batches.into_iter().map(Change::DeleteBatch));
-        changes.extend(submissions.into_iter().map(|key| Change::Delete {
-            store: store::SUBMISSIONS,
-            key,
-        }));
+        changes.extend(
+            submissions
+                .iter()
+                .map(|key| SAVED_SUBMISSIONS.delete_change(key)),
+        );
         changes
     })
     .await?;
@@ -392,33 +391,31 @@ pub struct KeptWorkspace {
 
 /// The workspaces this browser keeps data for (for sign-in to say so on a shared computer).
 pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, StoreError> {
-    let mut ids: Vec<String> = store::all(store::BATCHES)
+    let mut ids: Vec<String> = SAVED_BATCHES
+        .all()
         .await?
-        .iter()
-        .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
+        .items
+        .into_iter()
         .map(|batch| batch.workspace)
         .collect();
     ids.extend(
-        store::entries(store::SUBMISSIONS)
+        SAVED_SUBMISSIONS
+            .all()
             .await?
-            .iter()
-            .filter_map(|entry| SavedSubmission::from_json(&entry.json))
+            .items
+            .into_iter()
             .map(|submission| submission.workspace),
     );
     // Every workspace whose history or request log was kept has its list reads or log
     // entries there.
-    ids.extend(
-        store::all_keys(store::LOG)
-            .await?
-            .into_iter()
-            .filter_map(|key| key.split_once('/').map(|(ws, _)| ws.to_owned())),
-    );
-    ids.extend(
-        store::entries(store::META)
-            .await?
-            .into_iter()
-            .filter_map(|entry| entry.key.split_once('/').map(|(ws, _)| ws.to_owned())),
-    );
+    for store in [LOG_ENTRIES.store, store::META] {
+        let keys = store::all_keys(store).await?;
+        ids.extend(
+            keys.iter()
+                .filter_map(|key| workspace_of(key))
+                .map(str::to_owned),
+        );
+    }
     ids.retain(|id| !id.is_empty());
     ids.sort();
     ids.dedup();
@@ -430,178 +427,4 @@ pub async fn kept_workspaces() -> Result<Vec<KeptWorkspace>, StoreError> {
         }
     }
     Ok(kept)
-}
-
-/// The store's meta keys (browser-wide) of the outputs' index and of their allowance.
-const OUTPUT_INDEX: &str = "outputs-index";
-const OUTPUT_ALLOWANCE: &str = "outputs-allowance";
-
-fn output_reads() -> Vec<store::Read> {
-    [OUTPUT_INDEX, OUTPUT_ALLOWANCE]
-        .into_iter()
-        .map(|key| store::Read {
-            store: store::META,
-            key: key.to_owned(),
-        })
-        .collect()
-}
-
-/// The index and the allowance, as [`output_reads`] read them.
-fn outputs_read(values: &[Option<String>]) -> (OutputIndex, u64) {
-    let index = values
-        .first()
-        .cloned()
-        .flatten()
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default();
-    let allowance = values
-        .get(1)
-        .cloned()
-        .flatten()
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or(DEFAULT_OUTPUT_ALLOWANCE);
-    (index, allowance)
-}
-
-fn index_put(index: &OutputIndex) -> Change {
-    Change::Put {
-        store: store::META,
-        key: OUTPUT_INDEX.to_owned(),
-        json: serde_json::to_string(index).unwrap_or_default(),
-    }
-}
-
-/// Keeps the outputs of `runs` that are final and not kept yet, within the browser's allowance
-/// (the oldest outputs dropped first), in one transaction with the index.
-pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreError> {
-    let mut finished: Vec<&Run> = runs
-        .iter()
-        .filter(|run| run.status.is_terminal() && !run.output.is_empty())
-        .collect();
-    // Oldest first, so that the index's order is the runs' (a list is newest first).
-    finished.sort_by_key(|run| run.created_at);
-    if workspace.is_empty() || finished.is_empty() {
-        return Ok(());
-    }
-    let decide = |values: Vec<Option<String>>| {
-        let (mut index, allowance) = outputs_read(&values);
-        let mut texts = std::collections::HashMap::new();
-        let new = finished
-            .iter()
-            .filter_map(|run| {
-                let key = kept_run_key(workspace, &run.id);
-                if index.holds(&key) {
-                    return None;
-                }
-                let text = serde_json::to_string(&run.output).ok()?;
-                let output = KeptOutput {
-                    key: key.clone(),
-                    bytes: text.len() as u64,
-                };
-                texts.insert(key, text);
-                Some(output)
-            })
-            .collect();
-        let changes = index.keep(new, allowance);
-        if changes.added.is_empty() && changes.dropped.is_empty() {
-            return Vec::new();
-        }
-        let mut writes: Vec<Change> = changes
-            .added
-            .into_iter()
-            .filter_map(|added| {
-                let json = texts.remove(&added.key)?;
-                Some(Change::Put {
-                    store: store::OUTPUTS,
-                    key: added.key,
-                    json,
-                })
-            })
-            .collect();
-        writes.extend(changes.dropped.into_iter().map(|key| Change::Delete {
-            store: store::OUTPUTS,
-            key,
-        }));
-        writes.push(index_put(&index));
-        writes
-    };
-    store::update(output_reads(), decide).await
-}
-
-/// [`keep_outputs`] in the background, for a page's poll.
-pub fn keep_outputs_in_background(workspace: Option<String>, runs: Vec<Run>) {
-    if let Some(workspace) = workspace {
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = keep_outputs(&workspace, &runs).await;
-        });
-    }
-}
-
-/// The output this browser kept of `run_id`, if it did.
-pub async fn kept_output(
-    workspace: &str,
-    run_id: &str,
-) -> Result<Option<Vec<serde_json::Value>>, StoreError> {
-    Ok(store::get(store::OUTPUTS, &kept_run_key(workspace, run_id))
-        .await?
-        .and_then(|json| serde_json::from_str(&json).ok()))
-}
-
-/// What the kept outputs take, all workspaces together, and the allowance.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OutputSpace {
-    /// Outputs kept, and their bytes.
-    pub outputs: usize,
-    pub bytes: u64,
-    pub allowance: u64,
-}
-
-pub async fn output_space() -> Result<OutputSpace, StoreError> {
-    let mut values = Vec::new();
-    for key in [OUTPUT_INDEX, OUTPUT_ALLOWANCE] {
-        values.push(store::get(store::META, key).await?);
-    }
-    let (index, allowance) = outputs_read(&values);
-    Ok(OutputSpace {
-        outputs: index.outputs.len(),
-        bytes: index.bytes(),
-        allowance,
-    })
-}
-
-/// Sets the outputs' allowance (bytes), dropping the oldest outputs that no longer fit.
-pub async fn set_output_allowance(allowance: u64) -> Result<(), StoreError> {
-    let decide = |values: Vec<Option<String>>| {
-        let (mut index, _) = outputs_read(&values);
-        let mut changes: Vec<Change> = index
-            .fit(allowance)
-            .into_iter()
-            .map(|key| Change::Delete {
-                store: store::OUTPUTS,
-                key,
-            })
-            .collect();
-        changes.push(index_put(&index));
-        changes.push(Change::Put {
-            store: store::META,
-            key: OUTPUT_ALLOWANCE.to_owned(),
-            json: allowance.to_string(),
-        });
-        changes
-    };
-    store::update(output_reads(), decide).await
-}
-
-/// The changes that forget `workspace`'s kept outputs, decided from the index read in the same
-/// transaction.
-fn output_deletions(workspace: &str, values: &[Option<String>]) -> Vec<Change> {
-    let (mut index, _) = outputs_read(values);
-    let _ = index.forget_under(workspace);
-    vec![
-        Change::DeleteUnder {
-            store: store::OUTPUTS,
-            prefix: workspace.to_owned(),
-        },
-        index_put(&index),
-    ]
 }

@@ -18,7 +18,11 @@ use crate::api::ExchangeObserver;
 use crate::model::request_log::{
     Entry, Exchange, KEPT_ENTRIES, KeptBody, Origin, WHOLE_BODIES_KEPT, entry_id,
 };
-use crate::store::{self, Change, LOG, LOG_ANSWERS, LOG_WHOLE, META, StoreError};
+pub use crate::model::store_table::WholeBody;
+use crate::model::store_table::{FactKey, LogKey, WholeBodyKey, WorkspaceFact};
+use crate::store::{
+    self, Change, LOG_ANSWER_BODIES, LOG_ENTRIES, LOG_PAUSED, LOG_WHOLE_BODIES, StoreError,
+};
 
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
 /// in the page (`pages::lazy::keep_log`), so the store's code stays out of the first load.
@@ -168,27 +172,23 @@ impl RequestLogger {
 }
 
 /// The meta key of a workspace's "stop keeping the request log" switch (set: not kept).
-pub fn paused_key(workspace: &str) -> String {
-    format!("{workspace}/log-paused")
+fn paused_key(workspace: &str) -> FactKey {
+    FactKey {
+        workspace: workspace.to_owned(),
+        fact: WorkspaceFact::LogPaused,
+    }
 }
 
-fn whole_key(key: &str, which: WholeBody) -> String {
-    format!("{key}/{}", which.as_str())
+/// The read of the workspace's switch, for a writer that reads it in its own transaction
+/// before [`entry_changes`] (a value there: not kept).
+pub fn paused_read(workspace: &str) -> store::Read {
+    LOG_PAUSED.read(&paused_key(workspace))
 }
 
-/// Which of an entry's bodies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WholeBody {
-    Request,
-    Answer,
-}
-
-impl WholeBody {
-    fn as_str(self) -> &'static str {
-        match self {
-            WholeBody::Request => "request",
-            WholeBody::Answer => "answer",
-        }
+fn log_key(workspace: &str, entry_id: &str) -> LogKey {
+    LogKey {
+        workspace: workspace.to_owned(),
+        id: entry_id.to_owned(),
     }
 }
 
@@ -209,41 +209,34 @@ pub async fn keep(workspace: String, exchanges: Vec<Exchange>, origin: Origin) {
 }
 
 /// The changes that add the exchanges to the workspace's log: for a writer that puts them in a
-/// transaction with other changes (the bulk worker's), after it read [`paused_key`].
+/// transaction with other changes (the bulk worker's), after it read [`paused_read`]. An
+/// exchange that cannot be written is left out.
 pub fn entry_changes(workspace: &str, exchanges: Vec<Exchange>, origin: Origin) -> Vec<Change> {
     let mut changes = Vec::with_capacity(exchanges.len() * 3);
     for exchange in exchanges {
         let id = entry_id(exchange.at, uuid::Uuid::new_v4().as_u128() as u32);
-        let key = format!("{workspace}/{id}");
+        let key = log_key(workspace, &id);
         let recorded = exchange.recorded(id, origin);
+        let (Ok(entry), Ok(answer)) = (
+            LOG_ENTRIES.put_change(&key, &recorded.entry),
+            LOG_ANSWER_BODIES.put_change(&key, &recorded.answer),
+        ) else {
+            continue;
+        };
         for (which, whole) in [
             (WholeBody::Request, recorded.whole_request),
             (WholeBody::Answer, recorded.whole_answer),
         ] {
             if let Some(text) = whole {
-                changes.push(Change::Put {
-                    store: LOG_WHOLE,
-                    key: whole_key(&key, which),
-                    json: text,
-                });
+                let whole_key = WholeBodyKey {
+                    entry: key.clone(),
+                    which,
+                };
+                changes.extend(LOG_WHOLE_BODIES.put_change(&whole_key, &text));
             }
         }
-        let (Ok(entry), Ok(answer)) = (
-            serde_json::to_string(&recorded.entry),
-            serde_json::to_string(&recorded.answer),
-        ) else {
-            continue;
-        };
-        changes.push(Change::Put {
-            store: LOG_ANSWERS,
-            key: key.clone(),
-            json: answer,
-        });
-        changes.push(Change::Put {
-            store: LOG,
-            key,
-            json: entry,
-        });
+        changes.push(answer);
+        changes.push(entry);
     }
     changes
 }
@@ -252,76 +245,71 @@ pub fn entry_changes(workspace: &str, exchanges: Vec<Exchange>, origin: Origin) 
 /// [`WHOLE_BODIES_KEPT`].
 pub async fn trim(workspace: &str) -> Result<(), StoreError> {
     let mut changes = Vec::new();
-    let kept = store::count_under(LOG, workspace).await? as usize;
+    let kept = LOG_ENTRIES.count_under(workspace).await? as usize;
     if kept > KEPT_ENTRIES {
-        let oldest = store::first_keys_under(LOG, workspace, (kept - KEPT_ENTRIES) as u32).await?;
-        for key in oldest {
+        let oldest = LOG_ENTRIES
+            .first_keys_under(workspace, (kept - KEPT_ENTRIES) as u32)
+            .await?;
+        for entry in oldest {
             for which in [WholeBody::Request, WholeBody::Answer] {
-                changes.push(Change::Delete {
-                    store: LOG_WHOLE,
-                    key: whole_key(&key, which),
-                });
+                changes.push(LOG_WHOLE_BODIES.delete_change(&WholeBodyKey {
+                    entry: entry.clone(),
+                    which,
+                }));
             }
-            changes.push(Change::Delete {
-                store: LOG_ANSWERS,
-                key: key.clone(),
-            });
-            changes.push(Change::Delete { store: LOG, key });
+            changes.push(LOG_ANSWER_BODIES.delete_change(&entry));
+            changes.push(LOG_ENTRIES.delete_change(&entry));
         }
     }
-    let whole = store::count_under(LOG_WHOLE, workspace).await? as usize;
+    let whole = LOG_WHOLE_BODIES.count_under(workspace).await? as usize;
     if whole > WHOLE_BODIES_KEPT {
-        let oldest =
-            store::first_keys_under(LOG_WHOLE, workspace, (whole - WHOLE_BODIES_KEPT) as u32)
-                .await?;
-        changes.extend(oldest.into_iter().map(|key| Change::Delete {
-            store: LOG_WHOLE,
-            key,
-        }));
+        let oldest = LOG_WHOLE_BODIES
+            .first_keys_under(workspace, (whole - WHOLE_BODIES_KEPT) as u32)
+            .await?;
+        changes.extend(oldest.iter().map(|key| LOG_WHOLE_BODIES.delete_change(key)));
     }
     store::write(changes).await
 }
 
 /// Whether the workspace's requests are being kept (they are, unless the person stopped it).
 pub async fn is_keeping(workspace: &str) -> bool {
-    !matches!(store::get(META, &paused_key(workspace)).await, Ok(Some(_)))
+    // A switch that does not read back (damaged) is still set: not kept.
+    !matches!(
+        LOG_PAUSED.get(&paused_key(workspace)).await,
+        Ok(Some(_)) | Err(StoreError::Damaged)
+    )
 }
 
 /// Starts or stops keeping the workspace's requests.
 pub async fn set_keeping(workspace: &str, keeping: bool) -> Result<(), StoreError> {
     let key = paused_key(workspace);
-    let change = if keeping {
-        Change::Delete { store: META, key }
+    if keeping {
+        store::write(vec![LOG_PAUSED.delete_change(&key)]).await
     } else {
-        Change::Put {
-            store: META,
-            key,
-            json: "true".to_owned(),
-        }
-    };
-    store::write(vec![change]).await
+        LOG_PAUSED.put(&key, &true).await
+    }
 }
 
 /// The workspace's entries, oldest first; `Err` when the browser keeps nothing. An entry that
-/// does not read (damaged) is left out.
+/// does not read back (damaged) is left out (`LOG_ENTRIES.all_under` counts them).
 pub async fn entries(workspace: &str) -> Result<Vec<Entry>, StoreError> {
-    let kept = store::all_under(LOG, workspace).await?;
-    Ok(kept
-        .iter()
-        .filter_map(|json| serde_json::from_str(json).ok())
-        .collect())
+    Ok(LOG_ENTRIES.all_under(workspace).await?.items)
 }
 
-/// One entry and its answer's body, if kept.
+/// One entry and its answer's body, if kept. An answer body that does not read back is shown
+/// empty (the entry's own fields still are).
 pub async fn entry(workspace: &str, id: &str) -> Result<Option<(Entry, KeptBody)>, StoreError> {
-    let key = format!("{workspace}/{id}");
-    let entry = store::get(LOG, &key).await?;
-    let Some(entry) = entry.and_then(|json| serde_json::from_str::<Entry>(&json).ok()) else {
+    let key = log_key(workspace, id);
+    let Some(entry) = LOG_ENTRIES.get(&key).await? else {
         return Ok(None);
     };
-    let answer = store::get(LOG_ANSWERS, &key)
-        .await?
-        .and_then(|json| serde_json::from_str::<KeptBody>(&json).ok())
+    let answer = LOG_ANSWER_BODIES
+        .get(&key)
+        .await
+        .or_else(|error| match error {
+            StoreError::Damaged => Ok(None),
+            error => Err(error),
+        })?
         .unwrap_or(KeptBody {
             text: String::new(),
             whole_bytes: 0,
@@ -331,10 +319,11 @@ pub async fn entry(workspace: &str, id: &str) -> Result<Option<(Entry, KeptBody)
 
 /// A long body kept whole, if it still is (only the newest are).
 pub async fn whole_body(workspace: &str, id: &str, which: WholeBody) -> Option<String> {
-    store::get(LOG_WHOLE, &whole_key(&format!("{workspace}/{id}"), which))
-        .await
-        .ok()
-        .flatten()
+    let key = WholeBodyKey {
+        entry: log_key(workspace, id),
+        which,
+    };
+    LOG_WHOLE_BODIES.get(&key).await.ok().flatten()
 }
 
 /// Deletes the workspace's log (the switch stays as it is).
@@ -344,11 +333,9 @@ pub async fn clear(workspace: &str) -> Result<(), StoreError> {
 
 /// The changes that delete the workspace's log, for [`clear`] and for forgetting a workspace.
 pub fn forget_changes(workspace: &str) -> Vec<Change> {
-    [LOG, LOG_ANSWERS, LOG_WHOLE]
-        .into_iter()
-        .map(|store| Change::DeleteUnder {
-            store,
-            prefix: workspace.to_owned(),
-        })
-        .collect()
+    vec![
+        LOG_ENTRIES.delete_under_change(workspace),
+        LOG_ANSWER_BODIES.delete_under_change(workspace),
+        LOG_WHOLE_BODIES.delete_under_change(workspace),
+    ]
 }

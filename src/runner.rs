@@ -36,8 +36,9 @@ use crate::model::bulk::engine::{
 use crate::model::bulk::{BatchRow, RowError, SavedBatch};
 use crate::model::form::SavedSubmission;
 use crate::model::request_log::{Exchange, Origin};
+use crate::model::store_table::RowKey;
 use crate::request_log::RequestLogger;
-use crate::store::{self, Change};
+use crate::store::{BATCH_ROWS, Change, SAVED_BATCHES, SAVED_SUBMISSIONS, StoreError};
 
 pub use crate::model::bulk::engine::BatchNews;
 
@@ -208,35 +209,28 @@ fn cancel_answer(answer: Result<api_contract::Run, ApiError>) -> CancelAnswer {
 }
 
 /// The store's changes for one save: the summary, the rows, and the runs made (for "Run again
-/// with changes"), in one transaction.
-fn changes(action: ActionId, saving: &Saving) -> Vec<Change> {
+/// with changes"), in one transaction; `Err` when one of them cannot be written.
+fn changes(action: ActionId, saving: &Saving) -> Result<Vec<Change>, StoreError> {
     let batch = &saving.summary;
-    let mut changes: Vec<Change> = saving
-        .new_runs
-        .iter()
-        .map(|run| Change::Put {
-            store: store::SUBMISSIONS,
-            key: run.run_id.clone(),
-            json: SavedSubmission {
-                workspace: batch.workspace.clone(),
-                action: action.as_str().to_owned(),
-                live: false,
-                body: run.body.clone(),
-            }
-            .to_json(),
-        })
-        .collect();
-    changes.extend(saving.rows.iter().map(|row| Change::Put {
-        store: store::ROWS,
-        key: store::row_key(&batch.id, row.line),
-        json: serde_json::to_string(row).unwrap_or_default(),
-    }));
-    changes.push(Change::Put {
-        store: store::BATCHES,
-        key: batch.id.clone(),
-        json: serde_json::to_string(batch).unwrap_or_default(),
-    });
-    changes
+    let mut changes = Vec::with_capacity(saving.new_runs.len() + saving.rows.len() + 1);
+    for run in &saving.new_runs {
+        let submission = SavedSubmission {
+            workspace: batch.workspace.clone(),
+            action: action.as_str().to_owned(),
+            live: false,
+            body: run.body.clone(),
+        };
+        changes.push(SAVED_SUBMISSIONS.put_change(&run.run_id, &submission)?);
+    }
+    for row in &saving.rows {
+        let key = RowKey {
+            batch: batch.id.clone(),
+            line: row.line,
+        };
+        changes.push(BATCH_ROWS.put_change(&key, row)?);
+    }
+    changes.push(SAVED_BATCHES.put_change(&batch.id, batch)?);
+    Ok(changes)
 }
 
 /// The name of a batch's Web Lock and of its channel between tabs.
@@ -541,17 +535,23 @@ fn execute(action: ActionId, command: Command) {
         }),
         // The save's records leave as the store's JSON at once; the other tabs get its rows
         // without them (they read records from the store).
-        Command::Save(saving) => writes::save(writes::Save {
-            changes: changes(action, &saving),
-            rows: saving
+        Command::Save(saving) => {
+            let written = changes(action, &saving);
+            let rows = saving
                 .rows
                 .into_iter()
                 .map(|row| BatchRow {
                     output: Vec::new(),
                     ..row
                 })
-                .collect(),
-        }),
+                .collect();
+            match written {
+                Ok(changes) => writes::save(writes::Save { changes, rows }),
+                // A save that cannot be written is refused, as one the store refuses: the
+                // engine keeps its rows to save again (after the command's handling ends).
+                Err(_) => spawn_local(async move { saved(rows, false) }),
+            }
+        }
         Command::RefreshWorkspace => tell_page(&FromRunner::RefreshWorkspace),
     }
 }

@@ -13,9 +13,14 @@ use std::cell::RefCell;
 
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{IdbDatabase, IdbKeyRange, IdbRequest, IdbTransactionMode};
+use web_sys::{IdbDatabase, IdbKeyRange, IdbObjectStore, IdbRequest, IdbTransactionMode};
 
 pub use crate::model::store_error::StoreError;
+pub use crate::model::store_table::Listed;
+use crate::model::store_table::{RowKey, StoreKey};
+
+mod tables;
+pub use tables::*;
 
 const NAME: &str = "console";
 /// 1: batches, rows, submissions. 2: runs (the kept history). 3: meta. 4: outputs. 5: the
@@ -147,11 +152,6 @@ fn keep_open(db: &IdbDatabase) {
     DB.with_borrow_mut(|kept| *kept = Some(db.clone()));
 }
 
-/// The key of a batch's row: zero-padded so that keys sort as lines do.
-pub fn row_key(batch: &str, line: usize) -> String {
-    format!("{batch}/{line:010}")
-}
-
 /// Every key that starts with `{prefix}/`: from `{prefix}/` up to `{prefix}0` (`0` follows `/`).
 /// A batch's rows, a workspace's kept runs.
 fn keys_under(prefix: &str) -> Result<IdbKeyRange, JsValue> {
@@ -277,43 +277,39 @@ async fn commit(tx: &web_sys::IdbTransaction, changes: Vec<Change>) -> Result<()
     Ok(())
 }
 
-/// The JSON text under `key`, if any.
-pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, StoreError> {
+/// Asks `store` one read-only request and resolves with its result.
+async fn ask(
+    store: &'static str,
+    request: impl FnOnce(&IdbObjectStore) -> Result<IdbRequest, JsValue>,
+) -> Result<JsValue, StoreError> {
     let db = database().await?;
-    let request = db
-        .transaction_with_str(store)?
-        .object_store(store)?
-        .get(&JsValue::from_str(key))?;
-    Ok(finished(&request).await?.as_string())
+    let objects = db.transaction_with_str(store)?.object_store(store)?;
+    Ok(finished(&request(&objects)?).await?)
 }
 
-/// Every value of `store` whose key starts with `{prefix}/`, in key order.
-pub async fn all_under(store: &'static str, prefix: &str) -> Result<Vec<String>, StoreError> {
-    Ok(strings(all_under_unread(store, prefix).await?.into()))
+/// The text under `key`, if any.
+pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, StoreError> {
+    let value = ask(store, |objects| objects.get(&JsValue::from_str(key))).await?;
+    Ok(value.as_string())
 }
 
-/// [`all_under`], left as the browser's array of JavaScript strings: a caller with many values
-/// (a large history) turns them into Rust strings a slice at a time.
+/// Every value of `store` whose key starts with `{prefix}/`, in key order, left as the
+/// browser's array of JavaScript strings: a caller with many values (a large history) turns
+/// them into Rust strings a slice at a time.
 pub async fn all_under_unread(
     store: &'static str,
     prefix: &str,
 ) -> Result<js_sys::Array, StoreError> {
-    let db = database().await?;
-    let request = db
-        .transaction_with_str(store)?
-        .object_store(store)?
-        .get_all_with_key(&keys_under(prefix)?.into())?;
-    Ok(js_sys::Array::from(&finished(&request).await?))
+    let range = keys_under(prefix)?;
+    let values = ask(store, |objects| objects.get_all_with_key(&range)).await?;
+    Ok(js_sys::Array::from(&values))
 }
 
 /// How many values of `store` have a key under `{prefix}/`.
 pub async fn count_under(store: &'static str, prefix: &str) -> Result<u32, StoreError> {
-    let db = database().await?;
-    let request = db
-        .transaction_with_str(store)?
-        .object_store(store)?
-        .count_with_key(&keys_under(prefix)?.into())?;
-    Ok(finished(&request).await?.as_f64().unwrap_or_default() as u32)
+    let range = keys_under(prefix)?;
+    let count = ask(store, |objects| objects.count_with_key(&range)).await?;
+    Ok(count.as_f64().unwrap_or_default() as u32)
 }
 
 /// The first `count` keys under `{prefix}/`, in key order (the oldest, where keys sort by time).
@@ -322,22 +318,17 @@ pub async fn first_keys_under(
     prefix: &str,
     count: u32,
 ) -> Result<Vec<String>, StoreError> {
-    let db = database().await?;
-    let request = db
-        .transaction_with_str(store)?
-        .object_store(store)?
-        .get_all_keys_with_key_and_limit(&keys_under(prefix)?.into(), count)?;
-    Ok(strings(finished(&request).await?))
+    let range = keys_under(prefix)?;
+    let keys = ask(store, |objects| {
+        objects.get_all_keys_with_key_and_limit(&range, count)
+    })
+    .await?;
+    Ok(strings(keys))
 }
 
 /// Every key of a store, in order, without the values.
 pub async fn all_keys(store: &'static str) -> Result<Vec<String>, StoreError> {
-    let db = database().await?;
-    let request = db
-        .transaction_with_str(store)?
-        .object_store(store)?
-        .get_all_keys()?;
-    Ok(strings(finished(&request).await?))
+    Ok(strings(ask(store, IdbObjectStore::get_all_keys).await?))
 }
 
 /// A stored value with its key.
@@ -364,12 +355,7 @@ pub async fn entries(store: &'static str) -> Result<Vec<Entry>, StoreError> {
 
 /// Every value of a store (the batch summaries: a few per workspace).
 pub async fn all(store: &'static str) -> Result<Vec<String>, StoreError> {
-    let db = database().await?;
-    let request = db
-        .transaction_with_str(store)?
-        .object_store(store)?
-        .get_all()?;
-    Ok(strings(finished(&request).await?))
+    Ok(strings(ask(store, IdbObjectStore::get_all).await?))
 }
 
 /// Up to `count` of a batch's rows in line order, from line `first_line` on: a large batch is
@@ -379,16 +365,19 @@ pub async fn batch_rows_from(
     first_line: usize,
     count: u32,
 ) -> Result<Vec<String>, StoreError> {
-    let db = database().await?;
+    let first = RowKey {
+        batch: batch.to_owned(),
+        line: first_line,
+    };
     let range = IdbKeyRange::bound(
-        &JsValue::from_str(&row_key(batch, first_line)),
+        &JsValue::from_str(&first.text()),
         &JsValue::from_str(&format!("{batch}0")),
     )?;
-    let request = db
-        .transaction_with_str(ROWS)?
-        .object_store(ROWS)?
-        .get_all_with_key_and_limit(&range.into(), count)?;
-    Ok(strings(finished(&request).await?))
+    let rows = ask(ROWS, |objects| {
+        objects.get_all_with_key_and_limit(&range, count)
+    })
+    .await?;
+    Ok(strings(rows))
 }
 
 fn strings(array: JsValue) -> Vec<String> {

@@ -21,5 +21,6 @@ pub mod safeguards;
 pub mod sign_ins;
 pub mod snippets;
 pub mod store_error;
+pub mod store_table;
 pub mod submission;
 pub mod urls;

@@ -13,6 +13,9 @@ pub enum StoreError {
     Full,
     /// This browser keeps data of a newer version of the console, which this one cannot read.
     NewerVersion,
+    /// An entry the store holds could not be read back: not what the console wrote there
+    /// (changed by hand or by another program, or cut short).
+    Damaged,
     /// Anything else the browser answered (its words).
     Failed(String),
 }
@@ -44,6 +47,10 @@ impl StoreError {
                 .to_owned(),
             StoreError::NewerVersion => "This browser holds data of a newer version of the \
                 console, which this one cannot read. Reload the page to get the newer console."
+                .to_owned(),
+            StoreError::Damaged => "Something this browser keeps for the console could not be \
+                read back: it is damaged. On the Storage page, export the history, then forget \
+                this workspace's data and import the export: what was damaged is left out."
                 .to_owned(),
             StoreError::Failed(said) => format!(
                 "This browser's storage refused the request ({said}). Try again; if it \
@@ -99,18 +106,26 @@ mod tests {
             StoreError::Unavailable,
             StoreError::Full,
             StoreError::NewerVersion,
+            StoreError::Damaged,
             StoreError::Failed("UnknownError".to_owned()),
         ] {
             let sentence = error.sentence();
             assert!(
-                ["Allow", "Free", "Reload", "Try again"]
-                    .iter()
-                    .any(|action| sentence.contains(action)),
+                [
+                    "Allow",
+                    "Free",
+                    "Reload",
+                    "Try again",
+                    "On the Storage page"
+                ]
+                .iter()
+                .any(|action| sentence.contains(action)),
                 "{sentence}"
             );
             assert_eq!(error.to_string(), sentence);
         }
         assert!(StoreError::Full.sentence().contains("full"));
+        assert!(StoreError::Damaged.sentence().contains("damaged"));
         assert!(
             StoreError::Failed("UnknownError".into())
                 .sentence()

@@ -14,7 +14,6 @@ use crate::model::archive::input_of_body;
 use crate::model::compare::{
     Change, InputField, RecordPair, compare_inputs, compare_records, counts,
 };
-use crate::model::form::SavedSubmission;
 use crate::model::format::{counted, group_thousands, local_time};
 use crate::model::output::{plain, shorten, visible};
 use crate::model::urls::{encode, run_path};
@@ -49,8 +48,8 @@ async fn load(
         None => None,
     };
     let submitted_input = async {
-        let json = store::get(store::SUBMISSIONS, &id).await.ok().flatten()?;
-        input_of_body(&SavedSubmission::from_json(&json)?.body)
+        let saved = store::SAVED_SUBMISSIONS.get(&id).await.ok().flatten()?;
+        input_of_body(&saved.body)
     };
     match client.run(&id).await {
         Ok(read) => {

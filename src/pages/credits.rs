@@ -42,6 +42,8 @@ impl CreditsParams {
 #[derive(Clone, Debug, Default)]
 struct History {
     runs: Vec<KeptRun>,
+    /// Kept runs that could not be read back (damaged) and are left out, told.
+    left_out: Option<String>,
     /// When this browser started keeping it, ms since the epoch.
     since: Option<f64>,
     missed: Vec<MissedSpan>,
@@ -81,8 +83,10 @@ pub fn CreditsPage() -> impl IntoView {
                 Err(error) => list_error = Some(error),
             }
             let read = async {
+                let kept = archive::kept_runs(&id).await?;
                 Ok::<_, StoreError>(History {
-                    runs: archive::kept_runs(&id).await?,
+                    left_out: kept.left_out("kept run", "kept runs"),
+                    runs: kept.items,
                     since: archive::kept_since(&id).await?,
                     missed: archive::list_reads(&id).await?.missed,
                     list_error,
@@ -162,6 +166,9 @@ fn chart(history: &History, view: CreditsView) -> impl IntoView + use<> {
             <ApiErrorPanel error context="Reading the latest runs (the history is shown as kept)" />
         })}
         <MissedRuns spans=history.missed.clone() />
+        {history.left_out.clone().map(|note| view! {
+            <p class="notice" role="status" data-field="damaged-runs">{note}</p>
+        })}
         <CreditsChart data scope />
     }
 }

@@ -88,10 +88,7 @@ fn WatchedRun(id: String) -> impl IntoView {
         let id = id.clone();
         LocalResource::new(move || {
             let id = id.clone();
-            async move {
-                let json = store::get(store::SUBMISSIONS, &id).await.ok().flatten()?;
-                SavedSubmission::from_json(&json)
-            }
+            async move { store::SAVED_SUBMISSIONS.get(&id).await.ok().flatten() }
         })
     };
     // What this browser kept of the run, read when the API no longer has it (404).

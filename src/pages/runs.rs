@@ -85,8 +85,14 @@ fn use_show_view(view_of_url: Memo<RunsView>) -> impl Fn(&dyn Fn(&mut RunsView))
 }
 
 /// `workspace`'s history, read and prepared for the list a slice at a time.
-async fn read_history(workspace: &str) -> Result<KeptHistory, StoreError> {
-    let runs = crate::archive::kept_runs(workspace).await?;
+/// Kept runs that could not be read back (damaged) are left out, and `left_out` says so.
+async fn read_history(
+    workspace: &str,
+    left_out: RwSignal<Option<String>>,
+) -> Result<KeptHistory, StoreError> {
+    let kept = crate::archive::kept_runs(workspace).await?;
+    left_out.set(kept.left_out("kept run", "kept runs"));
+    let runs = kept.items;
     let reads = crate::archive::list_reads(workspace).await?;
     let mut search = Vec::with_capacity(runs.len());
     for slice in runs.chunks(PREPARE_SLICE) {
@@ -133,7 +139,7 @@ fn listed_ids(list: &Option<RunList>) -> HashSet<String> {
 
 /// The workspace's history in this browser, read when the page opens, and again only when a
 /// run of the API's list left it while the page was open (it is in the history now).
-fn use_kept_history(list: Poll<RunList>) -> KeptResource {
+fn use_kept_history(list: Poll<RunList>, left_out: RwSignal<Option<String>>) -> KeptResource {
     let workspace = use_workspace();
     let left_the_list = RwSignal::new(0_u32);
     let last_listed = StoredValue::new(HashSet::<String>::new());
@@ -150,7 +156,7 @@ fn use_kept_history(list: Poll<RunList>) -> KeptResource {
         let workspace_id = workspace.id();
         async move {
             match workspace_id {
-                Some(id) => read_history(&id).await,
+                Some(id) => read_history(&id, left_out).await,
                 None => Ok(KeptHistory::default()),
             }
         }
@@ -234,7 +240,8 @@ fn use_stale_reads(list: Poll<RunList>, kept: KeptResource) -> RwSignal<HashMap<
 #[component]
 pub fn RunsPage() -> impl IntoView {
     let list = use_runs_list();
-    let kept = use_kept_history(list);
+    let left_out = RwSignal::new(None);
+    let kept = use_kept_history(list, left_out);
     let read_here = use_stale_reads(list, kept);
     let view_of_url = use_runs_view();
     // The runs picked to compare (two at most).
@@ -267,6 +274,9 @@ pub fn RunsPage() -> impl IntoView {
                 <p class="notice" role="status" data-field="no-history">
                     "Only the API's latest 100 runs are listed: this browser's history of runs could not be read. " {why}
                 </p>
+            })}
+            {move || left_out.get().map(|note| view! {
+                <p class="notice" role="status" data-field="damaged-runs">{note}</p>
             })}
             {move || view! { <MissedRuns spans=missed() /> }}
             <PollNotice transient=list.transient last_update=list.last_update />

@@ -228,29 +228,26 @@ async fn write(workspace: Option<String>, waiting: Waiting) -> bool {
     let mut reads = Vec::new();
     if let Some((workspace, seen)) = &history {
         reads.extend(archive::history_reads(workspace, seen));
-        reads.push(store::Read {
-            store: store::META,
-            key: archive::list_reads_key(workspace),
-        });
+        reads.push(archive::list_reads_read(workspace));
     }
     for (workspace, _) in &exchanges {
-        reads.push(store::Read {
-            store: store::META,
-            key: request_log::paused_key(workspace),
-        });
+        reads.push(request_log::paused_read(workspace));
     }
     let decide = move |mut values: Vec<Option<String>>| {
         let mut changes: Vec<Change> = save.map(|save| save.changes).unwrap_or_default();
         let switches = values.split_off(values.len() - exchanges.len());
         if let Some((workspace, seen)) = history {
             let list_reads_kept = values.pop().flatten();
-            changes.extend(archive::history_changes(&workspace, seen, values).0);
+            // A sighting that cannot be written is lost, as a refused write's would be.
+            if let Ok((history, _)) = archive::history_changes(&workspace, seen, values) {
+                changes.extend(history);
+            }
             if !list_reads.is_empty() {
                 let reads: Vec<(&[Run], f64)> = list_reads
                     .iter()
                     .map(|(runs, at)| (runs.as_slice(), *at))
                     .collect();
-                changes.push(archive::list_reads_change(
+                changes.extend(archive::list_reads_change(
                     &workspace,
                     list_reads_kept,
                     &reads,

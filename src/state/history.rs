@@ -34,9 +34,11 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
             let lock =
                 request_lock(&format!("console-history-{id}"), LockRequest::IfAvailable).await;
             if !matches!(lock, LockAnswer::HeldElsewhere) {
-                let due = crate::archive::list_reads(&id)
-                    .await
-                    .is_ok_and(|reads| reads.due(js_sys::Date::now()));
+                // Reads that do not read back (damaged) are due: the next read writes them anew.
+                let due = match crate::archive::list_reads(&id).await {
+                    Ok(reads) => reads.due(js_sys::Date::now()),
+                    Err(error) => error == crate::store::StoreError::Damaged,
+                };
                 if due && let Ok(read) = client.runs().await {
                     let _ = crate::archive::keep_list(&id, &read.value.runs).await;
                 }
@@ -55,14 +57,14 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
 /// it to sites used often or installed); Firefox asks the person. `/storage` says why, shows
 /// the answer, and can ask again.
 async fn ask_persistence_once() {
-    const ASKED: &str = "persistence-asked";
-    if matches!(crate::store::get(crate::store::META, ASKED).await, Ok(None)) {
+    use crate::store::{PERSISTENCE_ASKED, PERSISTENCE_ASKED_KEY};
+    if matches!(
+        PERSISTENCE_ASKED.get(&PERSISTENCE_ASKED_KEY).await,
+        Ok(None)
+    ) {
         let granted = crate::browser::ask_persistence().await;
-        let _ = crate::store::write(vec![crate::store::Change::Put {
-            store: crate::store::META,
-            key: ASKED.to_owned(),
-            json: granted.to_string(),
-        }])
-        .await;
+        let _ = PERSISTENCE_ASKED
+            .put(&PERSISTENCE_ASKED_KEY, &granted)
+            .await;
     }
 }

@@ -577,3 +577,34 @@ test("a bulk batch's 150 runs stay in the history after the API's list has moved
   await expect(countLine(page)).toContainText("of 1 matching runs");
   expect(besides(problems, 429)).toEqual([]);
 });
+
+test("a kept run that does not read back is left out of /runs and /credits, and the pages say so", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/runs");
+  const made = await runsMadeElsewhere(sandbox, 1, "damaged");
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await expect(countLine(page)).toContainText("1 listed");
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  // Two entries that are not what the console writes (cut short, changed by hand), beside the kept run.
+  await page.evaluate(({ workspace }) => new Promise((resolve, reject) => {
+    const open = indexedDB.open("console");
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction("runs", "readwrite");
+      tx.objectStore("runs").put('{"workspace":"cut short', `${workspace}/run_damaged_1`);
+      tx.objectStore("runs").put('{"not":"a kept run"}', `${workspace}/run_damaged_2`);
+      tx.oncomplete = () => { db.close(); resolve(); };
+      tx.onerror = () => { db.close(); reject(tx.error); };
+    };
+  }), { workspace });
+
+  await go(page, "/workspace");
+  await go(page, "/runs");
+  const note = page.locator('[data-field="damaged-runs"]');
+  await expect(note).toHaveText("2 kept runs could not be read (damaged) and were left out.");
+  await expect(countLine(page)).toContainText("1 listed");
+  await expect(page.locator(`[data-field="runs-table"] tbody tr[data-run="${made[0]}"]`)).toHaveCount(1);
+
+  await go(page, "/credits");
+  await expect(page.locator('[data-field="damaged-runs"]')).toHaveText("2 kept runs could not be read (damaged) and were left out.");
+  expect(problems).toEqual([]);
+});

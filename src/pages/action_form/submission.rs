@@ -17,7 +17,7 @@ use crate::model::form::{SavedSubmission, idempotency_key, split_server_errors};
 use crate::model::submission::{SentKey, retry_wait_seconds};
 use crate::model::urls::run_path;
 use crate::state::workspace::{SharedWorkspace, use_workspace};
-use crate::store::{self, Change};
+use crate::store;
 
 /// One logical submission as sent: retried as is, with the same idempotency key.
 #[derive(Clone)]
@@ -242,12 +242,8 @@ fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
         live: attempt.live,
         body: attempt.body,
     };
-    let change = Change::Put {
-        store: store::SUBMISSIONS,
-        key: run.id.to_owned(),
-        json: saved.to_json(),
-    };
+    let run_id = run.id.to_owned();
     spawn_local(async move {
-        let _ = store::write(vec![change]).await;
+        let _ = store::SAVED_SUBMISSIONS.put(&run_id, &saved).await;
     });
 }

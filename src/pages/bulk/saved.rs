@@ -38,17 +38,20 @@ impl KeptBatches {
         let KeptBatches { bulk, problem, .. } = self;
         leptos::task::spawn_local(async move {
             match saved_rows(&summary.id).await {
-                Some(rows) if !rows.is_empty() => {
+                Ok(rows) if !rows.is_empty() => {
                     if !bulk.open(summary, rows, resume) {
                         problem.set(Some(
                             "This batch's action is not one this console knows.".to_owned(),
                         ));
                     }
                 }
-                _ => problem.set(Some(
+                Ok(_) => problem.set(Some(
                     "This batch's rows could not be read back from this browser's storage."
                         .to_owned(),
                 )),
+                Err(error) => problem.set(Some(format!(
+                    "This batch's rows could not be read back from this browser's storage. {error}"
+                ))),
             }
         });
     }
@@ -63,10 +66,10 @@ impl KeptBatches {
         } = self;
         confirming.set(None);
         leptos::task::spawn_local(async move {
-            if store::write(vec![Change::DeleteBatch(id)]).await.is_err() {
-                problem.set(Some(
-                    "This browser's storage refused to delete the batch.".to_owned(),
-                ));
+            if let Err(error) = store::write(vec![Change::DeleteBatch(id)]).await {
+                problem.set(Some(format!(
+                    "This browser's storage refused to delete the batch. {error}"
+                )));
             }
             reload.update(|n| *n += 1);
         });

@@ -9,7 +9,7 @@ use super::Bulk;
 use crate::browser::{FileParts, sleep};
 use crate::model::bulk::{BatchRow, ExportFormat, MergedExport, SavedBatch, add_output_columns};
 use crate::runner::BatchToRun;
-use crate::store::{self, StoreError};
+use crate::store::{BATCH_ROWS, SAVED_BATCHES, StoreError};
 
 /// Rows an export (or a batch being opened) reads from the store at a time: a slice of 100 rows
 /// with 100 records each took 55 to 90 ms to read and write (`bench/bulk.mjs 1000 large`); half
@@ -26,10 +26,11 @@ pub struct ExportProgress {
 
 /// The batches this browser keeps for a workspace, newest first.
 pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, StoreError> {
-    let mut list: Vec<SavedBatch> = store::all(store::BATCHES)
+    let mut list: Vec<SavedBatch> = SAVED_BATCHES
+        .all()
         .await?
-        .iter()
-        .filter_map(|json| serde_json::from_str::<SavedBatch>(json).ok())
+        .items
+        .into_iter()
         .filter(|b| b.workspace == workspace)
         .collect();
     list.sort_by(|a, b| b.created_at.total_cmp(&a.created_at));
@@ -164,11 +165,12 @@ impl Bulk {
         };
         let unreadable =
             || "Some rows' records could not be read back from this browser's storage.".to_owned();
-        let kept = store::batch_rows_from(batch, first.line, rows.len() as u32)
+        let kept = BATCH_ROWS
+            .rows_from(batch, first.line, rows.len() as u32)
             .await
-            .map_err(|_| unreadable())?;
-        for text in kept {
-            let stored: BatchRow = serde_json::from_str(&text).map_err(|_| unreadable())?;
+            .and_then(|kept| kept.whole())
+            .map_err(|error| format!("{} {error}", unreadable()))?;
+        for stored in kept {
             if let Ok(i) = rows.binary_search_by_key(&stored.line, |r| r.line)
                 && kept_only(&rows[i])
             {
@@ -182,34 +184,42 @@ impl Bulk {
     }
 }
 
-/// A kept batch for a runner, from what this browser saved; `None` when it cannot be read back.
-pub(super) async fn kept_batch(workspace: &str, batch: &str, resume: bool) -> Option<BatchToRun> {
+/// A kept batch for a runner, from what this browser saved; `Ok(None)` when it keeps no such
+/// batch, `Err` when it cannot be read back.
+pub(super) async fn kept_batch(
+    workspace: &str,
+    batch: &str,
+    resume: bool,
+) -> Result<Option<BatchToRun>, StoreError> {
     let summary = saved_batches(workspace)
-        .await
-        .ok()?
+        .await?
         .into_iter()
-        .find(|b| b.id == batch)?;
+        .find(|b| b.id == batch);
+    let Some(summary) = summary else {
+        return Ok(None);
+    };
     let rows = saved_rows(batch).await?;
-    Some(BatchToRun::Kept {
+    Ok(Some(BatchToRun::Kept {
         summary,
         rows,
         resume,
-    })
+    }))
 }
 
-/// A kept batch's rows, in line order; `None` when they cannot be read back whole.
+/// A kept batch's rows, in line order; `Err` when they cannot be read back whole (a damaged
+/// row: `StoreError::Damaged`).
 /// Read a slice at a time; a finished row's records are left in the store (exports read them
 /// there), so a large batch's records are never all in memory at once.
-pub async fn saved_rows(batch: &str) -> Option<Vec<BatchRow>> {
+pub async fn saved_rows(batch: &str) -> Result<Vec<BatchRow>, StoreError> {
     let mut rows: Vec<BatchRow> = Vec::new();
     loop {
         let first_line = rows.last().map_or(0, |row| row.line + 1);
-        let slice = store::batch_rows_from(batch, first_line, EXPORT_SLICE_ROWS as u32)
-            .await
-            .ok()?;
+        let slice = BATCH_ROWS
+            .rows_from(batch, first_line, EXPORT_SLICE_ROWS as u32)
+            .await?
+            .whole()?;
         let last_slice = slice.len() < EXPORT_SLICE_ROWS;
-        for text in slice {
-            let mut row: BatchRow = serde_json::from_str(&text).ok()?;
+        for mut row in slice {
             if row.records == 0 {
                 row.records = row.output.len();
             }
@@ -219,7 +229,7 @@ pub async fn saved_rows(batch: &str) -> Option<Vec<BatchRow>> {
             rows.push(row);
         }
         if last_slice {
-            return Some(rows);
+            return Ok(rows);
         }
     }
 }

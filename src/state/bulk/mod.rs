@@ -291,7 +291,7 @@ impl Bulk {
     /// Runs the kept batch `id` in this tab, which holds its lock, from what this browser saved;
     /// releases the lock when it cannot be read back.
     async fn run_kept(&self, lock: HeldLock, workspace: &str, id: &str, resume: bool) {
-        let Some(to_run) = exports::kept_batch(workspace, id, resume).await else {
+        let Ok(Some(to_run)) = exports::kept_batch(workspace, id, resume).await else {
             lock.release();
             return;
         };

@@ -306,7 +306,10 @@ impl Bulk {
         spawn_local(async move {
             let to_run = match from_copy {
                 Some(to_run) => Some(to_run),
-                None => exports::kept_batch(&workspace.unwrap_or_default(), &id, false).await,
+                None => exports::kept_batch(&workspace.unwrap_or_default(), &id, false)
+                    .await
+                    .ok()
+                    .flatten(),
             };
             let still_shown = bulk.current_id().as_deref() == Some(id.as_str())
                 && bulk.role.get_untracked() == Role::Runs;
