@@ -349,13 +349,13 @@ pub fn LogEntryPage() -> impl IntoView {
             {move || match found.get() {
                 None => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
                 Some(Err(error)) => view! {
-                    <p class="notice" role="status">"The log could not be read. " {error.sentence()}</p>
+                    <Notice>"The log could not be read. " {error.sentence()}</Notice>
                 }.into_any(),
                 Some(Ok(None)) => view! {
                     <h1>"Not in the log"</h1>
-                    <p class="notice" role="status" data-field="entry-missing">
+                    <Notice field="entry-missing">
                         "This request is not in this browser's log of the workspace: it may have been cleared, or dropped as one of the oldest, or logged in another browser."
-                    </p>
+                    </Notice>
                 }.into_any(),
                 Some(Ok(Some((workspace_id, entry, answer)))) => entry_view(workspace_id, entry, answer).into_any(),
             }}
