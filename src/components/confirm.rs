@@ -11,7 +11,8 @@ pub fn Confirm(
     /// The panel's `data-field`; the question's element is `{field}-title`, which names the
     /// dialog.
     field: &'static str,
-    /// The question, in bold (a closure: `title=|| "Cancel the batch?"`).
+    /// The question, in bold (a closure: `title=|| "Cancel the batch?"`), drawn again when
+    /// what it reads changes.
     #[prop(into)]
     title: ViewFn,
     /// The danger button's text, e.g. "Forget the history".
@@ -45,7 +46,7 @@ pub fn Confirm(
     let labelled_by = title_id.clone();
     view! {
         <div class="confirm" role="alertdialog" aria-labelledby=labelled_by data-field=field>
-            <p id=title_id><strong>{title.run()}</strong></p>
+            <p id=title_id><strong>{move || title.run()}</strong></p>
             {children.map(|body| body())}
             <div class="actions-row">
                 <button type="button" class="button danger" data-field=confirm_field disabled=move || busy.get()
