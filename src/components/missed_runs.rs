@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::Notice;
+
 use crate::model::archive::MissedSpan;
 use crate::model::format::local_time;
 
@@ -14,10 +16,10 @@ pub fn MissedRuns(spans: Vec<MissedSpan>) -> impl IntoView {
         .rev()
         .map(|span| {
             view! {
-                <p class="notice" role="status" data-field="missed-runs">
+                <Notice field="missed-runs">
                     "Runs made between " {local_time(span.after)} " and " {local_time(span.before)}
                     " may be missing here: more than 100 runs were made between two reads of the list, and the API lists no more."
-                </p>
+                </Notice>
             }
         })
         .collect_view()

@@ -1,10 +1,12 @@
 //! Widgets used by several pages, and the route guard.
 
 mod api_error_panel;
+mod confirm;
 mod confirm_spend;
 mod copy_as_code;
 mod credits_chart;
 mod missed_runs;
+mod notice;
 mod output_explorer;
 mod poll_notice;
 mod require_session;
@@ -13,10 +15,12 @@ mod theme_toggle;
 mod workspace_switcher;
 
 pub use api_error_panel::ApiErrorPanel;
+pub use confirm::Confirm;
 pub use confirm_spend::ConfirmSpend;
 pub use copy_as_code::CopyAsCode;
 pub use credits_chart::CreditsChart;
 pub use missed_runs::MissedRuns;
+pub use notice::{Notice, NoticeKind};
 pub use output_explorer::OutputExplorer;
 pub use poll_notice::PollNotice;
 pub use require_session::RequireSession;

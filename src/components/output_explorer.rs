@@ -79,9 +79,9 @@ pub fn OutputExplorer(
         sort.track();
         page.set(0);
     });
-    let pages = move || shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1);
+    let pages = Memo::new(move |_| shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1));
     let page_rows = Memo::new(move |_| {
-        let first = page.get().min(pages() - 1) * PAGE_SIZE;
+        let first = page.get().min(pages.get() - 1) * PAGE_SIZE;
         shown.with(|s| {
             s.iter()
                 .skip(first)
@@ -92,14 +92,6 @@ pub fn OutputExplorer(
     });
     let show_json = RwSignal::new(false);
 
-    let change_choice = {
-        let action = action.clone();
-        move |change: &dyn Fn(&mut ColumnChoice, &[ColumnState])| {
-            let arranged_now = arranged.get_untracked();
-            choice.update(|c| change(c, &arranged_now));
-            remember_choice(&action, &choice.get_untracked());
-        }
-    };
     let name = StoredValue::new(name);
     let export = move |format: ExportFormat| {
         let (shown, columns) = (shown.get_untracked(), columns.get_untracked());
@@ -120,8 +112,6 @@ pub fn OutputExplorer(
         }
     });
     let pressed = move |json: bool| move || (show_json.get() == json).to_string();
-    let (toggle_change, move_change, reset_change) =
-        (change_choice.clone(), change_choice.clone(), change_choice);
     view! {
         <div class="output-toolbar">
             <div class="segmented" role="group" aria-label="Output view">
@@ -145,7 +135,64 @@ pub fn OutputExplorer(
                 <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
             </span>
         </div>
-        <details class="columns-panel" hidden=show_json data-field="columns-panel">
+        <ColumnsPanel action=action.clone() columns=ColumnView { choice, arranged, shown: columns } hidden=show_json />
+        {move || if show_json.get() {
+            let text = explorer.with_value(|e| pretty(&Value::Array(e.records.clone())));
+            view! {
+                <details class="json-view" open>
+                    <summary>"All records as JSON"</summary>
+                    <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
+                </details>
+            }.into_any()
+        } else {
+            let action = action.clone();
+            view! {
+                <div class="table-wrap explorer-wrap">
+                    <OutputTable action explorer columns page_rows sort on_copy />
+                </div>
+                <RecordsPager page pages />
+            }.into_any()
+        }}
+    }
+}
+
+/// The person's column choice and what it makes of the columns found.
+#[derive(Clone, Copy)]
+struct ColumnView {
+    /// The choice, as kept in this browser.
+    choice: RwSignal<ColumnChoice>,
+    /// Every column found, in the chosen order, each shown or not.
+    arranged: Memo<Vec<ColumnState>>,
+    /// The names of the columns shown, in order.
+    shown: Memo<Vec<String>>,
+}
+
+/// `<details class="columns-panel">`: the columns shown, in their order, each one to hide or
+/// show and to move; the choice is kept in this browser for `action`.
+#[component]
+fn ColumnsPanel(
+    /// Where the choice is kept (`choice_key`).
+    action: String,
+    /// The choice this panel changes.
+    columns: ColumnView,
+    /// Hidden while the JSON view is shown.
+    #[prop(into)]
+    hidden: Signal<bool>,
+) -> impl IntoView {
+    let ColumnView {
+        choice,
+        arranged,
+        shown: columns,
+    } = columns;
+    let change_choice = move |change: &dyn Fn(&mut ColumnChoice, &[ColumnState])| {
+        let arranged_now = arranged.get_untracked();
+        choice.update(|c| change(c, &arranged_now));
+        remember_choice(&action, &choice.get_untracked());
+    };
+    let (toggle_change, move_change, reset_change) =
+        (change_choice.clone(), change_choice.clone(), change_choice);
+    view! {
+        <details class="columns-panel" hidden=hidden data-field="columns-panel">
             <summary>{move || format!("Columns: {} of {} shown", columns.with(Vec::len), arranged.with(Vec::len))}</summary>
             <p class="help">"Exports hold the records shown, in this order, with these columns. Your choice is kept in this browser for this action."</p>
             <ul class="column-list">
@@ -171,31 +218,27 @@ pub fn OutputExplorer(
             </ul>
             <button type="button" class="button secondary" on:click=move |_| reset_change(&|c, _| *c = ColumnChoice::default())>"Reset the columns"</button>
         </details>
-        {move || if show_json.get() {
-            let text = explorer.with_value(|e| pretty(&Value::Array(e.records.clone())));
-            view! {
-                <details class="json-view" open>
-                    <summary>"All records as JSON"</summary>
-                    <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
-                </details>
-            }.into_any()
-        } else {
-            let action = action.clone();
-            view! {
-                <div class="table-wrap explorer-wrap">
-                    <OutputTable action explorer columns page_rows sort on_copy />
-                </div>
-                {move || (pages() > 1).then(|| view! {
-                    <nav class="pager" aria-label="Pages of records">
-                        <button type="button" class="button secondary" disabled=move || page.get() == 0
-                            on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
-                        <span data-field="records-page">{move || format!("Page {} of {}", page.get().min(pages() - 1) + 1, pages())}</span>
-                        <button type="button" class="button secondary" disabled=move || page.get() + 1 >= pages()
-                            on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
-                    </nav>
-                })}
-            }.into_any()
-        }}
+    }
+}
+
+/// "Previous", "Page n of m", "Next", when there is more than one page.
+#[component]
+fn RecordsPager(
+    /// The page shown, from 0 (past the last means the last).
+    page: RwSignal<usize>,
+    /// How many pages there are, at least 1.
+    pages: Memo<usize>,
+) -> impl IntoView {
+    move || {
+        (pages.get() > 1).then(|| view! {
+        <nav class="pager" aria-label="Pages of records">
+            <button type="button" class="button secondary" disabled=move || page.get() == 0
+                on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
+            <span data-field="records-page">{move || format!("Page {} of {}", page.get().min(pages.get() - 1) + 1, pages.get())}</span>
+            <button type="button" class="button secondary" disabled=move || page.get() + 1 >= pages.get()
+                on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
+        </nav>
+    })
     }
 }
 

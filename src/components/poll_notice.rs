@@ -4,6 +4,8 @@
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 
+use super::{Notice, NoticeKind};
+
 use crate::api::ApiError;
 use crate::model::format::local_time;
 
@@ -26,8 +28,8 @@ pub fn PollNotice(
         })
     };
     view! {
-        <p class="notice subtle" role="status" hidden=move || transient.with(Option::is_none)>
+        <Notice kind=NoticeKind::Subtle hidden=move || transient.with(Option::is_none)>
             {text}
-        </p>
+        </Notice>
     }
 }

@@ -9,7 +9,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use serde_json::Value;
 
 use crate::api::{ApiClient, ApiError};
-use crate::components::{ApiErrorPanel, RunStatusBadge};
+use crate::components::{ApiErrorPanel, Notice, RunStatusBadge};
 use crate::model::archive::input_of_body;
 use crate::model::compare::{
     Change, InputField, RecordPair, compare_inputs, compare_records, counts,
@@ -229,7 +229,7 @@ fn comparison(a: Compared, b: Compared) -> impl IntoView {
             {run_head("B", &b)}
         </div>
         {different_actions.then(|| view! {
-            <p class="notice" role="status">"The two runs are of different actions; their records are compared all the same."</p>
+            <Notice>"The two runs are of different actions; their records are compared all the same."</Notice>
         })}
         <h2 class="section-title">"Input"</h2>
         {input_note.map(|note| view! { <p class="help" data-field="input-unknown">{note}</p> })}

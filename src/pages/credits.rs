@@ -12,7 +12,7 @@ use leptos_router::params::Params;
 use crate::api::ApiError;
 use crate::app::in_place;
 use crate::archive;
-use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns};
+use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns, Notice};
 use crate::model::archive::{KeptRun, MissedSpan};
 use crate::model::credits::{CreditsOverTime, SpentRun};
 use crate::model::credits_view::{BUCKETS, CreditsQuery, CreditsView, RANGES};
@@ -128,9 +128,9 @@ pub fn CreditsPage() -> impl IntoView {
                 None => view! { <p class="loading">"Reading the history…"</p> }.into_any(),
                 Some(Err(error)) => view! { <ApiErrorPanel error context="Loading the workspace" /> }.into_any(),
                 Some(Ok(None)) => view! {
-                    <p class="notice" role="status" data-field="no-history">
+                    <Notice field="no-history">
                         "This browser keeps no history of runs (its storage is unavailable, as in some private windows). The workspace page shows the API's latest " {RUN_LIST_LIMIT} "."
-                    </p>
+                    </Notice>
                 }.into_any(),
                 Some(Ok(Some(history))) => chart(&history, view_of_url.get()).into_any(),
             }}

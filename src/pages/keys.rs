@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::api::{ApiClient, ApiError};
 use crate::browser::{copy_text, focus_id};
-use crate::components::ApiErrorPanel;
+use crate::components::{ApiErrorPanel, Confirm, Notice};
 use crate::model::credential::CredentialKind;
 use crate::model::format::{age, local_time};
 use crate::model::keys::{name_error, newest_first};
@@ -36,13 +36,13 @@ pub fn KeysPage() -> impl IntoView {
 #[component]
 fn NeedsSession() -> impl IntoView {
     view! {
-        <div class="notice" role="status" data-field="needs-session">
+        <Notice field="needs-session" block=true>
             <p><strong>"Managing API keys needs an account session."</strong></p>
             <p>"You are signed in with an API key. API keys run actions and read runs and the "
                 "workspace, but only an account-session token (a JWT for your account) may list, "
                 "create or revoke keys."</p>
             <p><a class="button primary" href=sign_in_path("/keys")>"Sign in with a session token"</a></p>
-        </div>
+        </Notice>
     }
 }
 
@@ -60,9 +60,92 @@ fn KeyManager() -> impl IntoView {
         let client = session.client_untracked();
         async move { client.ok_or(ApiError::SignedOut)?.keys().await }
     });
+    // The API refused this session keys' management (403).
+    let forbidden = RwSignal::new(false);
 
-    // Create. The secret goes from the action's answer into `revealed` at once, and from there
-    // nowhere: "I have stored it" drops it with the dialog.
+    // Revoke, after a confirmation that names the key.
+    let confirming = RwSignal::new(None::<ApiKey>);
+    let revoke = Action::new_local(|(client, key): &(ApiClient, ApiKey)| {
+        let (client, key) = (client.clone(), key.clone());
+        async move {
+            let result = client.revoke_key(&key.id).await;
+            (key, result)
+        }
+    });
+    let outcome = RwSignal::new(None::<Revoked>);
+    Effect::new(move |_| {
+        let Some((key, result)) = revoke.value().get() else {
+            return;
+        };
+        untrack(|| {
+            match &result {
+                Ok(()) => keys.refetch(),
+                Err(error) if needs_session(error) => forbidden.set(true),
+                // Not found: perhaps revoked elsewhere; the list shows what is true now.
+                Err(error) if error.status() == Some(404) => keys.refetch(),
+                Err(_) => {}
+            }
+            outcome.set(Some((key, result)));
+        });
+    });
+    // Only possible where an API may let a key manage keys; the sandbox, like the contract,
+    // asks for a session.
+    let own_key = move |key: &ApiKey| session.uses_key_with_prefix(&key.prefix);
+
+    view! {
+        // The API may still refuse this session (403): the same explanation, and nothing to do.
+        {move || forbidden.get().then(|| view! { <NeedsSession /> })}
+        <div hidden=move || forbidden.get()>
+            <p class="lead">"Keys let programs call the API as this workspace. A key's secret is shown once, when it is created."</p>
+            <CreateKey keys forbidden />
+            {move || outcome.get().map(|(key, result)| match result {
+                Ok(()) => view! {
+                    <Notice>"Revoked “" {key.name} "”. Programs using it are refused from now on."</Notice>
+                }.into_any(),
+                Err(error) if error.status() == Some(404) => view! {
+                    <Notice>"No key “" {key.name} "” was found: perhaps it was already revoked elsewhere. The list is up to date."</Notice>
+                }.into_any(),
+                Err(error) => view! { <ApiErrorPanel error context="Revoking the key" /> }.into_any(),
+            })}
+            {move || confirming.get().map(|key| {
+                let warn_own = own_key(&key);
+                view! {
+                    <ConfirmRevoke key warn_own on_confirm=Callback::new(move |key: ApiKey| {
+                        confirming.set(None);
+                        outcome.set(None);
+                        focus_id("keys-heading");
+                        if let Some(client) = session.client_untracked() {
+                            revoke.dispatch_local((client, key));
+                        }
+                    }) on_keep=Callback::new(move |id: String| {
+                        confirming.set(None);
+                        focus_id(&format!("revoke-{id}"));
+                    }) />
+                }
+            })}
+            <h2 class="section-title" id="keys-heading" tabindex="-1">"Keys"</h2>
+            <Transition fallback=|| view! { <p class="loading">"Loading the keys…"</p> }>
+                {move || Suspend::new(async move {
+                    match keys.await {
+                        Ok(KeyList { keys }) => key_table(keys, confirming, revoke.pending()).into_any(),
+                        Err(error) if needs_session(&error) => view! { <NeedsSession /> }.into_any(),
+                        Err(error) => view! { <ApiErrorPanel error context="Loading the keys" /> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </div>
+    }
+}
+
+/// The form that creates a key, and the dialog that shows its secret once. The secret goes
+/// from the action's answer into `revealed` at once, and from there nowhere: "I have stored
+/// it" drops it with the dialog. A created key has `keys` read again; a 403 sets `forbidden`.
+#[component]
+fn CreateKey(
+    keys: LocalResource<Result<KeyList, ApiError>>,
+    forbidden: RwSignal<bool>,
+) -> impl IntoView {
+    let session = use_session();
     let name = RwSignal::new(String::new());
     let tried = RwSignal::new(false);
     let server_error = RwSignal::new(None::<String>);
@@ -72,7 +155,6 @@ fn KeyManager() -> impl IntoView {
     });
     let create_error = RwSignal::new(None::<ApiError>);
     let revealed = RwSignal::new(None::<CreatedApiKey>);
-    let forbidden = RwSignal::new(false);
     Effect::new(move |_| {
         let Some(answer) = create.value().get() else {
             return;
@@ -121,92 +203,23 @@ fn KeyManager() -> impl IntoView {
         }
     };
 
-    // Revoke, after a confirmation that names the key.
-    let confirming = RwSignal::new(None::<ApiKey>);
-    let revoke = Action::new_local(|(client, key): &(ApiClient, ApiKey)| {
-        let (client, key) = (client.clone(), key.clone());
-        async move {
-            let result = client.revoke_key(&key.id).await;
-            (key, result)
-        }
-    });
-    let outcome = RwSignal::new(None::<Revoked>);
-    Effect::new(move |_| {
-        let Some((key, result)) = revoke.value().get() else {
-            return;
-        };
-        untrack(|| {
-            match &result {
-                Ok(()) => keys.refetch(),
-                Err(error) if needs_session(error) => forbidden.set(true),
-                // Not found: perhaps revoked elsewhere; the list shows what is true now.
-                Err(error) if error.status() == Some(404) => keys.refetch(),
-                Err(_) => {}
-            }
-            outcome.set(Some((key, result)));
-        });
-    });
-    // Only possible where an API may let a key manage keys; the sandbox, like the contract,
-    // asks for a session.
-    let own_key = move |key: &ApiKey| session.uses_key_with_prefix(&key.prefix);
-
     view! {
-        // The API may still refuse this session (403): the same explanation, and nothing to do.
-        {move || forbidden.get().then(|| view! { <NeedsSession /> })}
-        <div hidden=move || forbidden.get()>
-            <p class="lead">"Keys let programs call the API as this workspace. A key's secret is shown once, when it is created."</p>
-            <form class="form key-create" on:submit=on_create novalidate>
-                <div class="field">
-                    <label for="key-name">"New key's name"</label>
-                    <input id="key-name" type="text" autocomplete="off" spellcheck="false"
-                        aria-describedby="key-name-help key-name-error"
-                        aria-invalid=move || if name_problem().is_some() { "true" } else { "false" }
-                        bind:value=name on:input=move |_| server_error.set(None) />
-                    <p class="help" id="key-name-help">"1 to " {KEY_NAME_MAX} " characters, e.g. where the key will be used."</p>
-                    <p class="field-error" id="key-name-error" role="alert">{name_problem}</p>
-                </div>
-                {move || create_error.get().map(|error| view! { <ApiErrorPanel error context="Creating the key" /> })}
-                <button type="submit" class="button primary" disabled=move || create.pending().get()>
-                    {move || if create.pending().get() { "Creating…" } else { "Create key" }}
-                </button>
-            </form>
-            {move || revealed.get().map(|created| view! { <SecretDialog created revealed /> })}
-            {move || outcome.get().map(|(key, result)| match result {
-                Ok(()) => view! {
-                    <p class="notice" role="status">"Revoked “" {key.name} "”. Programs using it are refused from now on."</p>
-                }.into_any(),
-                Err(error) if error.status() == Some(404) => view! {
-                    <p class="notice" role="status">"No key “" {key.name} "” was found: perhaps it was already revoked elsewhere. The list is up to date."</p>
-                }.into_any(),
-                Err(error) => view! { <ApiErrorPanel error context="Revoking the key" /> }.into_any(),
-            })}
-            {move || confirming.get().map(|key| {
-                let warn_own = own_key(&key);
-                view! {
-                    <ConfirmRevoke key warn_own on_confirm=Callback::new(move |key: ApiKey| {
-                        confirming.set(None);
-                        outcome.set(None);
-                        focus_id("keys-heading");
-                        if let Some(client) = session.client_untracked() {
-                            revoke.dispatch_local((client, key));
-                        }
-                    }) on_keep=Callback::new(move |id: String| {
-                        confirming.set(None);
-                        focus_id(&format!("revoke-{id}"));
-                    }) />
-                }
-            })}
-            <h2 class="section-title" id="keys-heading" tabindex="-1">"Keys"</h2>
-            <Transition fallback=|| view! { <p class="loading">"Loading the keys…"</p> }>
-                {move || Suspend::new(async move {
-                    match keys.await {
-                        Ok(KeyList { keys }) => key_table(keys, confirming, revoke.pending()).into_any(),
-                        Err(error) if needs_session(&error) => view! { <NeedsSession /> }.into_any(),
-                        Err(error) => view! { <ApiErrorPanel error context="Loading the keys" /> }.into_any(),
-                    }
-                })}
-            </Transition>
-        </div>
+        <form class="form key-create" on:submit=on_create novalidate>
+            <div class="field">
+                <label for="key-name">"New key's name"</label>
+                <input id="key-name" type="text" autocomplete="off" spellcheck="false"
+                    aria-describedby="key-name-help key-name-error"
+                    aria-invalid=move || if name_problem().is_some() { "true" } else { "false" }
+                    bind:value=name on:input=move |_| server_error.set(None) />
+                <p class="help" id="key-name-help">"1 to " {KEY_NAME_MAX} " characters, e.g. where the key will be used."</p>
+                <p class="field-error" id="key-name-error" role="alert">{name_problem}</p>
+            </div>
+            {move || create_error.get().map(|error| view! { <ApiErrorPanel error context="Creating the key" /> })}
+            <button type="submit" class="button primary" disabled=move || create.pending().get()>
+                {move || if create.pending().get() { "Creating…" } else { "Create key" }}
+            </button>
+        </form>
+        {move || revealed.get().map(|created| view! { <SecretDialog created revealed /> })}
     }
 }
 
@@ -278,25 +291,19 @@ fn ConfirmRevoke(
     /// "Keep it": called with the key's id.
     on_keep: Callback<String>,
 ) -> impl IntoView {
-    let keep = NodeRef::<leptos::html::Button>::new();
-    keep.on_load(|button| {
-        let _ = button.focus();
-    });
-    let name = key.name.clone();
-    let prefix = key.prefix.clone();
+    let (name, prefix) = (key.name.clone(), key.prefix.clone());
+    let title =
+        move || view! { "Revoke “" {name.clone()} "” (" <code>{prefix.clone()} "…"</code> ")?" };
     let id = key.id.clone();
     view! {
-        <div class="confirm" role="alertdialog" aria-labelledby="confirm-revoke-title" data-field="confirm-revoke">
-            <p id="confirm-revoke-title"><strong>"Revoke “" {name} "” (" <code>{prefix} "…"</code> ")?"</strong></p>
+        <Confirm field="confirm-revoke" title confirm_label="Revoke key" cancel_label="Keep it" focus_cancel=true
+            on_confirm=Callback::new(move |()| on_confirm.run(key.clone()))
+            on_cancel=Callback::new(move |()| on_keep.run(id.clone()))>
             <p>"Programs using this key are refused from the moment it is revoked. This cannot be undone."</p>
             {warn_own.then(|| view! {
                 <p class="field-error">"This is the key you are signed in with: revoking it signs you out."</p>
             })}
-            <div class="actions-row">
-                <button type="button" class="button danger" on:click=move |_| on_confirm.run(key.clone())>"Revoke key"</button>
-                <button type="button" class="button secondary" node_ref=keep on:click=move |_| on_keep.run(id.clone())>"Keep it"</button>
-            </div>
-        </div>
+        </Confirm>
     }
 }
 

@@ -13,7 +13,7 @@ use leptos_router::params::{Params, ParamsError};
 
 use crate::app::{in_place, use_id_param};
 use crate::browser::copy_text;
-use crate::components::CopyAsCode;
+use crate::components::{Confirm, CopyAsCode, Notice};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
     Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE, StatusClass,
@@ -97,14 +97,12 @@ pub fn RequestLogPage() -> impl IntoView {
             <LogKeeping keeping reread />
             <LogFilters filter />
             {move || filter.get().err().map(|problem| view! {
-                <p class="notice" role="status" data-field="filter-problem">{problem}</p>
+                <Notice field="filter-problem">{problem}</Notice>
             })}
             {move || match entries.get() {
                 None | Some(Ok(None)) => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
                 Some(Err(error)) => view! {
-                    <p class="notice" role="status" data-field="no-storage">
-                        "The log could not be read. " {error.sentence()}
-                    </p>
+                    <Notice field="no-storage">"The log could not be read. " {error.sentence()}</Notice>
                 }.into_any(),
                 Some(Ok(Some(all))) => {
                     let Ok(filter) = filter.get() else {
@@ -132,20 +130,24 @@ fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> im
         });
     };
     let confirming_clear = RwSignal::new(false);
-    let clear_note = RwSignal::new(None::<String>);
-    let clear = move |_| {
+    let clear = Action::new_local(move |id: &String| {
+        let id = id.clone();
+        async move {
+            let note = match request_log::clear(&id).await {
+                Ok(()) => "The request log was cleared.".to_owned(),
+                Err(error) => format!("The log could not be cleared. {error}"),
+            };
+            reread.update(|n| *n += 1);
+            note
+        }
+    });
+    let on_clear = Callback::new(move |()| {
         let Some(id) = workspace.id_untracked() else {
             return;
         };
         confirming_clear.set(false);
-        leptos::task::spawn_local(async move {
-            clear_note.set(Some(match request_log::clear(&id).await {
-                Ok(()) => "The request log was cleared.".to_owned(),
-                Err(error) => format!("The log could not be cleared. {error}"),
-            }));
-            reread.update(|n| *n += 1);
-        });
-    };
+        clear.dispatch_local(id);
+    });
     view! {
         <div class="actions-row">
             <label class="checkbox">
@@ -158,18 +160,14 @@ fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> im
                 on:click=move |_| confirming_clear.set(true)>"Clear the log…"</button>
         </div>
         {move || (keeping.get().flatten() == Some(false)).then(|| view! {
-            <p class="notice" role="status" data-field="log-paused">"Not keeping requests: new ones are not logged until you switch it back on."</p>
+            <Notice field="log-paused">"Not keeping requests: new ones are not logged until you switch it back on."</Notice>
         })}
         {move || confirming_clear.get().then(|| view! {
-            <div class="confirm" role="alertdialog" aria-labelledby="confirm-clear-title" data-field="confirm-clear">
-                <p id="confirm-clear-title"><strong>"Delete every entry of this workspace's request log in this browser?"</strong></p>
-                <div class="actions-row">
-                    <button type="button" class="button danger" on:click=clear>"Clear the log"</button>
-                    <button type="button" class="button secondary" on:click=move |_| confirming_clear.set(false)>"Keep it"</button>
-                </div>
-            </div>
+            <Confirm field="confirm-clear" title=|| "Delete every entry of this workspace's request log in this browser?"
+                confirm_label="Clear the log" cancel_label="Keep it"
+                on_confirm=on_clear on_cancel=Callback::new(move |()| confirming_clear.set(false)) />
         })}
-        <p role="status" data-field="clear-note">{move || clear_note.get()}</p>
+        <p role="status" data-field="clear-note">{move || clear.value().get()}</p>
     }
 }
 
@@ -351,13 +349,13 @@ pub fn LogEntryPage() -> impl IntoView {
             {move || match found.get() {
                 None => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
                 Some(Err(error)) => view! {
-                    <p class="notice" role="status">"The log could not be read. " {error.sentence()}</p>
+                    <Notice>"The log could not be read. " {error.sentence()}</Notice>
                 }.into_any(),
                 Some(Ok(None)) => view! {
                     <h1>"Not in the log"</h1>
-                    <p class="notice" role="status" data-field="entry-missing">
+                    <Notice field="entry-missing">
                         "This request is not in this browser's log of the workspace: it may have been cleared, or dropped as one of the oldest, or logged in another browser."
-                    </p>
+                    </Notice>
                 }.into_any(),
                 Some(Ok(Some((workspace_id, entry, answer)))) => entry_view(workspace_id, entry, answer).into_any(),
             }}

@@ -7,7 +7,9 @@ use leptos::prelude::*;
 use crate::api::{ApiClient, ApiError};
 use crate::app::use_id_param;
 use crate::browser::copy_text;
-use crate::components::{ApiErrorPanel, CopyAsCode, OutputExplorer, PollNotice, RunStatusBadge};
+use crate::components::{
+    ApiErrorPanel, CopyAsCode, Notice, OutputExplorer, PollNotice, RunStatusBadge,
+};
 use crate::model::form::{SavedSubmission, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
 use crate::model::urls::action_form_path;
@@ -139,16 +141,17 @@ fn WatchedRun(id: String) -> impl IntoView {
                 (_, Some(error)) if error.status() == Some(404) && archived.get().flatten().is_some() => {
                     let kept = archived.get().flatten().expect("checked just above");
                     let seen = chrono::DateTime::from_timestamp_millis(kept.seen_at as i64).map(local_time);
+                    let output = if kept.run.output.is_empty() {
+                        format!(", without its output ({}).", counted(kept.records as u64, "record", "records"))
+                    } else {
+                        ", with the output it kept.".to_owned()
+                    };
                     view! {
-                        <p class="notice" role="status" data-field="kept-run">
+                        <Notice field="kept-run">
                             "The API no longer has this run (it answered 404). Shown as this browser last saw it"
                             {seen.map(|at| format!(", on {at}"))}
-                            {if kept.run.output.is_empty() {
-                                format!(", without its output ({}).", counted(kept.records as u64, "record", "records"))
-                            } else {
-                                ", with the output it kept.".to_owned()
-                            }}
-                        </p>
+                            {output}
+                        </Notice>
                         <RunView run=kept.run state kept_records=Some(kept.records) />
                     }.into_any()
                 }
@@ -261,9 +264,9 @@ fn RunView(
         <RunAgain run_id=run.id.clone() action=run.action.clone() kept=state.kept />
         <CompareWith run_id=run.id.clone() />
         {move || cancel_error().map(|error| view! {
-            <p class="notice" role="status" hidden={error.status() != Some(409)}>
+            <Notice hidden={error.status() != Some(409)}>
                 "The run had already finished, so it could not be cancelled. It is shown as it is now."
-            </p>
+            </Notice>
             <ApiErrorPanel error context="Cancelling" />
         })}
         {failure}

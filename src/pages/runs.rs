@@ -14,7 +14,7 @@ use leptos_router::params::Params;
 
 use crate::api::{ApiError, WithRequestId};
 use crate::app::in_place;
-use crate::components::{ApiErrorPanel, MissedRuns, PollNotice, RunStatusBadge};
+use crate::components::{ApiErrorPanel, MissedRuns, Notice, PollNotice, RunStatusBadge};
 use crate::model::archive::RunSource;
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::runs_view::{
@@ -271,9 +271,9 @@ pub fn RunsPage() -> impl IntoView {
                 Some(Err(error)) => Some(error.sentence()),
                 _ => None,
             }).map(|why| view! {
-                <p class="notice" role="status" data-field="no-history">
+                <Notice field="no-history">
                     "Only the API's latest 100 runs are listed: this browser's history of runs could not be read. " {why}
-                </p>
+                </Notice>
             })}
             {move || left_out.get().map(|note| view! {
                 <p class="notice" role="status" data-field="damaged-runs">{note}</p>
@@ -436,14 +436,14 @@ fn FindRun() -> impl IntoView {
 fn ViewNotices(view_of_url: Memo<RunsView>) -> impl IntoView {
     view! {
         {move || view_of_url.with(|v| v.bad_dates.clone()).into_iter().map(|d| view! {
-            <p class="notice" role="status">
+            <Notice>
                 "The link asks for runs created on “" {d} "”, which is not a date such as 2026-01-31; that bound is left out."
-            </p>
+            </Notice>
         }).collect_view()}
         {move || view_of_url.with(|v| v.unknown_status.clone()).map(|s| view! {
-            <p class="notice" role="status">
+            <Notice>
                 "The link asks for runs with status “" {s} "”, which runs do not have; showing every status."
-            </p>
+            </Notice>
         })}
     }
 }

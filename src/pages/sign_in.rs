@@ -6,7 +6,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::ApiError;
 use crate::app::replace;
-use crate::components::{ApiErrorPanel, SignInList};
+use crate::components::{ApiErrorPanel, Notice, NoticeKind, SignInList};
 use crate::model::credential::{CredentialKind, classify};
 use crate::model::format::local_time;
 use crate::model::sign_ins::path_after_switch;
@@ -157,7 +157,7 @@ pub fn SignInPage() -> impl IntoView {
             <p class="lead">
                 "Use an API key or an account-session token. It stays in this tab's memory, never in a cookie or a URL."
             </p>
-            {move || session.notice().map(|n| view! { <p class="notice" role="status" data-field="session-notice">{n}</p> })}
+            {move || session.notice().map(|n| view! { <Notice field="session-notice">{n}</Notice> })}
             {move || has_sign_ins.get().then(|| {
                 let next = switch_next.clone();
                 view! {
@@ -192,10 +192,10 @@ pub fn SignInPage() -> impl IntoView {
                 {move || form_error.get().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
                 {move || refused().map(|error| view! { <ApiErrorPanel error context="Checking the credential" /> })}
                 {move || no_api_here().then(|| view! {
-                    <p class="notice" role="alert">
+                    <Notice kind=NoticeKind::Problem>
                         "No API answers at /v1. Start the sandbox: " <code>"make dev"</code>
                         " (or " <code>"cargo run -p sandbox"</code> " beside " <code>"trunk serve"</code> ")."
-                    </p>
+                    </Notice>
                 })}
                 <button type="submit" class="button primary" disabled=move || check.pending().get()>
                     {move || if check.pending().get() { "Checking…" } else { "Sign in" }}

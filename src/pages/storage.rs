@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
+use crate::components::{Confirm, Notice};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
@@ -25,7 +26,6 @@ struct KeptHere {
 #[component]
 pub fn StoragePage() -> impl IntoView {
     let workspace = use_workspace();
-    let environment = crate::state::environment::use_environment();
     let workspace_id = move || workspace.id();
     // Counted again after each import or removal.
     let changed = RwSignal::new(0_u32);
@@ -42,121 +42,6 @@ pub fn StoragePage() -> impl IntoView {
             }
         }
     });
-    let storage = LocalResource::new(move || {
-        changed.track();
-        browser::storage_state()
-    });
-    let persist_asked = RwSignal::new(None::<bool>);
-    let ask_persist = move |_| {
-        leptos::task::spawn_local(async move {
-            persist_asked.set(Some(browser::ask_persistence().await));
-            changed.update(|n| *n += 1);
-        });
-    };
-
-    let export_note = RwSignal::new(None::<String>);
-    let exporting = RwSignal::new(false);
-    let export = move |_| {
-        let Some(id) = workspace.id_untracked() else {
-            return;
-        };
-        exporting.set(true);
-        let file_prefix = environment.file_name("");
-        leptos::task::spawn_local(async move {
-            let note = match archive::export_history(&id, &file_prefix).await {
-                Ok(0) => {
-                    "There is nothing to export yet: this browser keeps no run of this workspace."
-                        .to_owned()
-                }
-                Ok(runs) => format!(
-                    "Exported {} runs as JSON Lines.",
-                    group_thousands(runs as u64)
-                ),
-                Err(sentence) => sentence,
-            };
-            export_note.set(Some(note));
-            exporting.set(false);
-        });
-    };
-
-    let import_result = RwSignal::new(None::<Result<(String, Imported), String>>);
-    let importing = RwSignal::new(false);
-    let on_import = move |ev: leptos::ev::Event| {
-        let (Some((input, file)), Some(id)) = (browser::chosen_file(&ev), workspace.id_untracked())
-        else {
-            return;
-        };
-        // The same file can be chosen again after a fix.
-        input.set_value("");
-        let name = file.name();
-        importing.set(true);
-        import_result.set(None);
-        leptos::task::spawn_local(async move {
-            let result = match browser::file_text(&file).await {
-                Err(reason) => Err(format!("{name} could not be read ({reason}). Nothing was imported.")),
-                Ok(text) => archive::import_history(&id, &text)
-                    .await
-                    .map(|imported| (name.clone(), imported))
-                    .map_err(|error| {
-                        format!("{name} could not be saved in this browser, so nothing was imported. {error}")
-                    }),
-            };
-            import_result.set(Some(result));
-            importing.set(false);
-            changed.update(|n| *n += 1);
-        });
-    };
-
-    // The outputs' allowance, in MB as typed.
-    let outputs = LocalResource::new(move || {
-        changed.track();
-        archive::output_space()
-    });
-    let allowance_text = RwSignal::new(String::new());
-    let allowance_note = RwSignal::new(None::<String>);
-    let save_allowance = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let text = allowance_text.get_untracked();
-        // Read as JSON reads a number (the parser the page carries already).
-        let Some(megabytes) = serde_json::from_str::<f64>(text.trim())
-            .ok()
-            .filter(|mb| mb.is_finite() && *mb >= 0.0)
-        else {
-            allowance_note.set(Some(format!(
-                "“{}” is not a number of megabytes (0 or more, such as 200 or 0.5).",
-                text.trim()
-            )));
-            return;
-        };
-        leptos::task::spawn_local(async move {
-            let note = match archive::set_output_allowance((megabytes * 1e6).round() as u64).await {
-                Ok(()) => format!("Outputs are now kept up to {}.", size(megabytes * 1e6)),
-                Err(error) => format!("The allowance could not be saved. {error}"),
-            };
-            allowance_note.set(Some(note));
-            changed.update(|n| *n += 1);
-        });
-    };
-
-    let confirming_forget = RwSignal::new(false);
-    let forget_note = RwSignal::new(None::<String>);
-    let forget = move |_| {
-        confirming_forget.set(false);
-        let Some(id) = workspace.id_untracked() else {
-            return;
-        };
-        leptos::task::spawn_local(async move {
-            let note = match archive::forget_history(&id).await {
-                Ok(runs) => format!(
-                    "Forgot the {} runs this browser kept for this workspace.",
-                    group_thousands(u64::from(runs))
-                ),
-                Err(error) => format!("The history could not be removed. {error}"),
-            };
-            forget_note.set(Some(note));
-            changed.update(|n| *n += 1);
-        });
-    };
 
     view! {
         <section class="page storage-page">
@@ -171,83 +56,259 @@ pub fn StoragePage() -> impl IntoView {
             {move || match counts.get() {
                 None => view! { <p class="loading">"Counting…"</p> }.into_any(),
                 Some(Err(error)) => view! {
-                    <p class="notice" role="status" data-field="no-storage">{error.sentence()}</p>
+                    <Notice field="no-storage">{error.sentence()}</Notice>
                 }.into_any(),
                 Some(Ok(None)) => view! { <p class="loading">"Loading the workspace…"</p> }.into_any(),
                 Some(Ok(Some(kept))) => kept_counts(kept).into_any(),
             }}
-            <h2 class="section-title">"Space"</h2>
-            {move || storage.get().map(|state| space(state, ask_persist, persist_asked))}
-
-            <h2 class="section-title">"Outputs"</h2>
-            <p class="help">
-                "The records of finished runs this console read are kept too, up to an allowance for all workspaces together, "
-                "so a run the API no longer has can still be looked at. When a new output does not fit, the oldest go first; "
-                "the runs themselves stay in the history."
-            </p>
-            {move || outputs.get().and_then(Result::ok).map(|space| view! {
-                <p data-field="outputs-space">{format!(
-                    "{} kept, {} of the {} allowance.",
-                    counted(space.outputs as u64, "output", "outputs"),
-                    size(space.bytes as f64),
-                    size(space.allowance as f64),
-                )}</p>
-            })}
-            <form class="inline-form" on:submit=save_allowance novalidate>
-                <label for="outputs-allowance">"Allowance (MB)"</label>
-                <input id="outputs-allowance" type="number" min="0" step="any" inputmode="decimal"
-                    placeholder=move || outputs.get().and_then(Result::ok)
-                        .and_then(|space| serde_json::to_string(&(space.allowance as f64 / 1e6)).ok())
-                        .unwrap_or_default()
-                    bind:value=allowance_text />
-                <button type="submit" class="button secondary">"Save"</button>
-                <span role="status" data-field="allowance-note">{move || allowance_note.get()}</span>
-            </form>
-
-            <h2 class="section-title">"Export and import"</h2>
-            <p class="help">
-                "The run history as a JSON Lines file, one run per line: to keep it, or to import it in another browser. "
-                "Importing merges it with what this browser keeps (the furthest state of a run wins), in one step: "
-                "a file that cannot be saved leaves the history as it was."
-            </p>
-            <div class="actions-row">
-                <button type="button" class="button secondary" on:click=export disabled=exporting>
-                    {move || if exporting.get() { "Exporting…" } else { "Export the history" }}
-                </button>
-                <label class="button secondary file-button">
-                    {move || if importing.get() { "Importing…" } else { "Import a history file…" }}
-                    <input type="file" class="sr-only" accept=".jsonl,.json,.txt,application/jsonl,application/x-ndjson"
-                        data-field="import-file" on:change=on_import disabled=importing />
-                </label>
-            </div>
-            <p role="status" data-field="export-note">{move || export_note.get()}</p>
-            {move || import_result.get().map(import_report)}
-
-            <h2 class="section-title">"Forget"</h2>
-            <p class="help">
-                "Removes the runs this browser kept for this workspace. The API's runs are not touched; "
-                "the latest " {RUN_LIST_LIMIT} " are listed again on the next read. Bulk batches and submissions stay: "
-                "to remove everything of this workspace, sign out and choose to forget its data."
-            </p>
-            <div class="actions-row" hidden=move || confirming_forget.get()>
-                <button type="button" class="button danger" on:click=move |_| confirming_forget.set(true)>
-                    "Forget this workspace's history…"
-                </button>
-            </div>
-            {move || confirming_forget.get().then(|| view! {
-                <div class="confirm" role="alertdialog" aria-labelledby="confirm-forget-title" data-field="confirm-forget">
-                    <p id="confirm-forget-title"><strong>{move || counts.get().and_then(Result::ok).flatten().map(|c| format!(
-                        "Forget the {} runs kept for this workspace in this browser?", group_thousands(u64::from(c.counts.runs))
-                    ))}</strong></p>
-                    <p>"This cannot be undone, unless you exported the history first."</p>
-                    <div class="actions-row">
-                        <button type="button" class="button danger" on:click=forget>"Forget the history"</button>
-                        <button type="button" class="button secondary" on:click=move |_| confirming_forget.set(false)>"Keep it"</button>
-                    </div>
-                </div>
-            })}
-            <p role="status" data-field="forget-note">{move || forget_note.get()}</p>
+            <SpaceSection changed />
+            <OutputsSection changed />
+            <ExportImport changed />
+            <ForgetHistory counts changed />
         </section>
+    }
+}
+
+/// What [`StoragePage`] counts: the workspace's runs, batches and submissions kept here, or
+/// why they could not be counted; `None` until the workspace is known.
+type CountsResource = LocalResource<Result<Option<KeptHere>, StoreError>>;
+
+/// A section's heading and what it is for.
+#[component]
+fn SectionIntro(
+    /// The heading.
+    title: &'static str,
+    /// What the section does, in a `.help` paragraph.
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <h2 class="section-title">{title}</h2>
+        <p class="help">{children()}</p>
+    }
+}
+
+/// How much space the console's data takes, whether the browser may remove it, and the
+/// question to the browser to keep it. `changed` has it read again after the question.
+#[component]
+fn SpaceSection(changed: RwSignal<u32>) -> impl IntoView {
+    let storage = LocalResource::new(move || {
+        changed.track();
+        browser::storage_state()
+    });
+    let persist_asked = RwSignal::new(None::<bool>);
+    let ask_persist = move |_| {
+        leptos::task::spawn_local(async move {
+            persist_asked.set(Some(browser::ask_persistence().await));
+            changed.update(|n| *n += 1);
+        });
+    };
+    view! {
+        <h2 class="section-title">"Space"</h2>
+        {move || storage.get().map(|state| space(state, ask_persist, persist_asked))}
+    }
+}
+
+/// The outputs kept for all workspaces and their allowance, in MB as typed; saving it counts
+/// again (`changed`).
+#[component]
+fn OutputsSection(changed: RwSignal<u32>) -> impl IntoView {
+    let outputs = LocalResource::new(move || {
+        changed.track();
+        archive::output_space()
+    });
+    let allowance_text = RwSignal::new(String::new());
+    // A typed allowance that is not a number; the saved one's answer is the action's value.
+    let typo = RwSignal::new(None::<String>);
+    let save = Action::new_local(move |megabytes: &f64| {
+        let megabytes = *megabytes;
+        async move {
+            let note = match archive::set_output_allowance((megabytes * 1e6).round() as u64).await {
+                Ok(()) => format!("Outputs are now kept up to {}.", size(megabytes * 1e6)),
+                Err(error) => format!("The allowance could not be saved. {error}"),
+            };
+            changed.update(|n| *n += 1);
+            note
+        }
+    });
+    let save_allowance = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let text = allowance_text.get_untracked();
+        // Read as JSON reads a number (the parser the page carries already).
+        let Some(megabytes) = serde_json::from_str::<f64>(text.trim())
+            .ok()
+            .filter(|mb| mb.is_finite() && *mb >= 0.0)
+        else {
+            typo.set(Some(format!(
+                "“{}” is not a number of megabytes (0 or more, such as 200 or 0.5).",
+                text.trim()
+            )));
+            return;
+        };
+        typo.set(None);
+        save.dispatch_local(megabytes);
+    };
+    let allowance_note = move || typo.get().or_else(|| save.value().get());
+    view! {
+        <SectionIntro title="Outputs">
+            "The records of finished runs this console read are kept too, up to an allowance for all workspaces together, "
+            "so a run the API no longer has can still be looked at. When a new output does not fit, the oldest go first; "
+            "the runs themselves stay in the history."
+        </SectionIntro>
+        {move || outputs.get().and_then(Result::ok).map(|space| view! {
+            <p data-field="outputs-space">{format!(
+                "{} kept, {} of the {} allowance.",
+                counted(space.outputs as u64, "output", "outputs"),
+                size(space.bytes as f64),
+                size(space.allowance as f64),
+            )}</p>
+        })}
+        <form class="inline-form" on:submit=save_allowance novalidate>
+            <label for="outputs-allowance">"Allowance (MB)"</label>
+            <input id="outputs-allowance" type="number" min="0" step="any" inputmode="decimal"
+                placeholder=move || outputs.get().and_then(Result::ok)
+                    .and_then(|space| serde_json::to_string(&(space.allowance as f64 / 1e6)).ok())
+                    .unwrap_or_default()
+                bind:value=allowance_text />
+            <button type="submit" class="button secondary">"Save"</button>
+            <span role="status" data-field="allowance-note">{allowance_note}</span>
+        </form>
+    }
+}
+
+/// A file chosen to import into a workspace's history.
+struct ImportFile {
+    workspace: String,
+    file: web_sys::File,
+}
+
+/// The history's export as JSON Lines and the import of such a file; an import counts again
+/// (`changed`).
+#[component]
+fn ExportImport(changed: RwSignal<u32>) -> impl IntoView {
+    let workspace = use_workspace();
+    let environment = crate::state::environment::use_environment();
+    let export = Action::new_local(|(id, file_prefix): &(String, String)| {
+        let (id, file_prefix) = (id.clone(), file_prefix.clone());
+        async move {
+            match archive::export_history(&id, &file_prefix).await {
+                Ok(0) => {
+                    "There is nothing to export yet: this browser keeps no run of this workspace."
+                        .to_owned()
+                }
+                Ok(runs) => format!(
+                    "Exported {} runs as JSON Lines.",
+                    group_thousands(runs as u64)
+                ),
+                Err(sentence) => sentence,
+            }
+        }
+    });
+    let on_export = move |_| {
+        if let Some(id) = workspace.id_untracked() {
+            export.dispatch_local((id, environment.file_name("")));
+        }
+    };
+    let import = Action::new_local(move |ImportFile { workspace, file }: &ImportFile| {
+        let (id, file, name) = (workspace.clone(), file.clone(), file.name());
+        async move {
+            let result = match browser::file_text(&file).await {
+                Err(reason) => Err(format!("{name} could not be read ({reason}). Nothing was imported.")),
+                Ok(text) => archive::import_history(&id, &text)
+                    .await
+                    .map(|imported| (name.clone(), imported))
+                    .map_err(|error| {
+                        format!("{name} could not be saved in this browser, so nothing was imported. {error}")
+                    }),
+            };
+            changed.update(|n| *n += 1);
+            result
+        }
+    });
+    let on_import = move |ev: leptos::ev::Event| {
+        let (Some((input, file)), Some(workspace)) =
+            (browser::chosen_file(&ev), workspace.id_untracked())
+        else {
+            return;
+        };
+        // The same file can be chosen again after a fix.
+        input.set_value("");
+        import.dispatch_local(ImportFile { workspace, file });
+    };
+    let (exporting, importing) = (export.pending(), import.pending());
+    view! {
+        <SectionIntro title="Export and import">
+            "The run history as a JSON Lines file, one run per line: to keep it, or to import it in another browser. "
+            "Importing merges it with what this browser keeps (the furthest state of a run wins), in one step: "
+            "a file that cannot be saved leaves the history as it was."
+        </SectionIntro>
+        <div class="actions-row">
+            <button type="button" class="button secondary" on:click=on_export disabled=exporting>
+                {move || if exporting.get() { "Exporting…" } else { "Export the history" }}
+            </button>
+            <label class="button secondary file-button">
+                {move || if importing.get() { "Importing…" } else { "Import a history file…" }}
+                <input type="file" class="sr-only" accept=".jsonl,.json,.txt,application/jsonl,application/x-ndjson"
+                    data-field="import-file" on:change=on_import disabled=importing />
+            </label>
+        </div>
+        <p role="status" data-field="export-note">{move || export.value().get()}</p>
+        // The last import's report, gone while the next is read.
+        {move || (!importing.get()).then(|| import.value().get().map(import_report)).flatten()}
+    }
+}
+
+/// Forgetting the workspace's history, after a confirmation that says how many runs go; it
+/// counts again (`changed`).
+#[component]
+fn ForgetHistory(counts: CountsResource, changed: RwSignal<u32>) -> impl IntoView {
+    let workspace = use_workspace();
+    let confirming = RwSignal::new(false);
+    let forget = Action::new_local(move |id: &String| {
+        let id = id.clone();
+        async move {
+            let note = match archive::forget_history(&id).await {
+                Ok(runs) => format!(
+                    "Forgot the {} runs this browser kept for this workspace.",
+                    group_thousands(u64::from(runs))
+                ),
+                Err(error) => format!("The history could not be removed. {error}"),
+            };
+            changed.update(|n| *n += 1);
+            note
+        }
+    });
+    let on_forget = Callback::new(move |()| {
+        confirming.set(false);
+        if let Some(id) = workspace.id_untracked() {
+            forget.dispatch_local(id);
+        }
+    });
+    let question = move || {
+        counts.get().and_then(Result::ok).flatten().map(|c| {
+            format!(
+                "Forget the {} runs kept for this workspace in this browser?",
+                group_thousands(u64::from(c.counts.runs))
+            )
+        })
+    };
+    view! {
+        <SectionIntro title="Forget">
+            "Removes the runs this browser kept for this workspace. The API's runs are not touched; "
+            "the latest " {RUN_LIST_LIMIT} " are listed again on the next read. Bulk batches and submissions stay: "
+            "to remove everything of this workspace, sign out and choose to forget its data."
+        </SectionIntro>
+        <div class="actions-row" hidden=move || confirming.get()>
+            <button type="button" class="button danger" on:click=move |_| confirming.set(true)>
+                "Forget this workspace's history…"
+            </button>
+        </div>
+        {move || confirming.get().then(|| view! {
+            <Confirm field="confirm-forget" title=question confirm_label="Forget the history" cancel_label="Keep it"
+                on_confirm=on_forget on_cancel=Callback::new(move |()| confirming.set(false))>
+                <p>"This cannot be undone, unless you exported the history first."</p>
+            </Confirm>
+        })}
+        <p role="status" data-field="forget-note">{move || forget.value().get()}</p>
     }
 }
 
@@ -367,11 +428,11 @@ pub async fn kept_data_notice() -> Option<AnyView> {
         .collect_view();
     Some(
         view! {
-            <div class="notice" role="status" data-field="kept-data">
+            <Notice field="kept-data" block=true>
                 <p>"This browser keeps data from earlier sign-ins, shown to whoever signs in to the same workspace here:"</p>
                 <ul>{each}</ul>
                 <p class="help">"To delete a workspace's data, sign in to it and choose “Sign out and forget this workspace's data in this browser”."</p>
-            </div>
+            </Notice>
         }
         .into_any(),
     )

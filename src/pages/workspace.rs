@@ -9,7 +9,7 @@ use chrono::Local;
 use leptos::prelude::*;
 
 use crate::api::ApiError;
-use crate::components::{ApiErrorPanel, CreditsChart};
+use crate::components::{ApiErrorPanel, CreditsChart, Notice};
 use crate::model::credits::CreditsOverTime;
 use crate::model::format::group_thousands;
 use crate::state::environment::use_environment;
@@ -112,7 +112,7 @@ fn SafeguardsSummary(available: u64) -> impl IntoView {
     let environment = use_environment();
     view! {
         {move || safeguards.get().low_balance(available).map(|low| view! {
-            <p class="notice" role="status" data-field="low-balance-notice">{low.sentence()}</p>
+            <Notice field="low-balance-notice">{low.sentence()}</Notice>
         })}
         <p class="help" data-field="safeguards-summary">
             {move || safeguards.get().summary(environment.current().kind)} " "

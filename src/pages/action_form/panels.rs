@@ -5,7 +5,7 @@ use chrono::TimeDelta;
 use leptos::prelude::*;
 
 use super::submission::{Failure, Submission};
-use crate::components::{ApiErrorPanel, CopyAsCode};
+use crate::components::{ApiErrorPanel, CopyAsCode, Notice};
 use crate::model::format::{duration, group_thousands};
 use crate::model::snippets::RequestSpec;
 use crate::model::submission::{RETRY_HINT, refusal_hint};
@@ -64,10 +64,10 @@ pub(super) fn RateLimitNotice(
     countdown: RwSignal<u32>,
 ) -> impl IntoView {
     view! {
-        <p class="notice" role="status" hidden=move || countdown.get() == 0>
+        <Notice hidden=move || countdown.get() == 0>
             "Rate limited by the API. Retrying with the same key in "
             <span data-field="countdown">{move || countdown.get()}</span> " s…"
-        </p>
+        </Notice>
     }
 }
 

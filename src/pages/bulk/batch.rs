@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::rows::BatchRows;
-use crate::components::OutputExplorer;
+use crate::components::{Confirm, Notice, NoticeKind, OutputExplorer};
 use crate::model::bulk::budget::{Spending, parse_budget};
 use crate::model::bulk::{ExportFormat, RowState, Tally};
 use crate::model::bulk_view::{
@@ -90,15 +90,15 @@ pub(super) fn BatchView() -> impl IntoView {
                 <code>{action}</code> " · " <span data-field="batch-phase">{move || shown.headline()}</span>
             </h2>
             <BatchProgress shown />
-            {move || paused_reason(phase.get().as_ref()).map(|reason| view! { <p class="notice" role="status" data-field="paused-reason">{reason}</p> })}
+            {move || paused_reason(phase.get().as_ref()).map(|reason| view! { <Notice field="paused-reason">{reason}</Notice> })}
             <BatchBudget here going=Signal::derive(move || shown.going()) />
             {move || (!here.get()).then(|| view! {
-                <div class="notice" role="status" data-field="elsewhere">
+                <Notice field="elsewhere" block=true>
                     <p>"This batch is running in another tab of this browser. This tab shows its progress as that tab saves it, and sends nothing."</p>
                     <button type="button" class="button primary" data-field="take-over" on:click=move |_| bulk.take_over()>
                         "Run it in this tab instead"
                     </button>
-                </div>
+                </Notice>
             })}
             <p class="help" data-field="keeping">{move || keeping_note(keeping.get())}</p>
             <div class="actions-row">
@@ -113,7 +113,7 @@ pub(super) fn BatchView() -> impl IntoView {
                 <p class="help" role="status" data-field="export-progress">{export_progress(p.rows_done, p.rows)}</p>
             })}
             {move || export.problem.get().map(|problem| view! {
-                <p class="notice" role="alert" data-field="export-problem">{problem}</p>
+                <Notice kind=NoticeKind::Problem field="export-problem">{problem}</Notice>
             })}
             <ExploredResults results action />
             {move || confirming_cancel.get().then(|| view! { <ConfirmCancel confirming_cancel /> })}
@@ -320,7 +320,7 @@ fn ExploredResults(results: ResultsReading, action: Memo<&'static str>) -> impl 
     let notice = results.notice;
     move || {
         results.read.get().map(|read| match read {
-            Err(problem) => view! { <p class="notice" role="alert" data-field="explore-problem">{problem}</p> }.into_any(),
+            Err(problem) => view! { <Notice kind=NoticeKind::Problem field="explore-problem">{problem}</Notice> }.into_any(),
             Ok(ExploredRecords { records, total }) => view! {
                 <section class="explore-results" data-field="explored-results" aria-label="The batch's results">
                     <h3 class="section-title">"Results"</h3>
@@ -339,15 +339,15 @@ fn ExploredResults(results: ResultsReading, action: Memo<&'static str>) -> impl 
 #[component]
 fn ConfirmCancel(confirming_cancel: RwSignal<bool>) -> impl IntoView {
     let bulk = use_bulk();
+    let on_confirm = Callback::new(move |()| {
+        confirming_cancel.set(false);
+        bulk.cancel();
+    });
     view! {
-        <div class="confirm" role="alertdialog" aria-labelledby="confirm-cancel-title" data-field="confirm-cancel">
-            <p id="confirm-cancel-title"><strong>"Cancel the batch?"</strong></p>
+        <Confirm field="confirm-cancel" title=|| "Cancel the batch?" confirm_label="Cancel batch" cancel_label="Keep running"
+            on_confirm on_cancel=Callback::new(move |()| confirming_cancel.set(false))>
             <p>"Rows not sent yet are not sent, and the batch's queued and processing runs are cancelled. Finished runs keep their results."</p>
-            <div class="actions-row">
-                <button type="button" class="button danger" on:click=move |_| { confirming_cancel.set(false); bulk.cancel(); }>"Cancel batch"</button>
-                <button type="button" class="button secondary" on:click=move |_| confirming_cancel.set(false)>"Keep running"</button>
-            </div>
-        </div>
+        </Confirm>
     }
 }
 

@@ -19,6 +19,7 @@ use leptos::prelude::*;
 use self::batch::BatchView;
 use self::prepare::Prepare;
 use self::saved::SavedBatches;
+use crate::components::Notice;
 use crate::model::format::group_thousands;
 use crate::state::bulk::use_bulk;
 
@@ -54,7 +55,7 @@ fn BatchElsewhereNotice() -> impl IntoView {
                 .workspace_name
                 .unwrap_or_else(|| "another workspace".to_owned());
             view! {
-                <p class="notice" role="status" data-field="batch-elsewhere">
+                <Notice field="batch-elsewhere">
                     {format!(
                         "This tab is running a batch for {workspace}: {} of {} rows finished. \
                          Switch to {workspace} from the header to see it. A tab runs one batch at a time: \
@@ -62,7 +63,7 @@ fn BatchElsewhereNotice() -> impl IntoView {
                         group_thousands(other.finished as u64),
                         group_thousands(other.to_send as u64),
                     )}
-                </p>
+                </Notice>
             }
         })
     }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::mapping::Mapping;
-use crate::components::{ApiErrorPanel, ConfirmSpend};
+use crate::components::{ApiErrorPanel, ConfirmSpend, Notice};
 use crate::model::bulk::budget::{default_budget, parse_budget};
 use crate::model::bulk::{CheckedRow, ColumnMapping, Table, check_rows, read_table};
 use crate::model::bulk_view::{CheckedCounts, invalid_lines, invalid_not_listed, table_summary};
@@ -313,11 +313,11 @@ fn WorstCase(
                 {move || available.get().map(|a| format!(" ({} available).", group_thousands(a)))}
             </p>
             {(!fits).then(|| view! {
-                <p class="notice" role="status" data-field="credits-warning">
+                <Notice field="credits-warning">
                     "The worst case is more than the credits available: the batch pauses when the "
                     "API refuses a row for lack of credits. Runs usually return fewer records than "
                     "they reserve, and reservations are released when runs finish."
-                </p>
+                </Notice>
             })}
         </div>
     }

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::{Confirm, Notice};
 use crate::model::bulk::SavedBatch;
 use crate::model::bulk_view::saved_state;
 use crate::model::format::{group_thousands, local_time};
@@ -103,10 +104,10 @@ pub(super) fn SavedBatches() -> impl IntoView {
                 </section>
             }.into_any()),
             Err(error) => Some(view! {
-                <p class="notice" role="status" data-field="storage-unavailable">
+                <Notice field="storage-unavailable">
                     "Batches kept in this browser could not be read, so a new batch may last only as long as this page. "
                     {error.sentence()}
-                </p>
+                </Notice>
             }.into_any()),
         })}
     }
@@ -144,18 +145,15 @@ fn SavedBatchItem(batch: SavedBatch, kept: KeptBatches) -> impl IntoView {
             {move || (confirming.get().as_deref() == Some(id_shown.as_str())).then(|| {
                 let id = id_shown.clone();
                 view! {
-                    <div class="confirm" role="alertdialog" aria-label="Forget this batch?">
+                    <Confirm field="confirm-forget-batch" title=|| "Forget this batch?" confirm_label="Forget" cancel_label="Keep"
+                        confirm_field="confirm-forget"
+                        on_confirm=Callback::new(move |()| kept.forget(id.clone()))
+                        on_cancel=Callback::new(move |()| confirming.set(None))>
                         <p>
-                            "Forget this batch? Its rows, keys and results are deleted from this browser; "
-                            "its runs stay in the workspace."
+                            "Its rows, keys and results are deleted from this browser; its runs stay in the workspace."
                             {unfinished.then_some(" Rows not sent yet will not be sent, and sending the same file again makes new runs.")}
                         </p>
-                        <div class="actions-row">
-                            <button type="button" class="button danger" data-field="confirm-forget"
-                                on:click=move |_| kept.forget(id.clone())>"Forget"</button>
-                            <button type="button" class="button secondary" on:click=move |_| confirming.set(None)>"Keep"</button>
-                        </div>
-                    </div>
+                    </Confirm>
                 }
             })}
         </li>
