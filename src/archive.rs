@@ -84,7 +84,11 @@ pub fn history_changes(
     mut kept: Vec<Option<String>>,
 ) -> Result<(Vec<Change>, Merge), StoreError> {
     let mut merge = Merge::default();
-    let since = kept.pop().flatten();
+    // A damaged start is written again, as a missing one.
+    let since = HISTORY_SINCE
+        .decode_read(kept.pop().flatten().as_deref())
+        .ok()
+        .flatten();
     let mut changes = Vec::new();
     for (seen, kept) in seen.into_iter().zip(kept) {
         let key = run_key(workspace, &seen.run.id);
@@ -119,11 +123,16 @@ pub fn history_changes(
 }
 
 /// When this browser started keeping `workspace`'s history, ms since the epoch; `None` before
-/// the first run was kept.
+/// the first run was kept, and when the date does not read back (damaged: the next kept run
+/// writes it again, [`history_changes`]), so that one damaged date hides no history.
 pub async fn kept_since(workspace: &str) -> Result<Option<f64>, StoreError> {
-    HISTORY_SINCE
+    match HISTORY_SINCE
         .get(&fact_key(workspace, WorkspaceFact::HistorySince))
         .await
+    {
+        Err(StoreError::Damaged) => Ok(None),
+        read => read,
+    }
 }
 
 /// Keeps `runs`, as seen now, in `workspace`'s history ([`keep`]).
@@ -180,10 +189,16 @@ pub fn list_reads_read(workspace: &str) -> store::Read {
     LIST_READS.read(&fact_key(workspace, WorkspaceFact::ListReads))
 }
 
-/// What this browser knows of its reads of `workspace`'s runs list (nothing yet: the default).
+/// What this browser knows of its reads of `workspace`'s runs list (nothing yet: the default,
+/// also when it does not read back, as [`list_reads_change`] starts again from nothing then),
+/// so that one damaged entry hides no kept run.
 pub async fn list_reads(workspace: &str) -> Result<ListReads, StoreError> {
     let key = fact_key(workspace, WorkspaceFact::ListReads);
-    Ok(LIST_READS.get(&key).await?.unwrap_or_default())
+    match LIST_READS.get(&key).await {
+        Ok(reads) => Ok(reads.unwrap_or_default()),
+        Err(StoreError::Damaged) => Ok(ListReads::default()),
+        Err(error) => Err(error),
+    }
 }
 
 /// Keeps a read of the whole runs list (the latest runs, newest first): the runs, as
@@ -274,19 +289,28 @@ pub async fn counts(workspace: &str) -> Result<KeptCounts, StoreError> {
 /// Kept runs written into an export file at a time.
 const EXPORT_SLICE: usize = 1_000;
 
+/// What [`export_history`] wrote.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HistoryExport {
+    /// Kept runs written to the file.
+    pub runs: usize,
+    /// Kept runs left out because they do not read back (damaged).
+    pub damaged: usize,
+}
+
 /// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
-/// resolves with the number of runs, and saves nothing when there are none; a kept run that
-/// does not read back (damaged) is left out. `file_prefix` (the environment's,
+/// resolves with what it wrote, and saves nothing when there is no run; a kept run that
+/// does not read back (damaged) is left out and counted. `file_prefix` (the environment's,
 /// `Environment::file_name`) starts the file's name. The error is a sentence for the person.
-pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<usize, String> {
+pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<HistoryExport, String> {
     let could_not_read = |error: StoreError| format!("The history could not be read. {error}");
-    let runs = KEPT_RUNS
+    let listed = KEPT_RUNS
         .all_under(workspace)
         .await
-        .map_err(could_not_read)?
-        .items;
+        .map_err(could_not_read)?;
+    let (runs, damaged) = (listed.items, listed.damaged);
     if runs.is_empty() {
-        return Ok(0);
+        return Ok(HistoryExport { runs: 0, damaged });
     }
     let no_room = || "This browser could not hold the export file.".to_owned();
     let mut file = FileParts::new("application/jsonl").ok_or_else(no_room)?;
@@ -303,7 +327,10 @@ pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<usize,
     let now = crate::model::format::local_time(chrono::Utc::now());
     let today = now.split(' ').next().unwrap_or_default();
     file.download(&format!("{file_prefix}runs-{workspace}-{today}.jsonl"));
-    Ok(runs.len())
+    Ok(HistoryExport {
+        runs: runs.len(),
+        damaged,
+    })
 }
 
 /// What an import did.

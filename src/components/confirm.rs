@@ -22,9 +22,6 @@ pub fn Confirm(
     /// The danger button's `data-field`, where a page's tests find it.
     #[prop(optional)]
     confirm_field: Option<&'static str>,
-    /// While true, the danger button is disabled (what it started is still going).
-    #[prop(optional, into)]
-    busy: Signal<bool>,
     /// Focus starts on the harmless button, so Enter does no harm.
     #[prop(optional)]
     focus_cancel: bool,
@@ -49,7 +46,7 @@ pub fn Confirm(
             <p id=title_id><strong>{move || title.run()}</strong></p>
             {children.map(|body| body())}
             <div class="actions-row">
-                <button type="button" class="button danger" data-field=confirm_field disabled=move || busy.get()
+                <button type="button" class="button danger" data-field=confirm_field
                     on:click=move |_| on_confirm.run(())>{confirm_label}</button>
                 <button type="button" class="button secondary" node_ref=cancel
                     on:click=move |_| on_cancel.run(())>{cancel_label}</button>

@@ -121,11 +121,6 @@ pub enum RunSource {
     KeptHere,
 }
 
-/// The store key of a workspace's kept run: a workspace's runs are one key range.
-pub fn kept_run_key(workspace: &str, run_id: &str) -> String {
-    format!("{workspace}/{run_id}")
-}
-
 /// How far along a run is: a run only moves forward (queued, processing, then one final state).
 fn progress(status: RunStatus) -> u8 {
     match status {
@@ -263,7 +258,7 @@ pub struct SkippedLine {
     pub reason: String,
 }
 
-/// What a history file (JSON Lines, one [`KeptRun`] per line, as [`history_line`] writes it)
+/// What a history file (JSON Lines, one [`KeptRun`] per line as the store keeps it: `archive::export_history`)
 /// holds for a workspace: its runs, merged by id, and the lines left out.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HistoryFile {
@@ -336,11 +331,6 @@ pub fn read_history_file(text: &str, workspace: &str) -> HistoryFile {
     file
 }
 
-/// A kept run as a line of a history file (its stored JSON, then a line break).
-pub fn history_line(kept_json: &str) -> String {
-    format!("{kept_json}\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,7 +360,6 @@ mod tests {
         let kept = KeptRun::seen("ws", &run(RunStatus::Completed, 3), 10.0);
         assert!(kept.run.output.is_empty());
         assert_eq!(kept.records, 3);
-        assert_eq!(kept_run_key("ws", "run_1"), "ws/run_1");
     }
 
     #[test]

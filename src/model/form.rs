@@ -357,16 +357,6 @@ pub struct SavedSubmission {
 }
 
 impl SavedSubmission {
-    /// As the store keeps it.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
-
-    /// `None` if the text is not a kept submission.
-    pub fn from_json(text: &str) -> Option<SavedSubmission> {
-        serde_json::from_str(text).ok()
-    }
-
     /// The form's values for the body: the input's fields as text and the two limits. `None`
     /// for a body that is not a submission's.
     pub fn values(&self) -> Option<Values> {
@@ -807,9 +797,10 @@ mod tests {
             live: false,
             body: m.body(&values),
         };
+        let stored = serde_json::to_string(&saved).unwrap();
         assert_eq!(
-            SavedSubmission::from_json(&saved.to_json()).as_ref(),
-            Some(&saved)
+            serde_json::from_str::<SavedSubmission>(&stored).unwrap(),
+            saved
         );
         let back = saved.values().unwrap();
         for name in m.field_names() {

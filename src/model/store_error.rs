@@ -49,8 +49,10 @@ impl StoreError {
                 console, which this one cannot read. Reload the page to get the newer console."
                 .to_owned(),
             StoreError::Damaged => "Something this browser keeps for the console could not be \
-                read back: it is damaged. On the Storage page, export the history, then forget \
-                this workspace's data and import the export: what was damaged is left out."
+                read back: it is damaged (changed by another program, or cut short). To be rid \
+                of it, forget it where it is kept: the batch on the Bulk page, the request log \
+                on the Log page, or this workspace's history on the Storage page (export the \
+                history first: the export keeps what still reads back)."
                 .to_owned(),
             StoreError::Failed(said) => format!(
                 "This browser's storage refused the request ({said}). Try again; if it \
@@ -116,7 +118,7 @@ mod tests {
                     "Free",
                     "Reload",
                     "Try again",
-                    "On the Storage page"
+                    "forget it where it is kept"
                 ]
                 .iter()
                 .any(|action| sentence.contains(action)),

@@ -331,15 +331,21 @@ impl<T> Listed<T> {
     /// What the person is told of the values left out, naming them as `one` or `many` ("kept
     /// run", "kept runs"); `None` when none were.
     pub fn left_out(&self, one: &str, many: &str) -> Option<String> {
-        match self.damaged {
-            0 => None,
-            1 => Some(format!(
-                "1 {one} could not be read (damaged) and was left out."
-            )),
-            n => Some(format!(
-                "{n} {many} could not be read (damaged) and were left out."
-            )),
-        }
+        left_out(self.damaged, one, many)
+    }
+}
+
+/// The sentence that says `damaged` entries (`one` of them, or `many`) could not be read and
+/// were left out; `None` when none was.
+pub fn left_out(damaged: usize, one: &str, many: &str) -> Option<String> {
+    match damaged {
+        0 => None,
+        1 => Some(format!(
+            "1 {one} could not be read (damaged) and was left out."
+        )),
+        n => Some(format!(
+            "{n} {many} could not be read (damaged) and were left out."
+        )),
     }
 }
 

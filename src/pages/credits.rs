@@ -167,7 +167,7 @@ fn chart(history: &History, view: CreditsView) -> impl IntoView + use<> {
         })}
         <MissedRuns spans=history.missed.clone() />
         {history.left_out.clone().map(|note| view! {
-            <p class="notice" role="status" data-field="damaged-runs">{note}</p>
+            <Notice field="damaged-runs">{note}</Notice>
         })}
         <CreditsChart data scope />
     }

@@ -276,7 +276,7 @@ pub fn RunsPage() -> impl IntoView {
                 </Notice>
             })}
             {move || left_out.get().map(|note| view! {
-                <p class="notice" role="status" data-field="damaged-runs">{note}</p>
+                <Notice field="damaged-runs">{note}</Notice>
             })}
             {move || view! { <MissedRuns spans=missed() /> }}
             <PollNotice transient=list.transient last_update=list.last_update />

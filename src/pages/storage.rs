@@ -9,6 +9,7 @@ use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
 use crate::components::{Confirm, Notice};
 use crate::model::format::{counted, group_thousands, local_time, size};
+use crate::model::store_table;
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
 
@@ -183,6 +184,23 @@ struct ImportFile {
 
 /// The history's export as JSON Lines and the import of such a file; an import counts again
 /// (`changed`).
+/// What an export says it did, damaged runs left out included.
+fn export_note(export: &archive::HistoryExport) -> String {
+    let left_out = store_table::left_out(export.damaged, "kept run", "kept runs");
+    let done = match export.runs {
+        0 => "There is nothing to export yet: this browser keeps no run of this workspace."
+            .to_owned(),
+        runs => format!(
+            "Exported {} as JSON Lines.",
+            counted(runs as u64, "run", "runs")
+        ),
+    };
+    match left_out {
+        Some(left_out) => format!("{done} {left_out}"),
+        None => done,
+    }
+}
+
 #[component]
 fn ExportImport(changed: RwSignal<u32>) -> impl IntoView {
     let workspace = use_workspace();
@@ -191,14 +209,7 @@ fn ExportImport(changed: RwSignal<u32>) -> impl IntoView {
         let (id, file_prefix) = (id.clone(), file_prefix.clone());
         async move {
             match archive::export_history(&id, &file_prefix).await {
-                Ok(0) => {
-                    "There is nothing to export yet: this browser keeps no run of this workspace."
-                        .to_owned()
-                }
-                Ok(runs) => format!(
-                    "Exported {} runs as JSON Lines.",
-                    group_thousands(runs as u64)
-                ),
+                Ok(export) => export_note(&export),
                 Err(sentence) => sentence,
             }
         }

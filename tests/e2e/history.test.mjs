@@ -589,9 +589,11 @@ test("a kept run that does not read back is left out of /runs and /credits, and 
     const open = indexedDB.open("console");
     open.onsuccess = () => {
       const db = open.result;
-      const tx = db.transaction("runs", "readwrite");
+      const tx = db.transaction(["runs", "meta"], "readwrite");
       tx.objectStore("runs").put('{"workspace":"cut short', `${workspace}/run_damaged_1`);
       tx.objectStore("runs").put('{"not":"a kept run"}', `${workspace}/run_damaged_2`);
+      // And the date the history starts: read as missing, so it hides nothing.
+      tx.objectStore("meta").put("not a date", `${workspace}/since`);
       tx.oncomplete = () => { db.close(); resolve(); };
       tx.onerror = () => { db.close(); reject(tx.error); };
     };
@@ -606,5 +608,17 @@ test("a kept run that does not read back is left out of /runs and /credits, and 
 
   await go(page, "/credits");
   await expect(page.locator('[data-field="damaged-runs"]')).toHaveText("2 kept runs could not be read (damaged) and were left out.");
+  await expect(page.locator(".chart")).toBeVisible();
+
+  // The export keeps what reads back and says what it left out.
+  await go(page, "/storage");
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("button", { name: "Export the history" }).click(),
+  ]);
+  expect(readFileSync(await download.path(), "utf8").trimEnd().split("\n")).toHaveLength(1);
+  await expect(page.locator('[data-field="export-note"]')).toHaveText(
+    "Exported 1 run as JSON Lines. 2 kept runs could not be read (damaged) and were left out.",
+  );
   expect(problems).toEqual([]);
 });

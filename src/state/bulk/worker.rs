@@ -305,26 +305,33 @@ impl Bulk {
         let bulk = *self;
         spawn_local(async move {
             let to_run = match from_copy {
-                Some(to_run) => Some(to_run),
-                None => exports::kept_batch(&workspace.unwrap_or_default(), &id, false)
-                    .await
-                    .ok()
-                    .flatten(),
+                Some(to_run) => Ok(Some(to_run)),
+                None => exports::kept_batch(&workspace.unwrap_or_default(), &id, false).await,
             };
             let still_shown = bulk.current_id().as_deref() == Some(id.as_str())
                 && bulk.role.get_untracked() == Role::Runs;
             if !still_shown {
                 return;
             }
-            let Some(to_run) = to_run else {
-                bulk.show_paused(
-                    &id,
-                    "Paused: this batch could not be read back from this browser's storage \
-                     (it may be full, or blocked by the browser's settings), so it cannot go on \
-                     here. Reload the page to try again."
-                        .to_owned(),
-                );
-                return;
+            let to_run = match to_run {
+                Ok(Some(to_run)) => to_run,
+                unreadable => {
+                    let why = match unreadable {
+                        Err(error) => error.sentence(),
+                        _ => "It is no longer kept here.".to_owned(),
+                    };
+                    bulk.show_paused(
+                        &id,
+                        format!(
+                            "Paused: this batch could not be read back from this browser's \
+                             storage, so it cannot go on here. {why}"
+                        ),
+                    );
+                    // Nothing will be sent from this tab: the lock goes, as for a batch that
+                    // has nothing left to send.
+                    bulk.settled();
+                    return;
+                }
             };
             bulk.start_runner(&id, to_run);
             bulk.send(message);
