@@ -6,10 +6,12 @@
 pub mod actions;
 pub mod environment;
 pub mod input;
+pub mod routes;
 pub mod timestamp;
 pub mod types;
 
 pub use actions::{ActionGroup, ActionId};
 pub use environment::{ConsoleEnvironment, ENVIRONMENT_PATH, EnvironmentKind};
 pub use input::{FieldError, FieldKind, FieldSpec, InputShape, RunInput, Submission};
+pub use routes::{Endpoint, RouteMethod, Unrecognized};
 pub use types::*;

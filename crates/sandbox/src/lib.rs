@@ -38,7 +38,7 @@ pub fn app(state: SandboxState, dist: Option<PathBuf>) -> Router {
         },
     ));
     let mut router = Router::new()
-        .nest("/v1", v1)
+        .merge(v1)
         .route(
             "/openapi.json",
             axum::routing::get(|| async { axum::Json(openapi::document()) }),

@@ -197,14 +197,14 @@ pub fn documented_routes() -> Vec<DocumentedRoute> {
             RouteDoc::Submission { live } => ActionId::ALL
                 .iter()
                 .map(|action| DocumentedRoute {
-                    method: route.method.as_str(),
-                    path: route.path.replace("{action}", action.as_str()),
+                    method: route.endpoint.method().as_str(),
+                    path: route.path().replace("{action}", action.as_str()),
                     operation: submission_operation(*action, *live),
                 })
                 .collect::<Vec<_>>(),
             RouteDoc::Operation(operation) => vec![DocumentedRoute {
-                method: route.method.as_str(),
-                path: route.path.to_owned(),
+                method: route.endpoint.method().as_str(),
+                path: route.path().to_owned(),
                 operation: plain_operation(operation),
             }],
         })

@@ -180,4 +180,17 @@ async fn wrong_methods_are_405_with_the_error_body() {
     )
     .await
     .assert_error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
+    for method in ["PATCH", "PROPFIND", "PURGE", "OPTIONS"] {
+        let reply = sb.request(method, "/v1/keys", sb.session()).await;
+        reply.assert_error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
+        assert_eq!(reply.header("allow"), Some("GET,HEAD,POST"), "{method}");
+    }
+}
+
+#[tokio::test]
+async fn a_key_id_that_is_not_utf8_once_decoded_is_the_contracts_400() {
+    let sb = Sandbox::fast();
+    sb.request("DELETE", "/v1/keys/%FF", sb.session())
+        .await
+        .assert_error(StatusCode::BAD_REQUEST, "invalid_path");
 }

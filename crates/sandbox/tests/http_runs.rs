@@ -317,6 +317,64 @@ async fn runs_are_scoped_to_the_workspace() {
 }
 
 #[tokio::test]
+async fn a_run_id_that_is_not_utf8_once_decoded_is_the_contracts_400() {
+    let sb = Sandbox::fast();
+    for (method, path) in [
+        ("GET", "/v1/runs/%FF"),
+        ("GET", "/v1/runs/%FF/outputs"),
+        ("POST", "/v1/runs/%C0%AE/cancel"),
+    ] {
+        let reply = sb.request(method, path, sb.key()).await;
+        assert_eq!(
+            reply.header("content-type"),
+            Some("application/json"),
+            "{method} {path}"
+        );
+        let body = reply.assert_error(StatusCode::BAD_REQUEST, "invalid_path");
+        assert!(
+            body.error.message.contains("`id`"),
+            "{}",
+            body.error.message
+        );
+    }
+    // An action's name too.
+    let body = people("a", 1).to_string();
+    sb.send(
+        "POST",
+        "/v1/actions/%FF/run/live",
+        Some(sb.key()),
+        &[
+            ("content-type", "application/json"),
+            ("idempotency-key", "not-utf8-0001"),
+        ],
+        Some(&body),
+    )
+    .await
+    .assert_error(StatusCode::BAD_REQUEST, "invalid_path");
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_the_contracts_413() {
+    let sb = Sandbox::fast();
+    let keywords = "k".repeat(sandbox::routes::MAX_REQUEST_BODY_BYTES);
+    let body = people(&keywords, 1).to_string();
+    search_people_raw(&sb, "live", "application/json", Some("too-large-01"), &body)
+        .await
+        .assert_error(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large");
+    let created = sb
+        .send(
+            "POST",
+            "/v1/keys",
+            Some(sb.session()),
+            &[("content-type", "application/json")],
+            Some(&format!(r#"{{"name":"{keywords}"}}"#)),
+        )
+        .await;
+    created.assert_error(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large");
+    assert_eq!(sb.workspace(sb.key()).await.credits_reserved, 0);
+}
+
+#[tokio::test]
 async fn run_list_is_newest_first_and_capped_at_100_and_outputs_match() {
     let sb = Sandbox::new(SandboxConfig {
         rate_burst: 1000,

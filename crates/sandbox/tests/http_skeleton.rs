@@ -205,11 +205,12 @@ async fn unknown_api_paths_are_json_404_even_when_serving_the_console() {
     let (state, _) = SandboxState::seeded(sandbox::SandboxConfig::fast());
     let router = app(state, Some(dist.clone()));
 
-    assert_error(
-        &get(&router, "/v1/nothing-here", None).await,
-        StatusCode::NOT_FOUND,
-        "not_found",
-    );
+    // `/v1/` too, which a router nested at `/v1` would have handed to the console's files.
+    for path in ["/v1/nothing-here", "/v1", "/v1/", "/v1//workspace"] {
+        let reply = get(&router, path, None).await;
+        assert_eq!(reply.content_type, "application/json", "{path}");
+        assert_error(&reply, StatusCode::NOT_FOUND, "not_found");
+    }
 
     let deep_link = get(&router, "/runs/0b7c8a4e", None).await;
     assert_eq!(deep_link.status, StatusCode::OK);

@@ -30,7 +30,7 @@ async fn the_document_lists_every_route_and_nothing_else() {
     let mut served: Vec<(String, String)> = sandbox::ROUTES
         .iter()
         .flat_map(|route| {
-            let (method, path) = (route.method.as_str(), route.path);
+            let (method, path) = (route.method(), route.path());
             let ids: Vec<&str> = if path.contains("{action}") {
                 api_contract::ActionId::ALL
                     .iter()
@@ -52,13 +52,13 @@ async fn the_document_lists_every_route_and_nothing_else() {
     // Every route of the table is really routed: none falls through to the unknown-route 404
     // or the 405 fallback.
     for route in &sandbox::ROUTES {
-        let (method, path) = (route.method.as_str(), route.path);
+        let (method, path) = (route.method(), route.path());
         let concrete = path
             .replace("{action}", "premium-search-people")
             .replace("{id}", "x");
         let reply = sb
             .send(
-                method,
+                method.as_str(),
                 &concrete,
                 Some(sb.session()),
                 &[("content-type", "application/json")],

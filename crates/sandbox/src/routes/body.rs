@@ -1,9 +1,46 @@
-//! Reading JSON request bodies with the contract's 400s instead of axum's plain-text rejections.
+//! Reading JSON request bodies with the contract's 400s and 413 instead of axum's plain-text
+//! rejections.
 
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderMap, StatusCode, header::CONTENT_TYPE};
 use serde_json::Value;
 
 use crate::error::ApiError;
+
+/// The largest request body the sandbox reads: axum's default, named so that the 413 can say it.
+pub const MAX_REQUEST_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// A request's whole body, refused with the contract's error body when it cannot be read, as
+/// one over [`MAX_REQUEST_BODY_BYTES`] cannot; axum's [`Bytes`] would answer in plain text.
+pub struct RequestBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RequestBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Bytes::from_request(request, state).await {
+            Ok(bytes) => Ok(RequestBody(bytes)),
+            Err(rejection) if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                Err(ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "request_too_large",
+                    format!(
+                        "The request's body is over {} KiB.",
+                        MAX_REQUEST_BODY_BYTES / 1024
+                    ),
+                ))
+            }
+            Err(rejection) => Err(bad_request(
+                "invalid_request",
+                format!(
+                    "The request's body cannot be read: {}.",
+                    rejection.body_text()
+                ),
+            )),
+        }
+    }
+}
 
 pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, code, message)

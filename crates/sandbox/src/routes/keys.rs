@@ -3,14 +3,14 @@
 use api_contract::input::validate_key_name;
 use api_contract::{ApiKey, CreatedApiKey, KEY_LIST_LIMIT, KeyList};
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
 use crate::auth::Principal;
 use crate::error::ApiError;
-use crate::routes::body::{bad_request, json_body};
+use crate::routes::body::{RequestBody, bad_request, json_body};
+use crate::routes::path::Path;
 use crate::state::{KeyRecord, SandboxState, now_millis};
 
 fn require_session(principal: &Principal) -> Result<(), ApiError> {
@@ -56,7 +56,7 @@ pub async fn create_key(
     State(state): State<SandboxState>,
     principal: Principal,
     headers: HeaderMap,
-    body: Bytes,
+    RequestBody(body): RequestBody,
 ) -> Result<Json<CreatedApiKey>, ApiError> {
     require_session(&principal)?;
     let body = json_body(&headers, &body)?;

@@ -1,27 +1,33 @@
-//! The `/v1` routes, declared once in [`ROUTES`]: each with its handler and what the OpenAPI
-//! document says of it (`openapi.rs` builds the document from the same list), so a route cannot
-//! be served without being documented, or documented without being served.
+//! The `/v1` routes, declared once in [`ROUTES`]: each names the contract's [`Endpoint`] it
+//! serves (its method and path), its handler and what the OpenAPI document says of it
+//! (`openapi.rs` builds the document from the same list), so a route cannot be served without
+//! being documented, or documented without being served.
 
 mod actions;
 mod body;
 mod keys;
+mod path;
 mod runs;
 mod submit;
 mod workspace;
 
+use api_contract::{Endpoint, RouteMethod};
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::http::{Method, StatusCode, Uri};
-use axum::routing::{MethodRouter, delete, get, post};
+use axum::routing::{MethodFilter, MethodRouter, any, on};
 
 use crate::error::ApiError;
 use crate::state::SandboxState;
 
-/// One `/v1` route: how it is served and how it is documented.
+pub use body::MAX_REQUEST_BODY_BYTES;
+
+/// One `/v1` route: the contract's endpoint it serves, its handler and how it is documented.
 pub struct Route {
-    pub method: Method,
-    /// As axum and OpenAPI write it, `/v1` included.
-    pub path: &'static str,
-    handler: fn() -> MethodRouter<SandboxState>,
+    pub endpoint: Endpoint,
+    /// The handler, routed for the method it is given: the endpoint's, so that a row cannot
+    /// serve another method than the contract's.
+    handler: fn(MethodFilter) -> MethodRouter<SandboxState>,
     pub doc: RouteDoc,
 }
 
@@ -64,16 +70,36 @@ pub enum Success {
 impl Route {
     /// A route documented as one operation.
     const fn operation(
-        method: Method,
-        path: &'static str,
-        handler: fn() -> MethodRouter<SandboxState>,
+        endpoint: Endpoint,
+        handler: fn(MethodFilter) -> MethodRouter<SandboxState>,
         operation: Operation,
     ) -> Route {
         Route {
-            method,
-            path,
+            endpoint,
             handler,
             doc: RouteDoc::Operation(operation),
+        }
+    }
+
+    /// The contract's method for this route.
+    pub fn method(&self) -> Method {
+        match self.endpoint.method() {
+            RouteMethod::Get => Method::GET,
+            RouteMethod::Post => Method::POST,
+            RouteMethod::Delete => Method::DELETE,
+        }
+    }
+
+    /// As axum and OpenAPI write it, `/v1` included.
+    pub fn path(&self) -> &'static str {
+        self.endpoint.path()
+    }
+
+    fn method_filter(&self) -> MethodFilter {
+        match self.endpoint.method() {
+            RouteMethod::Get => MethodFilter::GET,
+            RouteMethod::Post => MethodFilter::POST,
+            RouteMethod::Delete => MethodFilter::DELETE,
         }
     }
 }
@@ -129,59 +155,63 @@ impl Operation {
     }
 }
 
-/// Every `/v1` route. Laid out by hand as a table, one route a row or two.
+/// Every `/v1` route, in the order of [`Endpoint::ALL`]. Laid out by hand as a table, one route
+/// a row or two.
 #[rustfmt::skip]
 pub static ROUTES: [Route; 11] = [
-    Route::operation(Method::GET, "/v1/actions", || get(actions::list_actions),
+    Route::operation(Endpoint::ListActions, |method| on(method, actions::list_actions),
         operation("listActions", "The action registry (public)", &[])
             .returning("The registry.", "ActionList").public()),
-    Route { method: Method::POST, path: "/v1/actions/{action}/run/live",
-        handler: || post(submit::submit_live), doc: RouteDoc::Submission { live: true } },
-    Route { method: Method::POST, path: "/v1/actions/{action}/run/async",
-        handler: || post(submit::submit_async), doc: RouteDoc::Submission { live: false } },
-    Route::operation(Method::GET, "/v1/runs", || get(runs::list_runs),
+    Route { endpoint: Endpoint::SubmitLive, handler: |method| on(method, submit::submit_live),
+        doc: RouteDoc::Submission { live: true } },
+    Route { endpoint: Endpoint::SubmitAsync, handler: |method| on(method, submit::submit_async),
+        doc: RouteDoc::Submission { live: false } },
+    Route::operation(Endpoint::ListRuns, |method| on(method, runs::list_runs),
         operation("listRuns", "The latest 100 runs of the workspace, newest first", &[401, 403])
             .returning("The runs.", "RunList")),
-    Route::operation(Method::GET, "/v1/runs/{id}", || get(runs::get_run),
+    Route::operation(Endpoint::GetRun, |method| on(method, runs::get_run),
         operation("getRun", "A run's state, output and accounting", &[401, 403, 404])
             .on_path("RunId").returning("The run.", "Run")),
-    Route::operation(Method::GET, "/v1/runs/{id}/outputs", || get(runs::get_outputs),
+    Route::operation(Endpoint::GetRunOutputs, |method| on(method, runs::get_outputs),
         operation("getRunOutputs", "A run's output, state and completeness", &[401, 403, 404])
             .on_path("RunId").returning("The outputs.", "RunOutputs")),
-    Route::operation(Method::POST, "/v1/runs/{id}/cancel", || post(runs::cancel_run),
+    Route::operation(Endpoint::CancelRun, |method| on(method, runs::cancel_run),
         operation("cancelRun", "Cancel a queued or processing run", &[401, 403, 404, 409])
             .on_path("RunId").returning("The cancelled run.", "Run")),
-    Route::operation(Method::GET, "/v1/workspace", || get(workspace::get_workspace),
+    Route::operation(Endpoint::GetWorkspace, |method| on(method, workspace::get_workspace),
         operation("getWorkspace", "The workspace and its credits", &[401, 403])
             .returning("The workspace.", "Workspace")),
-    Route::operation(Method::GET, "/v1/keys", || get(keys::list_keys),
+    Route::operation(Endpoint::ListKeys, |method| on(method, keys::list_keys),
         operation("listKeys", "Up to 100 recent API keys, no secrets (account session only)",
             &[401, 403])
             .returning("The keys.", "KeyList")),
-    Route::operation(Method::POST, "/v1/keys", || post(keys::create_key),
+    Route::operation(Endpoint::CreateKey, |method| on(method, keys::create_key),
         operation("createKey",
             "Create an API key; the secret is returned once (account session only)",
             &[400, 401, 403])
             .taking("CreateKeyRequest")
             .returning("The new key, with its secret.", "CreatedApiKey")),
-    Route::operation(Method::DELETE, "/v1/keys/{id}", || delete(keys::revoke_key),
+    Route::operation(Endpoint::RevokeKey, |method| on(method, keys::revoke_key),
         operation("revokeKey", "Revoke an API key (account session only)", &[401, 403, 404])
             .on_path("KeyId")),
 ];
 
-/// The `/v1` router, to be nested under `/v1`.
+/// The `/v1` router, to be merged into the app. Every answer under `/v1`, including a path no
+/// route has and a method a route does not take, is the contract's error body.
 pub fn v1(state: SandboxState) -> Router {
     let mut router = Router::new();
     for route in &ROUTES {
-        let relative = route
-            .path
-            .strip_prefix("/v1")
-            .expect("every route is under /v1");
-        router = router.route(relative, (route.handler)());
+        router = router.route(route.path(), (route.handler)(route.method_filter()));
     }
     router
-        .fallback(unknown_route)
+        // axum gives it to the routes registered so far: the contract's, above.
         .method_not_allowed_fallback(method_not_allowed)
+        // Catch-alls rather than a router nested at `/v1` with a fallback: a nested router never
+        // sees `/v1/`, which then fell through to the console's files or an empty 404.
+        .route("/v1", any(unknown_route))
+        .route("/v1/", any(unknown_route))
+        .route("/v1/{*rest}", any(unknown_route))
+        .layer(DefaultBodyLimit::max(MAX_REQUEST_BODY_BYTES))
         .with_state(state)
 }
 
@@ -198,4 +228,16 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
         "method_not_allowed",
         format!("{method} is not supported on {}.", uri.path()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A route added to the contract fails here until the sandbox serves and documents it.
+    #[test]
+    fn the_routes_serve_every_endpoint_of_the_contract_once_in_its_order() {
+        let served: Vec<Endpoint> = ROUTES.iter().map(|route| route.endpoint).collect();
+        assert_eq!(served, Endpoint::ALL);
+    }
 }

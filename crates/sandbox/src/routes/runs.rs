@@ -2,11 +2,12 @@
 
 use api_contract::{Run, RunList, RunOutputs};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 
 use crate::auth::Principal;
 use crate::engine::{self, run_not_found};
 use crate::error::ApiError;
+use crate::routes::path::Path;
 use crate::state::SandboxState;
 
 pub use api_contract::RUN_LIST_LIMIT;

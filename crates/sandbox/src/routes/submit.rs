@@ -3,14 +3,14 @@
 use api_contract::input::{describe_errors, validate_idempotency_key};
 use api_contract::{ActionId, IDEMPOTENCY_KEY_HEADER, Run, Submission};
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 
 use crate::auth::Principal;
 use crate::engine;
 use crate::error::ApiError;
-use crate::routes::body::{bad_request, json_body};
+use crate::routes::body::{RequestBody, bad_request, json_body};
+use crate::routes::path::Path;
 use crate::state::SandboxState;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ type SubmitRequest = (
     Principal,
     Path<String>,
     HeaderMap,
-    Bytes,
+    RequestBody,
 );
 
 pub async fn submit_live(request: SubmitRequest) -> Result<(StatusCode, Json<Run>), ApiError> {
@@ -38,7 +38,7 @@ pub async fn submit_async(request: SubmitRequest) -> Result<(StatusCode, Json<Ru
 }
 
 async fn submit(
-    (State(state), principal, Path(action), headers, body): SubmitRequest,
+    (State(state), principal, Path(action), headers, RequestBody(body)): SubmitRequest,
     mode: Mode,
 ) -> Result<(StatusCode, Json<Run>), ApiError> {
     let action = ActionId::parse(&action).ok_or_else(|| {
