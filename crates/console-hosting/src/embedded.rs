@@ -42,10 +42,16 @@ pub(crate) async fn serve<Files: RustEmbed>(
             .into_response();
     }
     let asked = uri.path().trim_start_matches('/');
+    // Only a plain relative name reaches the lookup: no `.` or `..` segment, no empty one, no
+    // backslash, whatever rust-embed would make of it.
+    let plain = !asked.contains('\\')
+        && asked
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..");
     // A folder's index, a file, or the app itself for every other path (deep links).
     let name = match asked {
         "" => "index.html",
-        name if name.ends_with('/') => "index.html",
+        _ if !plain => "index.html",
         name if Files::get(name).is_some() => name,
         _ => "index.html",
     };

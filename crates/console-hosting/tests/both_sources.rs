@@ -219,3 +219,23 @@ async fn a_binary_built_before_the_console_says_so() {
     struct Missing;
     assert!(console_hosting::from_embedded::<Missing>(&[]).is_none());
 }
+
+#[tokio::test]
+async fn a_path_that_climbs_out_of_the_build_gets_the_app_not_a_file_beside_it() {
+    // tests/fixture-dist/../both_sources.rs is this file.
+    let index = fixture("index.html");
+    for (source, router) in sources() {
+        for path in [
+            "/../both_sources.rs",
+            "/%2e%2e/both_sources.rs",
+            "/..%2fboth_sources.rs",
+            "/./../both_sources.rs",
+            "/assets/../../both_sources.rs",
+            "//both_sources.rs",
+        ] {
+            let answer = get(&router, path, &[]).await;
+            assert_eq!(answer.status, StatusCode::OK, "{source} {path}");
+            assert_eq!(answer.body, index, "{source} {path}: the app, not a file");
+        }
+    }
+}

@@ -1,10 +1,12 @@
 //! `/v1/…` to the upstream, after axum's reverse-proxy example: hyper-util's pooled client, TLS by
-//! rustls, bodies streamed both ways. Only the headers the console and the contract need cross,
-//! in either direction; a failure of the upstream becomes the contract's error body.
+//! rustls. Only the contract's routes go (`routes`), each request's body read whole first, each
+//! answer's streamed back. Only the headers the console and the contract need cross, in either
+//! direction; an answer that is not JSON comes back as an attachment, never as a page of this
+//! origin; a failure of the upstream becomes the contract's error body.
 
 use std::error::Error as _;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -13,20 +15,20 @@ use axum::response::{IntoResponse, Response};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rustls_pki_types::CertificateDer;
 
-use crate::paths::{check_api_path, is_live_submission};
+use crate::metrics::Metrics;
 use crate::refusal::Refusal;
+use crate::routes::{self, contract_route, route_label};
 use crate::upstream::Upstream;
 
-/// Request headers that go to the upstream: the credential, the body's type and size, what the
-/// console accepts, the contract's idempotency key. Never cookies, `Origin`, `Host` (the
-/// upstream's own is set), `Forwarded`, or hop-by-hop headers.
-const FORWARDED_REQUEST_HEADERS: [HeaderName; 6] = [
+/// Request headers that go to the upstream: the credential, the body's type, what the console
+/// accepts, the contract's idempotency key. Never cookies, `Origin`, `Host` (the upstream's own is
+/// set), `Forwarded`, or hop-by-hop headers; the body's length is the length of what was read.
+const FORWARDED_REQUEST_HEADERS: [HeaderName; 5] = [
     header::AUTHORIZATION,
     header::CONTENT_TYPE,
-    header::CONTENT_LENGTH,
     header::ACCEPT,
     header::ACCEPT_ENCODING,
     HeaderName::from_static(api_contract::IDEMPOTENCY_KEY_HEADER),
@@ -49,7 +51,7 @@ const PASSED_BACK_HEADERS: [HeaderName; 10] = [
     header::WWW_AUTHENTICATE,
 ];
 
-/// How long to wait for the upstream.
+/// How long to wait for the upstream, and for a request's body.
 #[derive(Clone, Copy, Debug)]
 pub struct Timeouts {
     /// For the answer to a live submission (`/run/live`), which the provider holds until the
@@ -59,6 +61,9 @@ pub struct Timeouts {
     pub other: Duration,
     /// For a connection (and its TLS handshake) to the upstream.
     pub connect: Duration,
+    /// For the whole of a request's body to arrive from the client (at most
+    /// [`crate::MAX_REQUEST_BODY_BYTES`]), before anything of it goes to the upstream.
+    pub request_body: Duration,
 }
 
 impl Default for Timeouts {
@@ -67,16 +72,13 @@ impl Default for Timeouts {
             live: Duration::from_secs(600),
             other: Duration::from_secs(30),
             connect: Duration::from_secs(10),
+            request_body: Duration::from_secs(10),
         }
     }
 }
 
 /// How many idle connections to the upstream are kept for reuse.
 const IDLE_CONNECTIONS_KEPT: usize = 32;
-
-/// Marks an answer that came from the upstream, which this server passes back as it is.
-#[derive(Clone, Copy, Debug)]
-pub struct FromUpstream;
 
 type UpstreamClient = Client<HttpsConnector<HttpConnector>, Body>;
 
@@ -122,8 +124,10 @@ impl Forwarder {
             .enable_http1()
             .wrap_connector(http);
         // Connections are reused, but after a burst (many live runs ending at once) only a few
-        // stay open: idle ones hold buffers here and a connection at the provider.
+        // stay open: idle ones hold buffers here and a connection at the provider. The timer
+        // closes idle ones when their time is up, not only when the pool is next used.
         let client = Client::builder(TokioExecutor::new())
+            .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(60))
             .pool_max_idle_per_host(IDLE_CONNECTIONS_KEPT)
             .build(https);
@@ -135,15 +139,31 @@ impl Forwarder {
     }
 }
 
-/// The `/v1/…` handler.
-pub async fn forward(State(forwarder): State<Forwarder>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let path = parts.uri.path();
-    if let Err(why) = check_api_path(path) {
-        return Refusal::new(StatusCode::BAD_REQUEST, "invalid_path", why.message())
-            .into_response();
+impl Forwarder {
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
     }
-    let path_and_query = parts.uri.path_and_query().map_or(path, |p| p.as_str());
+}
+
+/// The `/v1/…` handler's state: the forwarder, and the metrics it records the upstream's time in.
+#[derive(Clone)]
+pub struct ApiState {
+    pub forwarder: Forwarder,
+    pub metrics: Metrics,
+}
+
+/// The `/v1/…` handler.
+pub async fn forward(State(state): State<ApiState>, request: Request) -> Response {
+    let ApiState { forwarder, metrics } = state;
+    let (parts, body) = request.into_parts();
+    let endpoint = match contract_route(&parts.method, parts.uri.path()) {
+        Ok(endpoint) => endpoint,
+        Err(why) => return routes::refusal(&parts.method, why),
+    };
+    let path_and_query = parts
+        .uri
+        .path_and_query()
+        .map_or(parts.uri.path(), |p| p.as_str());
     let Ok(target) = forwarder.upstream.target(path_and_query) else {
         return Refusal::new(
             StatusCode::BAD_REQUEST,
@@ -152,7 +172,13 @@ pub async fn forward(State(forwarder): State<Forwarder>, request: Request) -> Re
         )
         .into_response();
     };
-    let mut outgoing = axum::http::Request::new(body);
+    // Whole, before anything reaches the upstream: a request that is too large or too slow never
+    // leaves this server, not even its headers.
+    let body = match read_body(body, forwarder.timeouts.request_body).await {
+        Ok(body) => body,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let mut outgoing = axum::http::Request::new(Body::from(body));
     *outgoing.method_mut() = parts.method.clone();
     *outgoing.uri_mut() = target;
     copy_headers(
@@ -164,13 +190,16 @@ pub async fn forward(State(forwarder): State<Forwarder>, request: Request) -> Re
         header::USER_AGENT,
         HeaderValue::from_static(concat!("console-server/", env!("CARGO_PKG_VERSION"))),
     );
-    let limit = if is_live_submission(path) {
+    let limit = if endpoint == api_contract::Endpoint::SubmitLive {
         forwarder.timeouts.live
     } else {
         forwarder.timeouts.other
     };
     let origin = forwarder.upstream.origin();
-    match tokio::time::timeout(limit, forwarder.client.request(outgoing)).await {
+    let asked = Instant::now();
+    let answer = tokio::time::timeout(limit, forwarder.client.request(outgoing)).await;
+    metrics.upstream_answered(&route_label(endpoint), asked.elapsed());
+    match answer {
         Err(_elapsed) => Refusal::new(
             StatusCode::GATEWAY_TIMEOUT,
             "upstream_timeout",
@@ -182,32 +211,88 @@ pub async fn forward(State(forwarder): State<Forwarder>, request: Request) -> Re
         )
         .into_response(),
         Ok(Err(error)) => refusal_for(&error, origin).into_response(),
-        Ok(Ok(answer)) => {
-            let (answer_parts, answer_body) = answer.into_parts();
-            let mut response = Response::new(Body::new(answer_body));
-            *response.status_mut() = answer_parts.status;
-            response.extensions_mut().insert(FromUpstream);
-            copy_headers(
-                &answer_parts.headers,
-                response.headers_mut(),
-                &PASSED_BACK_HEADERS,
-            );
-            if let Some(location) = answer_parts
-                .headers
-                .get(header::LOCATION)
-                .and_then(|v| v.to_str().ok())
-            {
-                let location = forwarder
-                    .upstream
-                    .relative_location(location)
-                    .unwrap_or_else(|| location.to_owned());
-                if let Ok(value) = HeaderValue::from_str(&location) {
-                    response.headers_mut().insert(header::LOCATION, value);
-                }
-            }
-            response
+        Ok(Ok(answer)) => passed_back(answer, &forwarder.upstream),
+    }
+}
+
+/// A request's body, read whole within `timeout`: at most [`crate::MAX_REQUEST_BODY_BYTES`],
+/// whether its length said so or its chunks did.
+async fn read_body(body: Body, timeout: Duration) -> Result<axum::body::Bytes, Refusal> {
+    let read = axum::body::to_bytes(body, crate::MAX_REQUEST_BODY_BYTES);
+    match tokio::time::timeout(timeout, read).await {
+        Err(_elapsed) => Err(Refusal::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            format!(
+                "The request's body did not arrive within {} s; the API did not receive it.",
+                timeout.as_secs()
+            ),
+        )),
+        Ok(Err(error)) if has_cause::<http_body_util::LengthLimitError>(&error) => Err(too_large()),
+        Ok(Err(error)) => Err(Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            format!("The request's body could not be read ({error}); the API did not receive it."),
+        )),
+        Ok(Ok(bytes)) => Ok(bytes),
+    }
+}
+
+/// The upstream's answer as this server sends it on: its status and body, the allowed headers, a
+/// redirect to the upstream pointed back here, and anything that is not JSON as an attachment.
+fn passed_back(
+    answer: axum::http::Response<hyper::body::Incoming>,
+    upstream: &Upstream,
+) -> Response {
+    let (answer_parts, answer_body) = answer.into_parts();
+    let mut response = Response::new(Body::new(answer_body));
+    *response.status_mut() = answer_parts.status;
+    copy_headers(
+        &answer_parts.headers,
+        response.headers_mut(),
+        &PASSED_BACK_HEADERS,
+    );
+    if let Some(location) = answer_parts
+        .headers
+        .get(header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        let location = upstream
+            .relative_location(location)
+            .unwrap_or_else(|| location.to_owned());
+        if let Ok(value) = HeaderValue::from_str(&location) {
+            response.headers_mut().insert(header::LOCATION, value);
         }
     }
+    if !is_json(answer_parts.headers.get(header::CONTENT_TYPE)) {
+        // An error page or a bot challenge from the upstream or a CDN before it: followed as a
+        // link, it is saved, never opened as a page with the console's storage.
+        response.headers_mut().insert(
+            header::CONTENT_DISPOSITION,
+            HeaderValue::from_static("attachment"),
+        );
+    }
+    response
+}
+
+/// `application/json` or a `+json` type (`application/problem+json`), whatever its parameters.
+fn is_json(content_type: Option<&HeaderValue>) -> bool {
+    let Some(media_type) = content_type.and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = media_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Whether an error of type `E` is among `error`'s causes.
+fn has_cause<E: std::error::Error + 'static>(error: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(error), |cause| (*cause).source()).any(|e| e.is::<E>())
 }
 
 fn copy_headers(from: &HeaderMap, to: &mut HeaderMap, names: &[HeaderName]) {
@@ -221,9 +306,6 @@ fn copy_headers(from: &HeaderMap, to: &mut HeaderMap, names: &[HeaderName]) {
 /// What the person is told when the upstream gave no usable answer.
 fn refusal_for(error: &hyper_util::client::legacy::Error, origin: &str) -> Refusal {
     let causes = || std::iter::successors(error.source(), |cause| (*cause).source());
-    if causes().any(|e| e.is::<http_body_util::LengthLimitError>()) {
-        return too_large();
-    }
     let tls_error = error.source().and_then(tls_cause);
     if let Some(tls) = tls_error {
         return Refusal::new(
@@ -277,7 +359,7 @@ fn tls_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rus
     }
 }
 
-/// The 413 for a body over the limit, whether its length said so or its bytes did.
+/// The 413 for a body over the limit.
 pub fn too_large() -> Refusal {
     Refusal::new(
         StatusCode::PAYLOAD_TOO_LARGE,

@@ -1,40 +1,58 @@
 //! console-server: the built console and, under `/v1`, the provider's API, on one origin. The
 //! browser calls its own origin (no CORS, which an API built for servers does not send); this
-//! server forwards each `/v1` request to the one `--upstream` and nowhere else.
+//! server forwards the contract's routes under `/v1` to the one `--upstream` and nowhere else.
 //!
-//! `app` builds the whole HTTP surface; `main.rs` parses flags, binds, logs and stops gracefully.
-//! Stateless: any number of them may run behind any load balancer.
+//! `app` builds the whole HTTP surface, `serve` runs it with a time limit on every connection;
+//! `main.rs` parses flags, binds, logs and stops gracefully. Stateless: any number of them may
+//! run behind any load balancer.
 
+pub mod access_log;
 pub mod forward;
-pub mod paths;
+pub mod health;
+pub mod hosts;
+pub mod metrics;
 pub mod refusal;
+pub mod routes;
+pub mod serve;
 pub mod upstream;
 
 use std::path::Path;
 use std::time::Duration;
 
 use api_contract::ConsoleEnvironment;
+use axum::error_handling::HandleErrorLayer;
 use axum::extract::Request;
-use axum::http::header;
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
-use axum::routing::get;
-use axum::{Json, Router};
-use tower_http::limit::RequestBodyLimitLayer;
+use axum::routing::{any, get};
+use axum::{BoxError, Json, Router};
+use tower::ServiceBuilder;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::load_shed::LoadShedLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::ResponseBodyTimeoutLayer;
-use tower_http::trace::TraceLayer;
 
 pub use forward::{Forwarder, Timeouts};
-use refusal::Refusal;
+pub use health::Health;
+pub use hosts::AllowedHosts;
+pub use metrics::Metrics;
+use refusal::{API_CONTENT_SECURITY_POLICY, Refusal};
+pub use serve::{ConnectionLimits, serve};
 pub use upstream::Upstream;
 
 /// The largest request body forwarded. The console's largest is a submission, a few KiB.
 pub const MAX_REQUEST_BODY_BYTES: usize = 1024 * 1024;
 
-/// The release console, built into the binary from `dist/` (scripts/build-console.sh) when the
-/// binary is compiled in release mode; debug builds read the folder at run time (rust-embed).
+/// `/v1` requests forwarded at once, by default: more wait for none, they are answered 503.
+pub const DEFAULT_MAX_REQUESTS_IN_FLIGHT: usize = 2048;
+
+/// What `Retry-After` tells a request refused at the cap of requests in flight.
+const RETRY_WHEN_BUSY: Duration = Duration::from_secs(2);
+
+/// The release console, built into the binary from `dist/` (scripts/build-console.sh). Debug
+/// builds embed it too (rust-embed's `debug-embed`), so they serve it exactly as release builds
+/// do, never from the disk.
 #[derive(rust_embed::RustEmbed)]
 #[folder = "../../dist/"]
 #[allow_missing = true]
@@ -57,21 +75,54 @@ pub fn console_files(dist: Option<&Path>) -> Result<Router, String> {
     }
 }
 
+/// Everything the service is made of.
+pub struct App {
+    pub forwarder: Forwarder,
+    /// The console's files (`console_files`).
+    pub files: Router,
+    /// What `/console-environment.json` says.
+    pub environment: ConsoleEnvironment,
+    pub hosts: AllowedHosts,
+    pub max_requests_in_flight: usize,
+    pub health: Health,
+    pub metrics: Metrics,
+}
+
 /// The whole service: `/v1/…` forwarded, [`api_contract::ENVIRONMENT_PATH`] saying which API
-/// that is, everything else the console's files; one access-log line per request.
-pub fn app(
-    forwarder: Forwarder,
-    files: Router,
-    environment: ConsoleEnvironment,
-    body_timeout: Duration,
-) -> Router {
+/// that is, `/healthz`, everything else the console's files; one access-log line per request.
+pub fn app(parts: App) -> Router {
+    let App {
+        forwarder,
+        files,
+        environment,
+        hosts,
+        max_requests_in_flight,
+        health,
+        metrics,
+    } = parts;
+    let body_timeout = forwarder.timeouts().other;
+    let in_flight_cap = ServiceBuilder::new()
+        .layer(HandleErrorLayer::new(|_: BoxError| async { busy() }))
+        .layer(LoadShedLayer::new())
+        .layer(GlobalConcurrencyLimitLayer::new(max_requests_in_flight));
     let api = Router::new()
         .route("/v1/{*rest}", any(forward::forward))
         .route("/v1", any(forward::forward))
-        .with_state(forwarder)
+        .with_state(forward::ApiState {
+            forwarder,
+            metrics: metrics.clone(),
+        })
         .layer(ResponseBodyTimeoutLayer::new(body_timeout))
-        .layer(RequestBodyLimitLayer::new(MAX_REQUEST_BODY_BYTES))
-        .layer(axum::middleware::map_response(body_limit_in_contract_form));
+        .layer(in_flight_cap)
+        // Whatever the upstream answers, it cannot run as a page of this origin.
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ));
     let environment = Router::new().route(
         api_contract::ENVIRONMENT_PATH,
         get(move || {
@@ -79,36 +130,44 @@ pub fn app(
             async move { ([(header::CACHE_CONTROL, "no-cache")], Json(environment)) }
         }),
     );
+    let health = Router::new()
+        .route(health::HEALTH_PATH, get(health::health))
+        .with_state(health);
     api.merge(environment)
+        .merge(health)
         .merge(files)
+        // The environment and the health check: JSON that is no page either. The console's
+        // files carry their own policy.
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
         .layer(axum::middleware::from_fn(refuse_foreign_targets))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(|request: &Request| {
-                    // The path only: never the query, a header or a body.
-                    tracing::info_span!(
-                        "request",
-                        method = %request.method(),
-                        path = %request.uri().path(),
-                    )
-                })
-                .on_request(())
-                .on_response(
-                    |response: &Response, latency: Duration, _span: &tracing::Span| {
-                        let request_id = response
-                            .headers()
-                            .get(api_contract::REQUEST_ID_HEADER)
-                            .and_then(|v| v.to_str().ok())
-                            .unwrap_or("-");
-                        tracing::info!(
-                            status = response.status().as_u16(),
-                            ms = latency.as_millis() as u64,
-                            %request_id,
-                        );
-                    },
-                )
-                .on_failure(()),
-        )
+        .layer(axum::middleware::from_fn_with_state(
+            hosts,
+            hosts::refuse_other_hosts,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            metrics,
+            metrics::count_requests,
+        ))
+        .layer(access_log::layer())
+}
+
+/// The 503 of a server with as many `/v1` requests in flight as it takes.
+fn busy() -> Response {
+    Refusal::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "server_busy",
+        "console-server is forwarding as many requests as it takes; try again in a moment. \
+         The API did not receive this one.",
+    )
+    .retry_after(RETRY_WHEN_BUSY)
+    .into_response()
 }
 
 /// `CONNECT`, `TRACE` and absolute-form targets (`GET http://elsewhere/ HTTP/1.1`) are not for
@@ -131,18 +190,4 @@ async fn refuse_foreign_targets(request: Request, next: Next) -> Response {
         .into_response();
     }
     next.run(request).await
-}
-
-/// tower-http's 413 (a `Content-Length` over the limit) in the contract's error body; an
-/// upstream's own 413 passes as it came.
-async fn body_limit_in_contract_form(response: Response) -> Response {
-    let from_upstream = response
-        .extensions()
-        .get::<forward::FromUpstream>()
-        .is_some();
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !from_upstream {
-        forward::too_large().into_response()
-    } else {
-        response
-    }
 }

@@ -1,6 +1,7 @@
 //! The console-server binary: checks its flags, binds, prints one JSON line with its URL, logs
-//! one line per request on stderr, and on SIGTERM or Ctrl-C stops taking requests and lets those
-//! in flight finish (up to `--shutdown-grace-secs`).
+//! one line per request on stderr, and on SIGTERM or Ctrl-C answers 503 on `/healthz` (for
+//! `--drain-secs` while it still takes requests), then stops taking them and lets those in flight
+//! finish (up to `--shutdown-grace-secs`).
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -9,7 +10,10 @@ use std::time::Duration;
 
 use api_contract::{ConsoleEnvironment, EnvironmentKind};
 use clap::Parser;
-use console_server::{Forwarder, Timeouts, Upstream, app, console_files};
+use console_server::{
+    AllowedHosts, App, ConnectionLimits, Forwarder, Health, Metrics, Timeouts, Upstream, app,
+    console_files, serve,
+};
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 
@@ -46,6 +50,48 @@ struct Cli {
     /// Seconds that requests in flight may take to finish after SIGTERM or Ctrl-C.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     shutdown_grace_secs: u64,
+
+    /// Seconds after SIGTERM during which requests are still taken while /healthz answers 503,
+    /// so that a load balancer stops sending new ones before the listener closes.
+    #[arg(long, value_name = "SECS", default_value_t = 0)]
+    drain_secs: u64,
+
+    /// Seconds for a request's head to arrive, and for the next request on a kept-alive
+    /// connection; then the connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    header_timeout_secs: u64,
+
+    /// Seconds for a request's whole body to arrive (it is read before it is forwarded).
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    body_timeout_secs: u64,
+
+    /// Client connections open at once; one more is answered 503 and closed.
+    #[arg(long, value_name = "N", default_value_t = ConnectionLimits::default().max_connections as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
+
+    /// /v1 requests forwarded at once; one more is answered 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = console_server::DEFAULT_MAX_REQUESTS_IN_FLIGHT as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_requests: u64,
+
+    /// Seconds a client connection may stay open; then it finishes its request and closes.
+    #[arg(long, value_name = "SECS", default_value_t = ConnectionLimits::default().max_age.as_secs())]
+    connection_max_secs: u64,
+
+    /// A name people reach this server under (console.example.com), besides its IP addresses
+    /// and localhost; a request for any other Host is refused (repeatable).
+    #[arg(long, value_name = "NAME")]
+    public_host: Vec<String>,
+
+    /// Allow an http:// upstream that is neither loopback nor a private address: bearer tokens
+    /// then cross the network in clear.
+    #[arg(long)]
+    allow_plain_http_upstream: bool,
+
+    /// Serve metrics (Prometheus's text format) at http://ADDR/metrics; keep it private.
+    #[arg(long, value_name = "ADDR")]
+    metrics_addr: Option<SocketAddr>,
 
     /// The name the console shows for this API, in its header and the tab's title (default:
     /// the upstream's host).
@@ -104,12 +150,28 @@ async fn main() -> std::io::Result<()> {
         .init();
     let files = console_files(cli.dist.as_deref()).unwrap_or_else(|e| fail(&e));
     let roots = read_roots(&cli.upstream_ca).unwrap_or_else(|e| fail(&e));
+    let hosts =
+        AllowedHosts::new(cli.public_host.iter().map(String::as_str)).unwrap_or_else(|e| fail(&e));
+    let upstream = cli.upstream.clone();
+    if !upstream.is_https() && !upstream.is_private() && !cli.allow_plain_http_upstream {
+        fail(&format!(
+            "--upstream {upstream} is plain http to a public address: bearer tokens would cross \
+             the network in clear. Use https://, or add --allow-plain-http-upstream if the \
+             network between is yours."
+        ));
+    }
     let timeouts = Timeouts {
         live: Duration::from_secs(cli.live_timeout_secs),
         other: Duration::from_secs(cli.timeout_secs),
         connect: Duration::from_secs(cli.connect_timeout_secs),
+        request_body: Duration::from_secs(cli.body_timeout_secs),
     };
-    let upstream = cli.upstream.clone();
+    let limits = ConnectionLimits {
+        header: Duration::from_secs(cli.header_timeout_secs),
+        max_connections: cli.max_connections as usize,
+        max_age: Duration::from_secs(cli.connection_max_secs),
+        drain: Duration::from_secs(cli.shutdown_grace_secs),
+    };
     let forwarder = Forwarder::new(upstream.clone(), timeouts, &roots).unwrap_or_else(|e| fail(&e));
     let environment = ConsoleEnvironment {
         kind: cli.environment_kind,
@@ -119,12 +181,31 @@ async fn main() -> std::io::Result<()> {
             .filter(|name| !name.trim().is_empty())
             .unwrap_or_else(|| ConsoleEnvironment::live_at(upstream.origin()).name),
     };
+    raise_descriptor_limit(limits.max_connections);
+    let stop_signal = stop_signal()?;
     let listener = tokio::net::TcpListener::bind(cli.addr).await?;
     let addr = listener.local_addr()?;
+    let metrics = Metrics::default();
+    let metrics_url = match cli.metrics_addr {
+        Some(metrics_addr) => {
+            let metrics_listener = tokio::net::TcpListener::bind(metrics_addr).await?;
+            let url = format!("http://{}/metrics", metrics_listener.local_addr()?);
+            tokio::spawn(serve(
+                metrics_listener,
+                metrics.router(),
+                limits,
+                metrics.clone(),
+                std::future::pending(),
+            ));
+            Some(url)
+        }
+        None => None,
+    };
     let line = serde_json::json!({
         "url": format!("http://{addr}"),
         "upstream": upstream.to_string(),
         "environment": environment,
+        "metrics": metrics_url,
     });
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{line}")?;
@@ -146,19 +227,34 @@ async fn main() -> std::io::Result<()> {
         );
     }
 
+    let health = Health::default();
+    let service = app(App {
+        forwarder,
+        files,
+        environment: environment.clone(),
+        hosts,
+        max_requests_in_flight: cli.max_requests as usize,
+        health: health.clone(),
+        metrics: metrics.clone(),
+    });
+    let drain = Duration::from_secs(cli.drain_secs);
     let (stopping_tx, stopping_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = axum::serve(
-        listener,
-        app(forwarder, files, environment.clone(), timeouts.other),
-    )
-    .with_graceful_shutdown(async move {
-        stop_signal().await;
+    let stop = async move {
+        stop_signal.await;
+        health.start_draining();
+        if !drain.is_zero() {
+            eprintln!(
+                "console-server: draining: /healthz answers 503; taking requests for {} s more",
+                drain.as_secs()
+            );
+            tokio::time::sleep(drain).await;
+        }
         eprintln!("console-server: stopping; finishing the requests in flight");
         let _ = stopping_tx.send(());
-    });
+    };
     let grace = Duration::from_secs(cli.shutdown_grace_secs);
     tokio::select! {
-        served = server => served,
+        () = serve(listener, service, limits, metrics, stop) => {}
         () = async {
             let _ = stopping_rx.await;
             tokio::time::sleep(grace).await;
@@ -167,29 +263,46 @@ async fn main() -> std::io::Result<()> {
                 "console-server: requests still in flight after {} s; stopping anyway",
                 grace.as_secs()
             );
-            Ok(())
         }
+    }
+    Ok(())
+}
+
+/// Each client connection may hold a second descriptor, to the upstream: the soft limit is
+/// raised towards what `max_connections` needs (as nginx's `worker_rlimit_nofile` and Go's
+/// runtime do), and a start-up warning says when the hard limit is lower.
+fn raise_descriptor_limit(max_connections: usize) {
+    let needed = 2 * max_connections as u64 + 64;
+    match rlimit::increase_nofile_limit(needed) {
+        Ok(limit) if limit < needed => eprintln!(
+            "console-server: warning: the open-file limit is {limit}; --max-connections \
+             {max_connections} needs about {needed} (raise it, e.g. LimitNOFILE= in a systemd \
+             unit, or lower --max-connections)"
+        ),
+        Ok(_) => {}
+        Err(error) => eprintln!("console-server: warning: the open-file limit: {error}"),
     }
 }
 
-/// SIGTERM (a service manager, a container's stop) or Ctrl-C.
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// SIGTERM (a service manager, a container's stop) or Ctrl-C. Listened for from the moment it
+/// is made, so a signal sent as soon as the start-up line is read is not the default's kill.
+fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = terminate.recv() => {},
+                _ = interrupt.recv() => {},
             }
-            Err(_) => std::future::pending().await,
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

@@ -16,6 +16,8 @@ pub struct Upstream {
     base_path: String,
     https: bool,
     loopback: bool,
+    /// Loopback, or an address of a private network (RFC 1918, unique local, link-local).
+    private: bool,
 }
 
 impl Upstream {
@@ -31,6 +33,12 @@ impl Upstream {
     /// `localhost` or a loopback address: plain HTTP there never crosses a network.
     pub fn is_loopback(&self) -> bool {
         self.loopback
+    }
+
+    /// `localhost`, a loopback address or a private network's address: plain HTTP there never
+    /// crosses the internet.
+    pub fn is_private(&self) -> bool {
+        self.private
     }
 
     /// Where a request for `path_and_query` (checked by `paths::check_api_path`) goes.
@@ -83,10 +91,13 @@ impl FromStr for Upstream {
             .host()
             .trim_start_matches('[')
             .trim_end_matches(']');
-        let loopback = host == "localhost"
-            || host
-                .parse::<std::net::IpAddr>()
-                .is_ok_and(|ip| ip.is_loopback());
+        let address = host.parse::<std::net::IpAddr>().ok();
+        let loopback = host == "localhost" || address.is_some_and(|ip| ip.is_loopback());
+        let private = loopback
+            || address.is_some_and(|ip| match ip {
+                std::net::IpAddr::V4(v4) => v4.is_private() || v4.is_link_local(),
+                std::net::IpAddr::V6(v6) => v6.is_unique_local() || v6.is_unicast_link_local(),
+            });
         let base_path = uri.path().trim_end_matches('/');
         let base_path = base_path
             .strip_suffix("/v1")
@@ -97,6 +108,7 @@ impl FromStr for Upstream {
             base_path,
             https,
             loopback,
+            private,
         })
     }
 }
@@ -125,6 +137,38 @@ mod tests {
             "http://127.0.0.1:8787/v1/actions"
         );
         assert!(with_v1.is_loopback() && !with_v1.is_https());
+    }
+
+    #[test]
+    fn private_addresses_are_told_from_public_ones() {
+        for private in [
+            "http://localhost:8787",
+            "http://127.0.0.1",
+            "http://[::1]:80",
+            "http://10.0.0.7",
+            "http://172.16.3.4",
+            "http://192.168.1.20:8080",
+            "http://169.254.1.1",
+            "http://[fd00::1]",
+            "http://[fe80::1]",
+        ] {
+            assert!(
+                private.parse::<Upstream>().unwrap().is_private(),
+                "{private}"
+            );
+        }
+        for public in [
+            "http://api.provider.example",
+            "http://8.8.8.8",
+            "http://172.32.0.1",
+            "http://[2001:db8::1]",
+            "http://internal.corp",
+        ] {
+            assert!(
+                !public.parse::<Upstream>().unwrap().is_private(),
+                "{public}"
+            );
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@ fn quick() -> Timeouts {
         live: Duration::from_secs(600),
         other: Duration::from_secs(10),
         connect: Duration::from_secs(10),
+        request_body: Duration::from_secs(10),
     }
 }
 
@@ -37,7 +38,7 @@ async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
     let answer = send(
         server,
         "POST",
-        "/v1/workspace?expand=usage&x=%2F",
+        "/v1/keys?expand=usage&x=%2F",
         &[
             ("authorization", "Bearer sk_test_123"),
             ("content-type", "application/json"),
@@ -45,7 +46,7 @@ async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
             ("idempotency-key", "key-0001"),
             ("cookie", "console_session=abc"),
             ("origin", "https://console.example"),
-            ("host", "evil.example"),
+            ("host", "127.0.0.2:9999"),
             ("connection", "keep-alive, x-drop-me"),
             ("x-drop-me", "1"),
             ("x-forwarded-for", "10.0.0.1"),
@@ -55,16 +56,13 @@ async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
         Body::from(r#"{"input":{}}"#),
     )
     .await;
-    assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
 
     let seen = upstream.seen();
     assert_eq!(seen.len(), 1);
     let request = &seen[0];
     assert_eq!(request.method, "POST");
-    assert_eq!(
-        request.target, "/v1/workspace?expand=usage&x=%2F",
-        "as sent"
-    );
+    assert_eq!(request.target, "/v1/keys?expand=usage&x=%2F", "as sent");
     assert_eq!(request.body, br#"{"input":{}}"#);
     let header = |name: &str| request.headers.get(name).map(|v| v.to_str().unwrap());
     assert_eq!(header("authorization"), Some("Bearer sk_test_123"));
@@ -90,7 +88,7 @@ async fn only_the_contracts_headers_cross_and_the_upstream_sees_its_own_host() {
     assert_eq!(answer.header("retry-after"), Some("3"));
     assert_eq!(answer.header("set-cookie"), None);
     assert_eq!(answer.header("x-internal-host"), None);
-    assert!(answer.text().contains("\"workspace_id\":\"ws_1\""));
+    assert!(answer.text().contains("\"id\":\"key_1\""));
 }
 
 #[tokio::test]
@@ -119,28 +117,28 @@ async fn path_tricks_never_reach_another_host() {
     for (trick, expected) in [
         // Not under /v1/: the console's own page, which never leaves this server.
         (
-            format!("GET //{canary_host}/v1/workspace HTTP/1.1\r\nHost: x\r\n\r\n"),
+            format!("GET //{canary_host}/v1/workspace HTTP/1.1\r\nHost: localhost\r\n\r\n"),
             "200",
         ),
         (
-            format!("GET /v1//{canary_host}/v1/workspace HTTP/1.1\r\nHost: x\r\n\r\n"),
+            format!("GET /v1//{canary_host}/v1/workspace HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+            "404",
+        ),
+        (
+            "GET /v1/../v1/workspace HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+            "404",
+        ),
+        (
+            "GET /v1/%2e%2e/admin HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+            "404",
+        ),
+        (
+            format!("GET /v1/runs/%2F%2F{canary_host} HTTP/1.1\r\nHost: localhost\r\n\r\n"),
             "400",
         ),
         (
-            "GET /v1/../v1/workspace HTTP/1.1\r\nHost: x\r\n\r\n".to_owned(),
-            "400",
-        ),
-        (
-            "GET /v1/%2e%2e/admin HTTP/1.1\r\nHost: x\r\n\r\n".to_owned(),
-            "400",
-        ),
-        (
-            format!("GET /v1/runs/%2F%2F{canary_host} HTTP/1.1\r\nHost: x\r\n\r\n"),
-            "400",
-        ),
-        (
-            "GET /v1/runs\\..\\..\\admin HTTP/1.1\r\nHost: x\r\n\r\n".to_owned(),
-            "400",
+            "GET /v1/runs\\..\\..\\admin HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+            "404",
         ),
         (
             format!(
@@ -153,7 +151,7 @@ async fn path_tricks_never_reach_another_host() {
             "405",
         ),
         (
-            "TRACE /v1/workspace HTTP/1.1\r\nHost: x\r\n\r\n".to_owned(),
+            "TRACE /v1/workspace HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
             "405",
         ),
     ] {
@@ -190,14 +188,14 @@ async fn path_tricks_never_reach_another_host() {
 #[tokio::test]
 async fn redirects_are_passed_back_not_followed() {
     let (upstream, server) = quick_server().await;
-    let here = get(server, "/v1/redirect-here").await;
+    let here = get(server, "/v1/runs/redirect-here").await;
     assert_eq!(here.status, StatusCode::FOUND);
     assert_eq!(
         here.header("location"),
         Some("/v1/workspace"),
         "back through this server"
     );
-    let away = get(server, "/v1/redirect-away").await;
+    let away = get(server, "/v1/runs/redirect-away").await;
     assert_eq!(away.status, StatusCode::FOUND);
     assert_eq!(
         away.header("location"),
@@ -206,7 +204,7 @@ async fn redirects_are_passed_back_not_followed() {
     let paths: Vec<_> = upstream.seen().into_iter().map(|s| s.target).collect();
     assert_eq!(
         paths,
-        ["/v1/redirect-here", "/v1/redirect-away"],
+        ["/v1/runs/redirect-here", "/v1/runs/redirect-away"],
         "nothing followed"
     );
 }
@@ -286,7 +284,7 @@ async fn a_slow_upstream_is_a_504_after_the_timeout_not_a_hang() {
     };
     let server = start_server(&upstream.url(), two_seconds).await;
     let started = Instant::now();
-    let answer = get(server, "/v1/slow?hold_ms=30000").await;
+    let answer = get(server, "/v1/runs/slow?hold_ms=30000").await;
     assert_eq!(answer.status, StatusCode::GATEWAY_TIMEOUT);
     assert_eq!(answer.error().code, "upstream_timeout");
     assert!(
@@ -322,7 +320,7 @@ async fn a_live_submission_may_take_longer_than_other_requests() {
 #[tokio::test]
 async fn a_huge_answer_streams_through_whole() {
     let (_upstream, server) = quick_server().await;
-    let answer = get(server, "/v1/huge").await;
+    let answer = get(server, "/v1/runs/huge").await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body.len(), 64 * 1024 * 1024);
 }

@@ -13,7 +13,9 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use console_server::{Forwarder, Timeouts, Upstream};
+use console_server::{
+    AllowedHosts, App, ConnectionLimits, Forwarder, Health, Metrics, Timeouts, Upstream,
+};
 use http_body_util::BodyExt;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -88,13 +90,7 @@ async fn answer(request: Request, seen: &Mutex<Vec<Seen>>, own: SocketAddr) -> R
     };
     match path.as_str() {
         "/v1/workspace" => (
-            [
-                ("content-type", "application/json"),
-                ("x-request-id", "req_upstream_1"),
-                ("set-cookie", "session=upstream-cookie; Path=/"),
-                ("x-internal-host", "db-7.internal"),
-                ("retry-after", "3"),
-            ],
+            [("content-type", "application/json")],
             r#"{"workspace_id":"ws_1","name":"W","credits_balance":1,"credits_reserved":0,"usage_today":{"profiles":0,"premium_lines":0}}"#,
         )
             .into_response(),
@@ -108,27 +104,33 @@ async fn answer(request: Request, seen: &Mutex<Vec<Seen>>, own: SocketAddr) -> R
             tokio::time::sleep(hold(0)).await;
             ([("content-type", "application/json")], r#"{"live":"done"}"#).into_response()
         }
-        "/v1/slow" => {
+        "/v1/runs/slow" => {
             tokio::time::sleep(hold(0)).await;
             "late".into_response()
         }
         "/v1/keys" => (
             StatusCode::CREATED,
-            [("content-type", "application/json")],
+            [
+                ("content-type", "application/json"),
+                ("x-request-id", "req_upstream_1"),
+                ("set-cookie", "session=upstream-cookie; Path=/"),
+                ("x-internal-host", "db-7.internal"),
+                ("retry-after", "3"),
+            ],
             r#"{"id":"key_1","name":"n","api_key":"sk_live_NEWSECRET_abc123","created_at":"2026-11-26T09:00:00Z"}"#,
         )
             .into_response(),
-        "/v1/redirect-here" => (
+        "/v1/runs/redirect-here" => (
             StatusCode::FOUND,
             [("location", format!("http://{own}/v1/workspace"))],
         )
             .into_response(),
-        "/v1/redirect-away" => (
+        "/v1/runs/redirect-away" => (
             StatusCode::FOUND,
             [("location", "https://elsewhere.example/v1/workspace")],
         )
             .into_response(),
-        "/v1/huge" => {
+        "/v1/runs/huge" => {
             // 64 MiB in 64 KiB pieces, made as they are read.
             let piece = bytes::Bytes::from(vec![b'x'; 64 * 1024]);
             let stream = futures_util::stream::iter(
@@ -136,6 +138,19 @@ async fn answer(request: Request, seen: &Mutex<Vec<Seen>>, own: SocketAddr) -> R
             );
             Body::from_stream(stream).into_response()
         }
+        // An error page from a CDN before the API, with a script in it.
+        "/v1/runs/html" => (
+            StatusCode::BAD_GATEWAY,
+            [("content-type", "text/html; charset=utf-8")],
+            "<html><body><script>fetch('/v1/keys')</script>Bad gateway</body></html>",
+        )
+            .into_response(),
+        "/v1/runs/problem" => (
+            StatusCode::CONFLICT,
+            [("content-type", "application/problem+json")],
+            r#"{"title":"Conflict"}"#,
+        )
+            .into_response(),
         _ => (
             StatusCode::NOT_FOUND,
             [("content-type", "application/json")],
@@ -163,16 +178,92 @@ pub async fn start_server_trusting(
 ) -> SocketAddr {
     let upstream: Upstream = upstream.parse().unwrap();
     let forwarder = Forwarder::new(upstream, timeouts, roots).unwrap();
-    let files = console_server::console_files(Some(&fixture_dist())).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let environment = api_contract::ConsoleEnvironment {
-        kind: api_contract::EnvironmentKind::Live,
-        name: "Production".to_owned(),
-    };
-    let app = console_server::app(forwarder, files, environment, timeouts.other);
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
+    Server {
+        forwarder,
+        ..Server::default()
+    }
+    .start()
+    .await
+    .addr
+}
+
+/// console-server in this process as a test sets it up: by default in front of nothing
+/// reachable, with the default limits and fresh metrics.
+pub struct Server {
+    pub forwarder: Forwarder,
+    pub limits: ConnectionLimits,
+    pub max_requests_in_flight: usize,
+    pub public_hosts: Vec<&'static str>,
+    pub health: Health,
+    pub metrics: Metrics,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        let nowhere: Upstream = "http://127.0.0.1:9".parse().unwrap();
+        Server {
+            forwarder: Forwarder::new(nowhere, Timeouts::default(), &[]).unwrap(),
+            limits: ConnectionLimits::default(),
+            max_requests_in_flight: console_server::DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+            public_hosts: Vec::new(),
+            health: Health::default(),
+            metrics: Metrics::default(),
+        }
+    }
+}
+
+/// A running [`Server`]: its address, and what stops it.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub stop: Option<tokio::sync::oneshot::Sender<()>>,
+    pub served: tokio::task::JoinHandle<()>,
+}
+
+impl Server {
+    pub fn in_front_of(upstream: &str, timeouts: Timeouts) -> Self {
+        let upstream: Upstream = upstream.parse().unwrap();
+        Server {
+            forwarder: Forwarder::new(upstream, timeouts, &[]).unwrap(),
+            ..Server::default()
+        }
+    }
+
+    pub async fn start(self) -> Running {
+        let files = console_server::console_files(Some(&fixture_dist())).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let environment = api_contract::ConsoleEnvironment {
+            kind: api_contract::EnvironmentKind::Live,
+            name: "Production".to_owned(),
+        };
+        let app = console_server::app(App {
+            forwarder: self.forwarder,
+            files,
+            environment,
+            hosts: AllowedHosts::new(self.public_hosts.iter().copied()).unwrap(),
+            max_requests_in_flight: self.max_requests_in_flight,
+            health: self.health,
+            metrics: self.metrics.clone(),
+        });
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(console_server::serve(
+            listener,
+            app,
+            self.limits,
+            self.metrics,
+            async move {
+                // Stopped when told to, not when the sender is dropped.
+                if stopped.await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            },
+        ));
+        Running {
+            addr,
+            stop: Some(stop),
+            served,
+        }
+    }
 }
 
 /// An answer, read whole.
