@@ -22,7 +22,7 @@ use std::time::Duration;
 use api_contract::ConsoleEnvironment;
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::Request;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
@@ -113,16 +113,9 @@ pub fn app(parts: App) -> Router {
             metrics: metrics.clone(),
         })
         .layer(ResponseBodyTimeoutLayer::new(body_timeout))
-        .layer(in_flight_cap)
-        // Whatever the upstream answers, it cannot run as a page of this origin.
-        .layer(SetResponseHeaderLayer::overriding(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ));
+        .layer(in_flight_cap);
+    // Whatever the upstream answers, it cannot run as a page of this origin.
+    let api = with_api_headers(api, SetResponseHeaderLayer::overriding);
     let environment = Router::new().route(
         api_contract::ENVIRONMENT_PATH,
         get(move || {
@@ -133,19 +126,10 @@ pub fn app(parts: App) -> Router {
     let health = Router::new()
         .route(health::HEALTH_PATH, get(health::health))
         .with_state(health);
-    api.merge(environment)
-        .merge(health)
-        .merge(files)
-        // The environment and the health check: JSON that is no page either. The console's
-        // files carry their own policy.
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
-        ))
-        .layer(SetResponseHeaderLayer::if_not_present(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
+    let everything = api.merge(environment).merge(health).merge(files);
+    // The environment and the health check: JSON that is no page either. The console's files
+    // carry their own policy.
+    with_api_headers(everything, SetResponseHeaderLayer::if_not_present)
         .layer(axum::middleware::from_fn(refuse_foreign_targets))
         .layer(axum::middleware::from_fn_with_state(
             hosts,
@@ -156,6 +140,23 @@ pub fn app(parts: App) -> Router {
             metrics::count_requests,
         ))
         .layer(access_log::layer())
+}
+
+/// `router` with the API's policy and `nosniff`, set by `rule` (overriding what an answer had, or
+/// only where it had none).
+fn with_api_headers(
+    router: Router,
+    rule: fn(HeaderName, HeaderValue) -> SetResponseHeaderLayer<HeaderValue>,
+) -> Router {
+    router
+        .layer(rule(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
+        ))
+        .layer(rule(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
 }
 
 /// The 503 of a server with as many `/v1` requests in flight as it takes.

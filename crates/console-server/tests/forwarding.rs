@@ -339,9 +339,12 @@ async fn a_body_over_one_mib_is_refused_before_it_is_forwarded() {
     .await;
     assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(answer.error().code, "request_too_large");
-    // The same without a length (chunked): cut off at the limit, so no request completes there.
+    // 2 MiB without a length (chunked), with a credential: read up to the limit and refused,
+    // so neither its headers nor its first MiB reach the upstream.
+    let two_mib = vec![b'a'; 2 * 1024 * 1024];
     let chunks = futures_util::stream::iter(
-        over.chunks(64 * 1024)
+        two_mib
+            .chunks(64 * 1024)
             .map(|c| Ok::<_, std::io::Error>(bytes::Bytes::copy_from_slice(c)))
             .collect::<Vec<_>>(),
     );
@@ -349,7 +352,11 @@ async fn a_body_over_one_mib_is_refused_before_it_is_forwarded() {
         server,
         "POST",
         "/v1/actions/premium-search-people/run/async",
-        &[("content-type", "application/json")],
+        &[
+            ("authorization", "Bearer sk_live_CHUNKED"),
+            ("content-type", "application/json"),
+            ("idempotency-key", "key-chunked-1"),
+        ],
         Body::from_stream(chunks),
     )
     .await;
