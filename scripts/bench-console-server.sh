@@ -2,8 +2,8 @@
 # What console-server adds in front of an API (not part of the test suite; no time is asserted).
 # The sandbox and console-server, both built with the `server` profile as deployed, on loopback;
 # the same load sent straight to the sandbox, through console-server, and, when nginx is
-# installed, through two peers: nginx with docs/hosting.md's /v1 location as printed, and the same
-# with its connections to the API kept open (upstream keepalive). The paths take turns, in an
+# installed, through nginx with docs/hosting.md's /v1 location as printed (its route map, and its
+# connections to the API kept open by its `upstream` block). The paths take turns, in an
 # order rotated each round, so that a noisy neighbour hits each alike; medians are reported.
 #   1. wrk, 2 threads, 32 connections, BENCH_SECONDS (10) s each: GET /v1/runs/{id} (a run of 20
 #      records) and async submissions (POST /v1/actions/premium-search-people/run/async, a new
@@ -103,32 +103,33 @@ start_console_server() {
   cs_url=$(json_field "$(first_line "$work/$1.out" "$cs_pid")" url)
 }
 
-# start_nginx NAME UPSTREAM [keepalive]: sets nginx_pid (the master), nginx_url. The server block
-# is docs/hosting.md's `location ^~ /v1/ { … }` as printed, with the upstream replaced; the access
-# log on, as nginx has it by default. With `keepalive`, nginx keeps its connections to the API
-# open (an `upstream` block with `keepalive 64`, and no `Connection: close` sent to it), which the
-# document's recipe does not: each request then opens a new one.
+# start_nginx NAME UPSTREAM: sets nginx_pid (the master), nginx_url. The server block is
+# docs/hosting.md's `location ^~ /v1/ { … }` as printed, with what it needs from before its
+# `server {` (the route map, the answers' map, the `upstream` block that keeps connections to the
+# API open), the API's address replaced; the access log on, as nginx has it by default.
 start_nginx() {
-  local name=$1 upstream=$2 variant=${3:-} prefix=$work/$1
+  local name=$1 upstream=$2 prefix=$work/$1
   mkdir -p "$prefix"
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  python3 - "$root/docs/hosting.md" "$upstream" "$port" "$prefix" "$held" "$prefix/access.log" "$nginx_bin" "$variant" \
+  python3 - "$root/docs/hosting.md" "$upstream" "$port" "$prefix" "$held" "$prefix/access.log" "$nginx_bin" \
     > "$prefix/nginx.conf" <<'PY'
 import re, subprocess, sys
-doc, upstream, port, prefix, held, access, nginx, variant = sys.argv[1:]
+doc, upstream, port, prefix, held, access, nginx = sys.argv[1:]
 block = re.search(r"^```nginx\n(.*?)^```", open(doc).read(), re.S | re.M).group(1)
 location = re.search(r"^( *)location \^~ /v1/ \{\n.*?^\1\}\n", block, re.S | re.M)
-if not location or "proxy_pass https://api.provider.example;" not in location.group(0):
-    sys.exit("bench-console-server: no `location ^~ /v1/ { proxy_pass https://api.provider.example; … }` in docs/hosting.md's nginx block")
-location = location.group(0)
-upstream_block = ""
-if variant == "keepalive":
-    upstream_block = f"    upstream api {{\n        server {upstream.removeprefix('http://')};\n        keepalive 64;\n    }}\n"
-    location = location.replace("proxy_pass https://api.provider.example;",
-                                "proxy_pass http://api;\n        proxy_set_header Connection \"\";")
-else:
-    location = location.replace("https://api.provider.example", upstream)
+before_server = block[: block.index("\nserver {")]
+if not location or "proxy_pass https://provider_api;" not in location.group(0) \
+        or "server api.provider.example:443;" not in before_server:
+    sys.exit("bench-console-server: docs/hosting.md's nginx block no longer has `upstream provider_api { server "
+             "api.provider.example:443; … }` and `location ^~ /v1/ { proxy_pass https://provider_api; … }`")
+host = upstream.removeprefix("http://")
+def api_here(text):
+    return (text.replace("server api.provider.example:443;", f"server {host};")
+                .replace("proxy_pass https://provider_api;", "proxy_pass http://provider_api;")
+                .replace("api.provider.example", host))
+location = api_here(location.group(0))
+upstream_block = api_here(before_server) + "\n"
 build = subprocess.run([nginx, "-V"], capture_output=True, text=True).stderr
 temps = [m for m in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
          if m in ("client_body", "proxy") or f"--without-http_{m}_module" not in build]
@@ -204,10 +205,7 @@ if [[ -n $nginx_bin ]]; then
   start_nginx nginx "$sandbox_url"
   url[nginx]=$nginx_url
   forwarder_pid[nginx]=$nginx_pid
-  start_nginx nginx-keepalive "$sandbox_url" keepalive
-  url[nginx-keepalive]=$nginx_url
-  forwarder_pid[nginx-keepalive]=$nginx_pid
-  paths+=(nginx nginx-keepalive)
+  paths+=(nginx)
 fi
 key=$sandbox_key
 run=$(curl -sf -X POST "$sandbox_url/v1/actions/premium-search-people/run/live" -H "Authorization: Bearer $key" \
@@ -416,6 +414,46 @@ PY
   python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().splitlines()[-1]); print("  held {path}: {before_kb} KB, {held_kb} KB with {runs_queued_at_sandbox} runs queued and {connections_to_sandbox} connections to the sandbox, {after_kb} KB after; {completed} completed".format_map(d))' "$held_results" >&2
 }
 hold console-server "$cs_url" "$cs_pid"
+
+# ---- 4: idle connections, as a slow client leaves them ----------------------------------------
+# BENCH_IDLE (1,000) connections that send nothing: console-server's RSS with them open, and how
+# long until its header timeout has closed them all.
+idle_results=$work/idle.json
+PYTHONPATH=$work python3 - "$cs_url" "${BENCH_IDLE:-1000}" "$cs_pid" > "$idle_results" <<'PY'
+import json, socket, sys, time
+from process_tree import tree
+target, n, pid = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+host, port = target.removeprefix("http://").split(":")
+
+def rss_kb():
+    return sum(int(line.split()[1]) for p in tree(pid) for line in open(f"/proc/{p}/status")
+               if line.startswith("VmRSS:"))
+
+time.sleep(1)
+before = rss_kb()
+started = time.monotonic()
+idle = [socket.create_connection((host, int(port))) for _ in range(n)]
+time.sleep(1)
+with_idle = max(rss_kb() for _ in range(3) if time.sleep(0.2) is None)
+open_, closed_after = set(range(n)), None
+for s in idle:
+    s.settimeout(0.05)
+while open_ and time.monotonic() - started < 60:
+    for i in list(open_):
+        try:
+            if idle[i].recv(1) == b"":
+                open_.discard(i)
+        except socket.timeout:
+            pass
+        except OSError:
+            open_.discard(i)
+closed_after = time.monotonic() - started
+print(json.dumps({"connections": n, "before_kb": before, "with_idle_kb": with_idle,
+                  "kb_each": round((with_idle - before) / n, 1), "still_open": len(open_),
+                  "all_closed_after_s": round(closed_after, 1)}))
+PY
+cp "$idle_results" target/bench/console-server-idle.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("  idle: {connections} connections, {before_kb} KB before, {with_idle_kb} KB with them ({kb_each} KB each), {still_open} still open after {all_closed_after_s} s".format_map(d))' "$idle_results" >&2
 stop "$cs_pid"
 if [[ -n $nginx_bin ]]; then
   start_nginx nginx-held "$sandbox_url"
@@ -429,9 +467,9 @@ import datetime, json, os, statistics, sys
 results, held_results, run_bytes, rounds, secs, single_secs, commit, hold_ms = sys.argv[1:]
 rows = [json.loads(l) for l in open(results)]
 held = [json.loads(l) for l in open(held_results)]
-paths = [p for p in ("direct", "console-server", "nginx", "nginx-keepalive") if any(r["path"] == p for r in rows)]
+paths = [p for p in ("direct", "console-server", "nginx") if any(r["path"] == p for r in rows)]
 label = {"direct": "direct to the sandbox", "console-server": "console-server",
-         "nginx": "nginx (docs/hosting.md)", "nginx-keepalive": "nginx + keepalive"}
+         "nginx": "nginx (docs/hosting.md)"}
 med = statistics.median
 
 def summary(mode, kind, path):
@@ -463,10 +501,9 @@ print(f"wrk, 2 threads, 32 connections, {secs} s each. wrk, the sandbox and the 
       "hence each server's CPU per request (user + system, from /proc/PID/stat) beside it.")
 if "nginx" in paths:
     print()
-    print("The peers: nginx (docs/hosting.md) is the recipe's `location ^~ /v1/ { … }` as printed, which opens a new "
-          "connection to the API for each request (the sandbox's CPU per request shows what that costs it); "
-          "nginx + keepalive is the same with an `upstream` block that keeps up to 64 connections to the API open, "
-          "the cheapest forwarder at hand, for scale. The aims are console-server's.")
+    print("The peer: nginx (docs/hosting.md) is the recipe's `location ^~ /v1/ { … }` as printed, with its route "
+          "map and its `upstream` block, which keeps up to 16 idle connections to the API open. The aims are "
+          "console-server's.")
 for kind, title in (("get", f"GET /v1/runs/{{id}} (a run of 20 records, {int(run_bytes):,} B)"),
                     ("post", "POST /v1/actions/premium-search-people/run/async (a new run each)")):
     print()
@@ -523,4 +560,16 @@ if held:
 os.makedirs("target/bench", exist_ok=True)
 with open("target/bench/console-server.json", "w") as f:
     json.dump(out, f, indent=2)
+PY
+
+python3 - "$idle_results" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print()
+print(f"**{d['connections']:,} idle connections to console-server** (opened, then nothing sent: a slow client's "
+      "or an attacker's), before its header timeout closes them")
+print()
+print("| RSS before | with them open | per connection | still open at the end | all closed after |")
+print("|---|---|---|---|---|")
+print(f"| {d['before_kb']:,} KB | {d['with_idle_kb']:,} KB | {d['kb_each']} KB | {d['still_open']} | {d['all_closed_after_s']} s |")
 PY

@@ -23,7 +23,10 @@ const SANDBOX = process.env.SANDBOX_BIN ?? join(root, "target", "debug", "sandbo
 const PLACEHOLDERS = {
   listen: "listen 8080;",
   root: "root /srv/console/dist;",
-  upstream: "https://api.provider.example",
+  // The provider's API: its address in the upstream block, its scheme, and its host name.
+  upstreamServer: "server api.provider.example:443;",
+  upstreamScheme: "proxy_pass https://provider_api;",
+  upstreamHost: "api.provider.example",
   csp: "…as printed…",
 };
 
@@ -92,7 +95,10 @@ async function startNginx(sandbox) {
   let server = documentedServerBlock();
   server = replaceAll(server, PLACEHOLDERS.listen, `listen 127.0.0.1:${port};`);
   server = replaceAll(server, PLACEHOLDERS.root, `root ${dist};`);
-  server = replaceAll(server, PLACEHOLDERS.upstream, sandbox.url);
+  const sandboxHost = new URL(sandbox.url).host;
+  server = replaceAll(server, PLACEHOLDERS.upstreamServer, `server ${sandboxHost};`);
+  server = replaceAll(server, PLACEHOLDERS.upstreamScheme, "proxy_pass http://provider_api;");
+  server = replaceAll(server, PLACEHOLDERS.upstreamHost, sandboxHost);
   server = replaceAll(server, PLACEHOLDERS.csp, csp);
   // Nothing else in the block (comments aside) is for a person to fill in.
   expect(server.replace(/#.*$/gm, ""), "a placeholder this test does not know is left in docs/hosting.md's block").not.toMatch(/\.example\b|…/);
@@ -233,14 +239,36 @@ test("/v1 goes to the API, never to the app", async ({ sandbox, seeded: { origin
   expect(workspace.headers.get("x-request-id")).toMatch(/^req_/);
   expect((await workspace.json()).workspace_id).toBe((await api(sandbox, "GET", "/v1/workspace")).json.workspace_id);
 
-  // An unknown API path, and a run id that matches the hashed assets' pattern (`^~` keeps /v1/
-  // away from it), are the API's JSON 404s, with the path as it was sent.
-  for (const [path, said] of [["/v1/nothing-here", "/nothing-here"], ["/v1/runs/console-0123456789abcdef.js", "console-0123456789abcdef.js"]]) {
-    const res = await fetch(`${origin}${path}`, { headers });
-    expect(res.status, path).toBe(404);
+  // The API's own 404 for a run it does not have, with the path as it was sent.
+  const missing = await fetch(`${origin}/v1/runs/run_not_here`, { headers });
+  expect(missing.status).toBe(404);
+  const { error } = await missing.json();
+  expect(error.request_id).toBe(missing.headers.get("x-request-id"));
+  expect(error.message).toContain("run_not_here");
+  // Every answer under /v1 is no page: the API's policy, nosniff, and JSON is no download.
+  for (const res of [workspace, missing]) {
+    expect(res.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("content-disposition")).toBeNull();
+  }
+
+  // What is none of the API's routes is answered by nginx and never forwarded: unknown paths,
+  // ids that are not plain (a run id matching the hashed assets' pattern included: `^~` keeps
+  // /v1/ away from that rule), encoded dots, methods the route does not take.
+  for (const [method, path] of [
+    ["GET", "/v1/nothing-here"],
+    ["GET", "/v1/runs/console-0123456789abcdef.js"],
+    ["GET", "/v1/..;/admin"],
+    ["GET", "/v1/runs/%252e%252e"],
+    ["GET", "/v1/runs/%2e%2e/outputs"],
+    ["PUT", "/v1/workspace"],
+    ["DELETE", "/v1/runs/run_1"],
+  ]) {
+    const res = await fetch(`${origin}${path}`, { method, headers });
+    expect(res.status, `${method} ${path}`).toBe(404);
     expect(res.headers.get("content-type"), path).toMatch(/^application\/json/);
-    const { error } = await res.json();
-    expect(error.request_id, path).toBe(res.headers.get("x-request-id"));
-    expect(error.message, path).toContain(said);
+    expect(res.headers.get("content-security-policy"), path).toBe("default-src 'none'; frame-ancestors 'none'; sandbox");
+    expect(res.headers.get("x-request-id"), `${method} ${path} reached the API`).toBeNull();
+    expect((await res.json()).error.code, path).toBe("not_found");
   }
 });
