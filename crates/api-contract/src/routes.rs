@@ -88,6 +88,23 @@ impl Endpoint {
         }
     }
 
+    /// Method and path, as logs and metrics name the route: `GET /v1/runs/{id}`.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Endpoint::ListActions => "GET /v1/actions",
+            Endpoint::SubmitLive => "POST /v1/actions/{action}/run/live",
+            Endpoint::SubmitAsync => "POST /v1/actions/{action}/run/async",
+            Endpoint::ListRuns => "GET /v1/runs",
+            Endpoint::GetRun => "GET /v1/runs/{id}",
+            Endpoint::GetRunOutputs => "GET /v1/runs/{id}/outputs",
+            Endpoint::CancelRun => "POST /v1/runs/{id}/cancel",
+            Endpoint::GetWorkspace => "GET /v1/workspace",
+            Endpoint::ListKeys => "GET /v1/keys",
+            Endpoint::CreateKey => "POST /v1/keys",
+            Endpoint::RevokeKey => "DELETE /v1/keys/{id}",
+        }
+    }
+
     /// The route a request is for, by its method and its path (without the query), as sent:
     /// percent-encoded bytes are not decoded, so a parameter is matched exactly as it will reach
     /// the server behind.
@@ -183,6 +200,16 @@ mod tests {
                 Endpoint::recognize(endpoint.method().as_str(), &path),
                 Ok(endpoint),
                 "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_routes_label_is_its_method_and_path() {
+        for endpoint in Endpoint::ALL {
+            assert_eq!(
+                endpoint.label(),
+                format!("{} {}", endpoint.method().as_str(), endpoint.path())
             );
         }
     }

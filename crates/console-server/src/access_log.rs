@@ -17,8 +17,12 @@ pub struct Escaped<'a>(pub &'a str);
 
 impl fmt::Display for Escaped<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let printable = |c: char| c.is_ascii_graphic() && c != '\\';
+        if self.0.chars().all(printable) {
+            return f.write_str(self.0);
+        }
         for c in self.0.chars() {
-            if c.is_ascii_graphic() && c != '\\' {
+            if printable(c) {
                 fmt::Write::write_char(f, c)?;
             } else {
                 write!(f, "{}", c.escape_unicode())?;

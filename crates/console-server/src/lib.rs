@@ -109,7 +109,7 @@ pub fn app(parts: App) -> Router {
         .route("/v1/{*rest}", any(forward::forward))
         .route("/v1", any(forward::forward))
         .with_state(forward::ApiState {
-            forwarder,
+            forwarder: std::sync::Arc::new(forwarder),
             metrics: metrics.clone(),
         })
         .layer(ResponseBodyTimeoutLayer::new(body_timeout))

@@ -24,14 +24,14 @@ use crate::refusal::OwnAnswer;
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     /// `GET /v1/runs/{id}`, `/v1 (no route)`, `/healthz` or `files`.
-    route: String,
+    route: &'static str,
     /// `2xx`, `4xx`…
-    status: String,
+    status: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    route: String,
+    route: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -39,13 +39,15 @@ struct RuleLabels {
     /// The contract `code` of the refusal (`not_found`, `invalid_path`, `misdirected_request`…),
     /// or what closed a connection before a request was read (`header_timeout`, `bad_request`,
     /// `connection_cap`).
-    rule: String,
+    rule: &'static str,
 }
 
-/// The server's counters; clones share them.
-#[derive(Clone)]
-pub struct Metrics {
-    registry: Arc<Registry>,
+/// The server's counters; clones share them (one reference count: a clone is made per request).
+#[derive(Clone, Default)]
+pub struct Metrics(Arc<Counters>);
+
+struct Counters {
+    registry: Registry,
     requests: Family<RequestLabels, Counter>,
     upstream_seconds: Family<RouteLabels, Histogram, fn() -> Histogram>,
     upstream_failures: Family<RuleLabels, Counter>,
@@ -58,7 +60,7 @@ fn upstream_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.005, 2.0, 18))
 }
 
-impl Default for Metrics {
+impl Default for Counters {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("console_server");
         let requests = Family::<RequestLabels, Counter>::default();
@@ -94,8 +96,8 @@ impl Default for Metrics {
             "Client connections open now",
             open_connections.clone(),
         );
-        Metrics {
-            registry: Arc::new(registry),
+        Counters {
+            registry,
             requests,
             upstream_seconds,
             upstream_failures,
@@ -106,40 +108,41 @@ impl Default for Metrics {
 }
 
 impl Metrics {
-    pub fn upstream_answered(&self, route: &str, took: Duration) {
-        self.upstream_seconds
-            .get_or_create(&RouteLabels {
-                route: route.to_owned(),
-            })
+    pub fn upstream_answered(&self, route: &'static str, took: Duration) {
+        self.0
+            .upstream_seconds
+            .get_or_create(&RouteLabels { route })
             .observe(took.as_secs_f64());
     }
 
     /// A request or connection refused by `rule`.
-    pub fn refused(&self, rule: &str) {
-        self.refusals
-            .get_or_create(&RuleLabels {
-                rule: rule.to_owned(),
-            })
-            .inc();
+    pub fn refused(&self, rule: &'static str) {
+        self.0.refusals.get_or_create(&RuleLabels { rule }).inc();
     }
 
     /// Counts an open connection until the guard is dropped.
     pub fn connection_opened(&self) -> OpenConnection {
-        self.open_connections.inc();
-        OpenConnection(self.open_connections.clone())
+        self.0.open_connections.inc();
+        OpenConnection(self.0.open_connections.clone())
     }
 
-    fn answered(&self, route: String, response: &Response) {
-        let status = format!("{}xx", response.status().as_u16() / 100);
-        self.requests
+    fn answered(&self, route: &'static str, response: &Response) {
+        let status = match response.status().as_u16() / 100 {
+            1 => "1xx",
+            2 => "2xx",
+            3 => "3xx",
+            4 => "4xx",
+            _ => "5xx",
+        };
+        self.0
+            .requests
             .get_or_create(&RequestLabels { route, status })
             .inc();
         if let Some(own) = response.extensions().get::<OwnAnswer>() {
             if own.code.starts_with("upstream_") {
-                self.upstream_failures
-                    .get_or_create(&RuleLabels {
-                        rule: own.code.to_owned(),
-                    })
+                self.0
+                    .upstream_failures
+                    .get_or_create(&RuleLabels { rule: own.code })
                     .inc();
             } else {
                 self.refused(own.code);
@@ -151,7 +154,7 @@ impl Metrics {
     pub fn encode(&self) -> String {
         let mut text = String::new();
         // Writing to a String cannot fail.
-        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.0.registry);
         text
     }
 
@@ -196,13 +199,13 @@ pub async fn count_requests(
     response
 }
 
-fn route_of(method: &axum::http::Method, path: &str) -> String {
+fn route_of(method: &axum::http::Method, path: &str) -> &'static str {
     if path == crate::health::HEALTH_PATH {
-        path.to_owned()
+        crate::health::HEALTH_PATH
     } else if path == "/v1" || path.starts_with("/v1/") {
         api_contract::Endpoint::recognize(method.as_str(), path)
-            .map_or_else(|_| "/v1 (no route)".to_owned(), crate::routes::route_label)
+            .map_or("/v1 (no route)", api_contract::Endpoint::label)
     } else {
-        "files".to_owned()
+        "files"
     }
 }

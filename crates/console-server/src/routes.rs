@@ -53,8 +53,3 @@ pub fn refusal(method: &Method, why: Unrecognized) -> Response {
         .into_response(),
     }
 }
-
-/// The metrics' and the log's name for a route: `GET /v1/runs/{id}`.
-pub fn route_label(endpoint: Endpoint) -> String {
-    format!("{} {}", endpoint.method().as_str(), endpoint.path())
-}
