@@ -28,6 +28,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::{BoxError, Json, Router};
 use tower::ServiceBuilder;
+use tower::layer::util::{Identity, Stack};
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -101,10 +102,8 @@ pub fn app(parts: App) -> Router {
         metrics,
     } = parts;
     let body_timeout = forwarder.timeouts().other;
-    let in_flight_cap = ServiceBuilder::new()
-        .layer(HandleErrorLayer::new(|_: BoxError| async { busy() }))
-        .layer(LoadShedLayer::new())
-        .layer(GlobalConcurrencyLimitLayer::new(max_requests_in_flight));
+    // Each `ServiceBuilder` below is applied with one `Router::layer` call: axum boxes a route
+    // once per call, and each boxing level costs every request a clone and an allocation.
     let api = Router::new()
         .route("/v1/{*rest}", any(forward::forward))
         .route("/v1", any(forward::forward))
@@ -112,10 +111,16 @@ pub fn app(parts: App) -> Router {
             forwarder: std::sync::Arc::new(forwarder),
             metrics: metrics.clone(),
         })
-        .layer(ResponseBodyTimeoutLayer::new(body_timeout))
-        .layer(in_flight_cap);
-    // Whatever the upstream answers, it cannot run as a page of this origin.
-    let api = with_api_headers(api, SetResponseHeaderLayer::overriding);
+        .layer(
+            ServiceBuilder::new()
+                // Whatever the upstream answers, it cannot run as a page of this origin.
+                .layer(api_headers(SetResponseHeaderLayer::overriding))
+                // The cap on requests in flight: past it, a 503 at once rather than a queue.
+                .layer(HandleErrorLayer::new(|_: BoxError| async { busy() }))
+                .layer(LoadShedLayer::new())
+                .layer(GlobalConcurrencyLimitLayer::new(max_requests_in_flight))
+                .layer(ResponseBodyTimeoutLayer::new(body_timeout)),
+        );
     let environment = Router::new().route(
         api_contract::ENVIRONMENT_PATH,
         get(move || {
@@ -126,29 +131,38 @@ pub fn app(parts: App) -> Router {
     let health = Router::new()
         .route(health::HEALTH_PATH, get(health::health))
         .with_state(health);
-    let everything = api.merge(environment).merge(health).merge(files);
-    // The environment and the health check: JSON that is no page either. The console's files
-    // carry their own policy.
-    with_api_headers(everything, SetResponseHeaderLayer::if_not_present)
-        .layer(axum::middleware::from_fn(refuse_foreign_targets))
-        .layer(axum::middleware::from_fn_with_state(
-            hosts,
-            hosts::refuse_other_hosts,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            metrics,
-            metrics::count_requests,
-        ))
-        .layer(access_log::layer())
+    api.merge(environment).merge(health).merge(files).layer(
+        ServiceBuilder::new()
+            .layer(access_log::layer())
+            .layer(axum::middleware::from_fn_with_state(
+                metrics,
+                metrics::count_requests,
+            ))
+            .layer(axum::middleware::from_fn_with_state(
+                hosts,
+                hosts::refuse_other_hosts,
+            ))
+            .layer(axum::middleware::from_fn(refuse_foreign_targets))
+            // The environment and the health check: JSON that is no page either. The console's
+            // files carry their own policy.
+            .layer(api_headers(SetResponseHeaderLayer::if_not_present)),
+    )
 }
 
-/// `router` with the API's policy and `nosniff`, set by `rule` (overriding what an answer had, or
-/// only where it had none).
-fn with_api_headers(
-    router: Router,
+/// The two layers of [`api_headers`], outer first.
+type ApiHeaders = ServiceBuilder<
+    Stack<
+        SetResponseHeaderLayer<HeaderValue>,
+        Stack<SetResponseHeaderLayer<HeaderValue>, Identity>,
+    >,
+>;
+
+/// The layers that give an answer the API's policy and `nosniff`, set by `rule` (overriding what
+/// an answer had, or only where it had none).
+fn api_headers(
     rule: fn(HeaderName, HeaderValue) -> SetResponseHeaderLayer<HeaderValue>,
-) -> Router {
-    router
+) -> ApiHeaders {
+    ServiceBuilder::new()
         .layer(rule(
             header::CONTENT_SECURITY_POLICY,
             HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
