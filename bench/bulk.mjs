@@ -11,6 +11,9 @@
 // - reload: burst 5, 2 per second; the page is reloaded mid-batch, signed in again and the kept
 //   batch resumed: 429s per 100 rows before and after the reload (issue 24: a reload must not
 //   learn the pace again through 429s; aim < 5);
+// - repeats: 1,000 rows of which 300 repeat earlier rows' keywords (spaced otherwise), at the
+//   measure's rate: runs made and credits spent against the 700 distinct rows, and the time
+//   against the rate limit's ideal for those 700 (issue 47);
 // - large (only when named): 10,000 rows with max_results 100 (about 880,000 records) against
 //   burst 50, 50 per second, 0.8 s runs: the batch's time against the ideal (issue 24: ≤ 1.15×),
 //   long tasks (none over 50 ms), the page's and the browser's memory before, during and after
@@ -23,8 +26,8 @@
 // did not finish in time or stopped short, an export did not download); the other scenarios are
 // still run and written. Usage (after a release build of the console and of the sandbox):
 //   node bench/bulk.mjs [rows] [scenario ...]
-// rows: the measure's rows (default 1,000); scenarios: any of measure, status-2, status-50,
-// reload, large (default all but large). BENCH_DIST: the built console to serve (default dist/; relative to the
+// rows: the measure's rows (default 1,000); scenarios: any of measure, repeats, status-2,
+// status-50, reload, large (default all but large). BENCH_DIST: the built console to serve (default dist/; relative to the
 // repository), e.g. a copy kept aside while dist/ is rebuilt.
 // Writes target/bench/bulk.json (every scenario's results) and prints a Markdown table each.
 //
@@ -84,6 +87,10 @@ const RUN_FLAGS = ["--queue-ms", "600", "--process-ms", "1800"];
 // per second; one deadline for the whole scenario (batch and exports).
 const LARGE = { name: "large", rows: 10_000, maxResults: 100, burst: 50, rate: 50, deadlineMs: 12 * 60_000,
   aims: { ratio: 1.15, longTaskMs: 50, memoryMB: 250, exportS: 60 } };
+// Issue 47: 1,000 rows of keywords of which 300 repeat earlier rows (spaced otherwise), at the
+// measure's rate: each distinct row is sent once (700 runs, charged 700 times), in the rate
+// limit's time for 700 rows.
+const REPEATS = { name: "repeats", rows: 1000, repeats: 300, burst: BURST, rate: RATE };
 // Scenarios left out unless named.
 const OPT_IN = new Set([LARGE.name]);
 
@@ -792,8 +799,55 @@ async function largeScenario(browser, spec) {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The repeats scenario: keywords `bench repeat {n}`; rows whose number ends in 3, 6 or 9 repeat
+ * an earlier row's keywords with other spacing.
+ */
+async function repeatsScenario(browser, spec) {
+  const sandbox = await startSandbox(["--queue-ms", "200", "--process-ms", "600",
+    "--rate-burst", String(spec.burst), "--rate-per-sec", String(spec.rate), "--credits", "25000"]);
+  try {
+    const lines = [csvLine(["keywords", "max_results"])];
+    let distinct = 0;
+    for (let i = 1; i <= spec.rows; i++) {
+      if ([3, 6, 9].includes(i % 10)) lines.push(csvLine([`  bench   repeat ${1 + ((i * 37) % distinct)} `, 1]));
+      else lines.push(csvLine([`bench repeat ${++distinct}`, 1]));
+    }
+    if (spec.rows - distinct !== spec.repeats) throw new Error(`${spec.rows - distinct} repeats made, not ${spec.repeats}`);
+    const { context, page, pageErrors } = await openBulk(browser, sandbox);
+    const start = await pasteRows(context, page, sandbox, lines, distinct);
+    const subs = watchSubmissions(page, "batch");
+    const before = await api(sandbox, "/v1/workspace");
+    const clickWall = Date.now();
+    await start.click();
+    await finished(page, SCENARIO_DEADLINE_MS);
+    const doneWall = Date.now();
+    const counts = await pageCounts(page);
+    await context.close();
+    const after = await api(sandbox, "/v1/workspace");
+    const seen = await Promise.all(subs.answers);
+    const runIds = new Set(seen.map((s) => s.id).filter(Boolean));
+    const runs = await readRuns(sandbox, [...runIds]);
+    const ideal = Math.max(0, distinct - spec.burst) / spec.rate;
+    const wall = (doneWall - clickWall) / 1000;
+    return {
+      sandbox: { flags: sandbox.flags, action: ACTION, max_results: 1 },
+      rows: spec.rows, repeats: spec.repeats, distinct, counts, page_errors: pageErrors,
+      wall_s: wall, ideal_s: ideal, ratio: +(wall / ideal).toFixed(3),
+      keys_sent: subs.firstAccepted.size, distinct_run_ids: runIds.size,
+      submissions: subs.by.batch?.sent ?? 0, limited_429: subs.by.batch?.limited ?? 0,
+      credits_spent: before.credits_balance - after.credits_balance,
+      credits_used_by_runs: runs.reduce((sum, run) => sum + run.credits_used, 0),
+      credits_reserved_after: after.credits_reserved,
+    };
+  } finally {
+    sandbox.stop();
+  }
+}
+
 const SCENARIOS = {
   measure: (browser) => measure(browser),
+  [REPEATS.name]: (browser) => repeatsScenario(browser, REPEATS),
   ...Object.fromEntries(STATUS_SCENARIOS.map((spec) => [spec.name, (browser) => statusScenario(browser, { ...spec })])),
   [RELOAD.name]: (browser) => reloadScenario(browser, RELOAD),
   [LARGE.name]: (browser) => largeScenario(browser, LARGE),
@@ -900,6 +954,18 @@ if (r) {
   console.log(`| status requests | ${r.before.status_requests} | ${r.after.status_requests} | |`);
   console.log(`| rows completed / failed at the end; rows with more than one run (sent again after the reload) | | ${n(r.counts.completed)} / ${n(r.counts.failed)}; ${r.runs.rows_with_several_runs} (${r.runs.rows_accepted_before_and_after}) | 0 |`);
   if (r.page_errors.length) console.log(`\nPage errors: ${r.page_errors.join("; ")}`);
+}
+
+const rp = results[REPEATS.name];
+if (rp) {
+  console.log(`\n**${REPEATS.name}**: ${n(rp.rows)} rows of ${ACTION} (max_results 1), ${n(rp.repeats)} of them repeating an earlier row's keywords spaced otherwise; sandbox burst ${REPEATS.burst}, ${REPEATS.rate}/s, runs 0.8 s\n`);
+  console.log("| measure | result | aim | |");
+  console.log("|---|---|---|---|");
+  console.log(`| runs made (distinct run ids; rows sent with a key) | ${n(rp.distinct_run_ids)} (${n(rp.keys_sent)} rows) | ${n(rp.distinct)} | ${mark(rp.distinct_run_ids === rp.distinct && rp.keys_sent === rp.distinct)} |`);
+  console.log(`| credits spent (balance) = the runs' credits_used; reserved after | ${n(rp.credits_spent)} = ${n(rp.credits_used_by_runs)}; ${rp.credits_reserved_after} | equal, 0 | ${mark(rp.credits_spent === rp.credits_used_by_runs && rp.credits_reserved_after === 0)} |`);
+  console.log(`| click on start → every row final | ${rp.wall_s.toFixed(1)} s = ${rp.ratio}× the rate limit's ${rp.ideal_s} s for the ${n(rp.distinct)} distinct rows ((${n(rp.distinct)} − ${REPEATS.burst}) ÷ ${REPEATS.rate}/s) | ≤ ${AIMS.ratio}× | ${mark(rp.ratio <= AIMS.ratio)} |`);
+  console.log(`| rows completed / repeats / failed; 429 answers (submissions sent) | ${n(rp.counts.completed)} / ${n(rp.counts.repeat)} / ${n(rp.counts.failed)}; ${rp.limited_429} (${n(rp.submissions)}) | | |`);
+  if (rp.page_errors.length) console.log(`\nPage errors: ${rp.page_errors.join("; ")}`);
 }
 
 const L = results[LARGE.name];

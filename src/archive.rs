@@ -7,6 +7,7 @@ use api_contract::Run;
 
 use crate::browser::FileParts;
 use crate::model::archive::{KeptRun, ListReads, SkippedLine, input_of_body, read_history_file};
+use crate::model::same_input::{AskedBefore, Question};
 use crate::model::store_table::{FactKey, RunKey, WorkspaceFact, workspace_of};
 use crate::store::{
     self, Change, HISTORY_SINCE, KEPT_RUNS, LIST_READS, LOG_ENTRIES, Listed, SAVED_BATCHES,
@@ -262,6 +263,36 @@ async fn batch_ids(workspace: &str) -> Result<Vec<String>, StoreError> {
         .filter(|batch| batch.workspace == workspace)
         .map(|batch| batch.id)
         .collect())
+}
+
+/// The runs this console submitted to `workspace` for `action` (registry ceiling
+/// `max_results_ceiling`), each with the question its body asked, so the form can offer a
+/// kept result for the same input (`model::same_input`). One read of the kept submissions.
+pub async fn asked_before(
+    workspace: &str,
+    action: &str,
+    max_results_ceiling: u32,
+) -> Result<Vec<AskedBefore>, StoreError> {
+    Ok(SAVED_SUBMISSIONS
+        .entries()
+        .await?
+        .items
+        .into_iter()
+        .filter(|entry| entry.value.workspace == workspace && entry.value.action == action)
+        .filter_map(|entry| {
+            Some(AskedBefore {
+                question: Question::of_body(action, max_results_ceiling, &entry.value.body)?,
+                run_id: entry.key,
+            })
+        })
+        .collect())
+}
+
+/// The runs `ids` as this browser keeps them for `workspace` (those it keeps and can read back),
+/// read together.
+pub async fn kept_runs_named(workspace: &str, ids: &[String]) -> Result<Vec<KeptRun>, StoreError> {
+    let keys: Vec<RunKey> = ids.iter().map(|id| run_key(workspace, id)).collect();
+    Ok(KEPT_RUNS.get_many(&keys).await?.items)
 }
 
 /// The keys (run ids) of the submissions this browser keeps for `workspace`.

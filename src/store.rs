@@ -287,6 +287,28 @@ async fn ask(
     Ok(finished(&request(&objects)?).await?)
 }
 
+/// The texts under `keys` of one store, in their order (`None` where there is none), asked
+/// together in one read-only transaction.
+pub async fn get_many(
+    store: &'static str,
+    keys: &[String],
+) -> Result<Vec<Option<String>>, StoreError> {
+    if keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let db = database().await?;
+    let objects = db.transaction_with_str(store)?.object_store(store)?;
+    let requests = keys
+        .iter()
+        .map(|key| objects.get(&JsValue::from_str(key)))
+        .collect::<Result<Vec<_>, JsValue>>()?;
+    let mut values = Vec::with_capacity(requests.len());
+    for request in requests {
+        values.push(finished(&request).await?.as_string());
+    }
+    Ok(values)
+}
+
 /// The text under `key`, if any.
 pub async fn get(store: &'static str, key: &str) -> Result<Option<String>, StoreError> {
     let value = ask(store, |objects| objects.get(&JsValue::from_str(key))).await?;

@@ -5,7 +5,8 @@ use chrono::TimeDelta;
 
 use crate::model::bulk::engine::{Counters, Keeping, Phase};
 use crate::model::bulk::{
-    BatchRow, CheckedRow, RowError, RowState, SavedBatch, Source, Tally, describe,
+    BatchRow, CheckedRow, RowError, RowState, SameRecord, SavedBatch, Source, Spared, Tally,
+    describe,
 };
 use crate::model::form::FormModel;
 use crate::model::format::{duration, group_thousands};
@@ -56,27 +57,36 @@ pub fn mapping_label(model: Option<&FormModel>, name: &str) -> String {
 /// The checked rows counted before the start.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CheckedCounts {
-    /// Rows that may be sent.
+    /// Rows that will be sent: valid, the first to ask their question, and not reusing a run.
     pub valid: usize,
+    /// Rows that reuse a run made before (`CheckedRow::reuses`): read, not sent.
+    pub reused: Spared,
     /// Rows that break a rule.
     pub invalid: usize,
-    /// The most the valid rows may reserve together, in credits.
+    /// Valid rows that ask what an earlier row asks: not sent (`model::same_input`).
+    pub repeats: Spared,
+    /// The most the rows to send may reserve together, in credits.
     pub worst_case: u64,
 }
 
 impl CheckedCounts {
     pub fn of(rows: &[CheckedRow]) -> CheckedCounts {
-        let valid = rows.iter().filter(|r| r.errors.is_empty());
+        let to_send = rows
+            .iter()
+            .filter(|r| r.errors.is_empty() && r.repeat_of.is_none() && r.reuses.is_none());
         CheckedCounts {
-            valid: valid.clone().count(),
-            invalid: rows.len() - valid.clone().count(),
-            worst_case: valid.map(|r| r.estimate).sum(),
+            valid: to_send.clone().count(),
+            reused: Spared::reused(rows),
+            invalid: rows.iter().filter(|r| !r.errors.is_empty()).count(),
+            repeats: Spared::repeats(rows),
+            worst_case: to_send.map(|r| r.estimate).sum(),
         }
     }
 
-    /// A batch starts with a row to send, and with invalid rows only when they are left out.
+    /// A batch starts with a row to send or to read, and with invalid rows only when they are
+    /// left out.
     pub fn can_start(&self, leave_out_invalid: bool) -> bool {
-        self.valid > 0 && (self.invalid == 0 || leave_out_invalid)
+        self.valid + self.reused.rows > 0 && (self.invalid == 0 || leave_out_invalid)
     }
 
     /// The words between the rows to send and the worst case.
@@ -107,6 +117,84 @@ pub fn invalid_lines(rows: &[CheckedRow]) -> Vec<InvalidLine> {
             reason: describe(&r.errors),
         })
         .collect()
+}
+
+/// A repeated row as listed before the start: its line, the first row asking the same, and its
+/// input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepeatLine {
+    pub line: usize,
+    pub first_line: usize,
+    /// The row's cells, `a · b · c`.
+    pub input: String,
+}
+
+/// The first [`INVALID_SHOWN`] repeated rows, in the file's order.
+pub fn repeat_lines(rows: &[CheckedRow]) -> Vec<RepeatLine> {
+    rows.iter()
+        .filter_map(|r| {
+            Some(RepeatLine {
+                line: r.line,
+                first_line: r.repeat_of?,
+                input: r.cells.join(" · "),
+            })
+        })
+        .take(INVALID_SHOWN)
+        .collect()
+}
+
+/// "300 rows repeat earlier rows: each question is sent once; up to 300 credits saved."
+pub fn repeats_sentence(repeats: Spared) -> String {
+    let rows = if repeats.rows == 1 {
+        "1 row repeats an earlier row".to_owned()
+    } else {
+        format!(
+            "{} rows repeat earlier rows",
+            group_thousands(repeats.rows as u64)
+        )
+    };
+    format!(
+        "{rows} (the same input, perhaps written another way): each is sent once, and a repeated \
+         row shows the results of its first row; up to {} credits saved.",
+        group_thousands(repeats.credits_saved_at_most)
+    )
+}
+
+/// Rows that could reuse a kept run, and how many do with the window chosen.
+pub fn reuse_sentences(answered: usize, reused: Spared) -> (String, String) {
+    let answered = if answered == 1 {
+        "1 row asks what a completed run kept in this browser asked.".to_owned()
+    } else {
+        format!(
+            "{} rows ask what completed runs kept in this browser asked.",
+            group_thousands(answered as u64)
+        )
+    };
+    let reused = match reused.rows {
+        0 => "Every row is sent.".to_owned(),
+        n => format!(
+            "{} reuse those results instead of being sent: up to {} credits saved. The batch \
+             reads those runs from the API (which costs nothing) and shows their records.",
+            if n == 1 {
+                "1 row".to_owned()
+            } else {
+                format!("{} rows", group_thousands(n as u64))
+            },
+            group_thousands(reused.credits_saved_at_most)
+        ),
+    };
+    (answered, reused)
+}
+
+/// How many rows to send (valid, not repeats) have a kept run of their question, whatever its
+/// age (`answers` by position).
+pub fn rows_with_kept_answers<T>(rows: &[CheckedRow], answers: &[Option<T>]) -> usize {
+    rows.iter()
+        .zip(answers)
+        .filter(|(row, answer)| {
+            answer.is_some() && row.errors.is_empty() && row.repeat_of.is_none()
+        })
+        .count()
 }
 
 /// The invalid rows not listed ("…and N more"), if any.
@@ -233,6 +321,72 @@ pub fn export_progress(rows_done: usize, rows: usize) -> String {
     )
 }
 
+/// Which records the merged exports hold: every record, or each record once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordsChoice {
+    Every,
+    /// Once per `network_profile_identifier` or `social_id` (the contract's ids).
+    ByContractIds,
+    /// Once per value of a column the person names.
+    ByColumn,
+}
+
+impl RecordsChoice {
+    pub const ALL: [RecordsChoice; 3] = [
+        RecordsChoice::Every,
+        RecordsChoice::ByContractIds,
+        RecordsChoice::ByColumn,
+    ];
+
+    /// The `<option>`'s value.
+    pub fn value(self) -> &'static str {
+        match self {
+            RecordsChoice::Every => "every",
+            RecordsChoice::ByContractIds => "contract-ids",
+            RecordsChoice::ByColumn => "column",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RecordsChoice::Every => "every record, repeats included",
+            RecordsChoice::ByContractIds => {
+                "each record once, by network_profile_identifier or social_id"
+            }
+            RecordsChoice::ByColumn => "each record once, by a column you name",
+        }
+    }
+}
+
+/// How the exports tell records apart for the choice `value` (and the column typed for
+/// [`RecordsChoice::ByColumn`]); `None` keeps every record; an error when no column is named.
+pub fn same_record_of(value: &str, column: &str) -> Result<Option<SameRecord>, String> {
+    if value == RecordsChoice::ByContractIds.value() {
+        Ok(Some(SameRecord::ContractIds))
+    } else if value == RecordsChoice::ByColumn.value() {
+        let column = column.trim();
+        if column.is_empty() {
+            Err("Name the column that tells records apart (for example profile_url).".to_owned())
+        } else {
+            Ok(Some(SameRecord::Column(column.to_owned())))
+        }
+    } else {
+        Ok(None)
+    }
+}
+
+/// What an export without duplicates left out.
+pub fn export_done_note(duplicates_removed: usize) -> String {
+    match duplicates_removed {
+        0 => "Exported: no record appeared twice.".to_owned(),
+        1 => "Exported: 1 duplicate record left out.".to_owned(),
+        n => format!(
+            "Exported: {} duplicate records left out.",
+            group_thousands(n as u64)
+        ),
+    }
+}
+
 /// The explore button's words: reading, never read, or read already.
 pub fn explore_label(reading: bool, read: bool) -> &'static str {
     match (reading, read) {
@@ -270,14 +424,27 @@ pub fn page_count(matching: usize) -> usize {
     matching.div_ceil(PAGE_ROWS).max(1)
 }
 
-/// The rows passing the filter on page `page` (from 0).
+/// The rows passing the filter on page `page` (from 0), a repeated row with its first row's
+/// results.
 pub fn rows_on_page(rows: &[BatchRow], filter: &str, page: usize) -> Vec<ShownRow> {
     rows.iter()
         .filter(|r| row_matches(filter, r.state))
         .skip(page * PAGE_ROWS)
         .take(PAGE_ROWS)
-        .map(ShownRow::of)
+        .map(
+            |row| match row.repeat_of.and_then(|line| row_at_line(rows, line)) {
+                Some(first) => ShownRow::repeating(row, first),
+                None => ShownRow::of(row),
+            },
+        )
         .collect()
+}
+
+/// The row of `line` in a batch's rows (kept in line order).
+pub fn row_at_line(rows: &[BatchRow], line: usize) -> Option<&BatchRow> {
+    rows.binary_search_by_key(&line, |row| row.line)
+        .ok()
+        .map(|index| &rows[index])
 }
 
 /// One line of the batch's table: what it shows of a row.
@@ -291,6 +458,17 @@ pub struct ShownRow {
     pub credits: u64,
     pub records: usize,
     pub error: Option<RowError>,
+    /// For a repeated row, the row whose results it shows.
+    pub same_as: Option<SameAs>,
+    /// The row shows a run made before, reused rather than sent again.
+    pub reused: bool,
+}
+
+/// The first row asking what a repeated row asks: its line and where it stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SameAs {
+    pub line: usize,
+    pub state: RowState,
 }
 
 impl ShownRow {
@@ -303,6 +481,20 @@ impl ShownRow {
             credits: row.credits_used,
             records: row.records,
             error: row.error.clone(),
+            same_as: None,
+            reused: row.reuses.is_some(),
+        }
+    }
+
+    /// A repeated row: its own line and input, `first`'s run, records and error, no credits.
+    pub fn repeating(row: &BatchRow, first: &BatchRow) -> ShownRow {
+        ShownRow {
+            state: RowState::Repeat,
+            same_as: Some(SameAs {
+                line: first.line,
+                state: first.state,
+            }),
+            ..ShownRow::of(&row.with_results_of(first))
         }
     }
 }
@@ -339,6 +531,8 @@ mod tests {
             } else {
                 Vec::new()
             },
+            repeat_of: None,
+            reuses: None,
         }
     }
 
@@ -389,7 +583,9 @@ mod tests {
             counts,
             CheckedCounts {
                 valid: 2,
+                reused: Spared::default(),
                 invalid: 1,
+                repeats: Spared::default(),
                 worst_case: 42
             }
         );
@@ -591,6 +787,81 @@ mod tests {
         assert_eq!((shown.line, shown.credits, shown.records), (7, 12, 3));
         assert_eq!(short_run_id("run_0123456789"), "run_0123");
         assert_eq!(short_run_id("r1"), "r1");
+    }
+
+    #[test]
+    fn a_repeated_row_shows_its_first_rows_results_and_no_credits() {
+        let mut first = row(2, RowState::Completed);
+        first.run_id = Some("run_first".into());
+        first.credits_used = 20;
+        first.records = 1;
+        let mut repeat = row(3, RowState::Repeat);
+        repeat.repeat_of = Some(2);
+        let rows = vec![first, repeat, row(4, RowState::Waiting)];
+        let shown = rows_on_page(&rows, ALL_ROWS, 0);
+        assert_eq!(
+            (
+                shown[1].state,
+                shown[1].run_id.as_deref(),
+                shown[1].credits,
+                shown[1].records
+            ),
+            (RowState::Repeat, Some("run_first"), 0, 1)
+        );
+        assert_eq!(
+            shown[1].same_as,
+            Some(SameAs {
+                line: 2,
+                state: RowState::Completed
+            })
+        );
+        assert_eq!(shown[0].same_as, None);
+        assert_eq!(rows_on_page(&rows, "repeat", 0).len(), 1);
+    }
+
+    #[test]
+    fn repeated_rows_are_counted_apart_and_listed() {
+        let mut rows = vec![
+            checked(2, 5, false),
+            checked(3, 5, false),
+            checked(4, 5, true),
+        ];
+        rows[1].repeat_of = Some(2);
+        let counts = CheckedCounts::of(&rows);
+        assert_eq!((counts.valid, counts.invalid, counts.worst_case), (1, 1, 5));
+        assert_eq!(counts.repeats.rows, 1);
+        assert_eq!(
+            repeat_lines(&rows),
+            [RepeatLine {
+                line: 3,
+                first_line: 2,
+                input: "cell 3".into()
+            }]
+        );
+        assert_eq!(
+            repeats_sentence(counts.repeats),
+            "1 row repeats an earlier row (the same input, perhaps written another way): each \
+             is sent once, and a repeated row shows the results of its first row; up to 5 \
+             credits saved."
+        );
+    }
+
+    #[test]
+    fn the_records_choice_names_how_records_are_told_apart() {
+        assert_eq!(same_record_of("every", "x"), Ok(None));
+        assert_eq!(
+            same_record_of("contract-ids", ""),
+            Ok(Some(SameRecord::ContractIds))
+        );
+        assert_eq!(
+            same_record_of("column", " profile_url "),
+            Ok(Some(SameRecord::Column("profile_url".into())))
+        );
+        assert!(same_record_of("column", "  ").is_err());
+        assert_eq!(
+            export_done_note(1200),
+            "Exported: 1,200 duplicate records left out."
+        );
     }
 
     #[test]

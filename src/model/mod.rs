@@ -18,6 +18,7 @@ pub mod output;
 pub mod request_log;
 pub mod runs_view;
 pub mod safeguards;
+pub mod same_input;
 pub mod sign_ins;
 pub mod snippets;
 pub mod store_error;

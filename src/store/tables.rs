@@ -102,6 +102,14 @@ impl<K: StoreKey, T, C: Codec<T>> Table<K, T, C> {
         }
     }
 
+    /// The values under `keys`, read together: those present and readable, with how many
+    /// could not be read back.
+    pub async fn get_many(&self, keys: &[K]) -> Result<Listed<T>, StoreError> {
+        let texts: Vec<String> = keys.iter().map(StoreKey::text).collect();
+        let values = super::get_many(self.store, &texts).await?;
+        Ok(self.decode_all(values.into_iter().filter(Option::is_some)))
+    }
+
     /// The read of `key` in an [`super::update`]; its answer reads with
     /// [`Table::decode_read`].
     pub fn read(&self, key: &K) -> Read {

@@ -109,7 +109,7 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-csv"]').click()]);
   const csv = parseCsv(await readFile(await download.path(), "utf8"));
   const header = csv[0];
-  expect(header.slice(0, 8)).toEqual(["line", "input.keywords", "input.team", "input.max_results", "run_id", "status", "error_code", "error_message"]);
+  expect(header.slice(0, 10)).toEqual(["line", "input.keywords", "input.team", "input.max_results", "run_id", "status", "error_code", "error_message", "same_as_line", "reused"]);
   const body = csv.slice(1);
   const runIds = new Set(body.filter((r) => r[5] === "completed").map((r) => r[4]));
   expect(runIds.size).toBe(195);
@@ -121,7 +121,7 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   expect(body.filter((r) => r[5] === "invalid")).toHaveLength(5);
   // Charged once: the balance went down by exactly the records returned (1 credit each), and
   // nothing is left reserved. A second run for any row would have cost more.
-  const records = body.filter((r) => r[5] === "completed" && header.slice(8).some((_, j) => r[8 + j] !== "")).length;
+  const records = body.filter((r) => r[5] === "completed" && header.slice(10).some((_, j) => r[10 + j] !== "")).length;
   // JSON Lines: one object per row with its records (read back from this browser's store, where
   // finished rows keep them), the same records as the CSV.
   const [jsonl] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-jsonl"]').click()]);

@@ -31,6 +31,10 @@ impl RowShare {
     /// A row's share. `held`: the row waits but counts its worst case, since its key may already
     /// have made a run (it was sent without an answer) or it is cleared to be sent.
     pub fn of(row: &BatchRow, held: bool) -> RowShare {
+        // A run reused from before was charged then: this batch neither charges nor reserves.
+        if row.reuses.is_some() {
+            return RowShare::default();
+        }
         let worst_case = RowShare {
             charged: 0,
             reserved: row.estimate.max(row.credits_used),
@@ -38,7 +42,7 @@ impl RowShare {
         match row.state {
             RowState::Submitting | RowState::Queued | RowState::Processing => worst_case,
             RowState::Waiting if held => worst_case,
-            RowState::Waiting | RowState::Invalid => RowShare::default(),
+            RowState::Waiting | RowState::Invalid | RowState::Repeat => RowShare::default(),
             // Sent without an answer, then cancelled before it went again: its key may have made
             // a run that nobody reads.
             RowState::Completed | RowState::Failed | RowState::Cancelled
@@ -163,6 +167,8 @@ mod tests {
                 body: String::new(),
                 estimate,
                 errors: Vec::new(),
+                repeat_of: None,
+                reuses: None,
             })
         }
     }

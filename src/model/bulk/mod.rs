@@ -26,8 +26,10 @@ mod fixtures;
 
 pub use api_contract::RUN_LIST_LIMIT;
 
-pub use checks::{CheckedRow, check_rows, describe};
-pub use export::{ExportFormat, MergedExport, add_output_columns, merged_export};
+pub use checks::{CheckedRow, Spared, check_rows, describe};
+pub use export::{
+    CONTRACT_RECORD_IDS, ExportFormat, MergedExport, SameRecord, add_output_columns, merged_export,
+};
 pub use mapping::{ColumnMapping, FieldSource, Source, loose};
 pub use rows::{BatchRow, RowError, RowState, SavedBatch, Tally, row_key};
 pub use table::{MAX_ROWS, Table, TableRow, read_table};

@@ -35,10 +35,13 @@ pub enum RowState {
     Failed,
     /// Cancelled, or never sent because the batch was cancelled.
     Cancelled,
+    /// Asks what an earlier row asks (`model::same_input`): never sent; it shows and exports
+    /// the results of that row ([`BatchRow::repeat_of`]).
+    Repeat,
 }
 
 impl RowState {
-    pub const ALL: [RowState; 8] = [
+    pub const ALL: [RowState; 9] = [
         RowState::Waiting,
         RowState::Submitting,
         RowState::Queued,
@@ -47,6 +50,7 @@ impl RowState {
         RowState::Failed,
         RowState::Cancelled,
         RowState::Invalid,
+        RowState::Repeat,
     ];
 
     pub fn label(self) -> &'static str {
@@ -59,6 +63,7 @@ impl RowState {
             RowState::Completed => "completed",
             RowState::Failed => "failed",
             RowState::Cancelled => "cancelled",
+            RowState::Repeat => "repeat",
         }
     }
 
@@ -66,8 +71,17 @@ impl RowState {
     pub fn is_final(self) -> bool {
         matches!(
             self,
-            RowState::Invalid | RowState::Completed | RowState::Failed | RowState::Cancelled
+            RowState::Invalid
+                | RowState::Completed
+                | RowState::Failed
+                | RowState::Cancelled
+                | RowState::Repeat
         )
+    }
+
+    /// The batch sends the row (or sent it): neither invalid nor a repeat of another row.
+    pub fn is_sent(self) -> bool {
+        !matches!(self, RowState::Invalid | RowState::Repeat)
     }
 
     /// A run exists and has not finished: the batch watches it.
@@ -147,6 +161,16 @@ pub struct BatchRow {
     /// A refusal or a failed run's error; for an invalid row, its broken rules.
     #[serde(default, deserialize_with = "kept_row_error")]
     pub error: Option<RowError>,
+    /// For a [`RowState::Repeat`] row, the line of the first row that asks the same question:
+    /// this row is never sent, and shows and exports that row's results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_of: Option<usize>,
+    /// The id of a run made before (kept in this browser, asking the same question) whose
+    /// results the person chose to reuse: the row is never sent; the batch reads that run, and
+    /// the row shows its results and charges nothing. The API no longer knowing the run sends
+    /// the row after all (see the engine's reading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reuses: Option<String>,
 }
 
 impl BatchRow {
@@ -186,13 +210,20 @@ impl BatchRow {
             estimate: row.estimate,
             state: if invalid {
                 RowState::Invalid
+            } else if row.repeat_of.is_some() {
+                RowState::Repeat
+            } else if row.reuses.is_some() {
+                // Its run exists already: the batch reads it, as it reads a queued run.
+                RowState::Queued
             } else {
                 RowState::Waiting
             },
+            repeat_of: row.repeat_of,
+            reuses: row.reuses.clone(),
             attempt: 0,
             tries: 0,
             not_before: EngineTime::EPOCH,
-            run_id: None,
+            run_id: row.reuses,
             credits_used: 0,
             output: Vec::new(),
             records: 0,
@@ -220,7 +251,12 @@ impl BatchRow {
         }
         self.run_id = Some(run.id.clone());
         self.state = RowState::from_run(run.status);
-        self.credits_used = run.credits_used;
+        // A reused run was charged when it was made, not by this batch.
+        self.credits_used = if self.reuses.is_some() {
+            0
+        } else {
+            run.credits_used
+        };
         if run.status.is_terminal() {
             self.output = run.output.clone();
             self.records = run.output.len();
@@ -230,6 +266,23 @@ impl BatchRow {
             message: e.message.clone(),
             request_id: None,
         });
+    }
+}
+
+impl BatchRow {
+    /// A repeat row as it is shown and exported: its own line, cells and [`BatchRow::repeat_of`],
+    /// with the state, run, records and error of `first`, the row whose question it repeats.
+    /// It charged nothing: the credits are the first row's.
+    pub fn with_results_of(&self, first: &BatchRow) -> BatchRow {
+        BatchRow {
+            state: first.state,
+            run_id: first.run_id.clone(),
+            credits_used: 0,
+            output: first.output.clone(),
+            records: first.records,
+            error: first.error.clone(),
+            ..self.clone()
+        }
     }
 }
 
@@ -271,9 +324,9 @@ pub struct SavedBatch {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     counts: HashMap<RowState, usize>,
-    /// Rows that will be or were sent (all but invalid ones).
+    /// Rows that will be or were sent (all but invalid ones and repeats).
     pub to_send: usize,
-    /// Rows with nothing more to happen, invalid ones excepted.
+    /// Rows with nothing more to happen, invalid ones and repeats excepted.
     pub finished: usize,
     pub credits_used: u64,
     pub records: usize,
@@ -291,7 +344,7 @@ impl Tally {
     /// Counts one more row.
     pub fn add(&mut self, row: &BatchRow) {
         *self.counts.entry(row.state).or_default() += 1;
-        if row.state != RowState::Invalid {
+        if row.state.is_sent() {
             self.to_send += 1;
             if row.state.is_final() {
                 self.finished += 1;
@@ -306,7 +359,7 @@ impl Tally {
         if let Some(n) = self.counts.get_mut(&row.state) {
             *n = n.saturating_sub(1);
         }
-        if row.state != RowState::Invalid {
+        if row.state.is_sent() {
             self.to_send = self.to_send.saturating_sub(1);
             if row.state.is_final() {
                 self.finished = self.finished.saturating_sub(1);
@@ -375,6 +428,8 @@ mod tests {
             body: String::new(),
             estimate: 0,
             errors: vec![FormError::of_field("keywords", "is required")],
+            repeat_of: None,
+            reuses: None,
         }));
         rows[0].take_run(&run(api_contract::RunStatus::Completed, 2, 2));
         rows[1].take_run(&run(api_contract::RunStatus::Processing, 0, 0));

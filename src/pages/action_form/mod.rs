@@ -3,6 +3,7 @@
 
 mod fields;
 mod panels;
+mod reuse;
 mod submission;
 
 use api_contract::ActionId;
@@ -11,12 +12,14 @@ use leptos_router::hooks::use_query_map;
 
 use self::fields::{FormFields, InputFields, LimitFields, ModeChoice, SpanningError};
 use self::panels::{CostEstimate, RateLimitNotice, RequestPreview, SubmitFailure, SubmitRow};
+use self::reuse::KeptResultOffer;
 use self::submission::use_submission;
 use crate::app::use_id_param;
 use crate::browser::focus_id;
 use crate::components::{ApiErrorPanel, ConfirmSpend};
 use crate::model::form::{FormModel, Values, submission_request};
 use crate::model::safeguards::{Confirmation, Spend};
+use crate::model::same_input::Question;
 use crate::state::drafts::{Draft, Drafts, use_drafts};
 use crate::state::environment::use_environment;
 use crate::state::registry::use_registry;
@@ -80,6 +83,16 @@ fn ActionForm(model: FormModel) -> impl IntoView {
         ..
     } = fields;
     let body = Memo::new(move |_| values.with(|v| fields.model.with_value(|m| m.body(v))));
+    // The question the body asks, once the values break no rule: what a kept run may answer.
+    let wanted = {
+        let action = action.clone();
+        Memo::new(move |_| {
+            let valid = values.with(|v| fields.model.with_value(|m| m.errors(v).is_empty()));
+            valid
+                .then(|| body.with(|b| Question::of_body(&action, ceiling, b)))
+                .flatten()
+        })
+    };
     // Plain closures, not derived signals: they own nothing, so a view still reading them
     // while a 401 takes the page down reads live signals, not disposed ones.
     let estimate = move || values.with(|v| fields.model.with_value(|m| m.estimate(v)));
@@ -159,7 +172,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     view! {
         <h1>{known.map_or("Action", ActionId::purpose)}</h1>
         <p class="lead">
-            <code>{action}</code>
+            <code>{action.clone()}</code>
             " · " {known.map_or_else(|| format!("{cpr} credits per record"), |a| a.cost_rule().to_owned())}
             " · up to " {ceiling} " results"
         </p>
@@ -180,6 +193,7 @@ fn ActionForm(model: FormModel) -> impl IntoView {
             <LimitFields fields />
             <ModeChoice mode />
             <CostEstimate estimate available />
+            <KeptResultOffer action max_results_ceiling=ceiling wanted />
             <SubmitFailure submission />
             <RateLimitNotice countdown=submission.countdown />
             <SubmitRow pending=submission.pending live waited=submission.waited />

@@ -8,12 +8,14 @@ use crate::components::{Confirm, Notice, NoticeKind, OutputExplorer};
 use crate::model::bulk::budget::{Spending, parse_budget};
 use crate::model::bulk::{ExportFormat, RowState, Tally};
 use crate::model::bulk_view::{
-    BatchCommands, explore_label, explored_note, export_progress, headline, keeping_note,
-    pace_sentence, paused_reason, rows_finished,
+    BatchCommands, RecordsChoice, explore_label, explored_note, export_done_note, export_progress,
+    headline, keeping_note, pace_sentence, paused_reason, rows_finished, same_record_of,
 };
 use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::format::group_thousands;
-use crate::state::bulk::{Bulk, ExploredRecords, ExportProgress, Keeping, Phase, Role, use_bulk};
+use crate::state::bulk::{
+    Bulk, ExploredRecords, ExportDone, ExportProgress, Keeping, Phase, Role, use_bulk,
+};
 use crate::state::environment::{Environment, use_environment};
 
 /// The parts of the batch the page shows, each a memo, so a part's view redraws when that part
@@ -101,6 +103,7 @@ pub(super) fn BatchView() -> impl IntoView {
                 </Notice>
             })}
             <p class="help" data-field="keeping">{move || keeping_note(keeping.get())}</p>
+            <ExportRecordsChoice export results />
             <div class="actions-row">
                 <CommandButtons shown confirming_cancel />
                 <ResultButtons shown export results />
@@ -114,6 +117,9 @@ pub(super) fn BatchView() -> impl IntoView {
             })}
             {move || export.problem.get().map(|problem| view! {
                 <Notice kind=NoticeKind::Problem field="export-problem">{problem}</Notice>
+            })}
+            {move || export.done.get().map(|done| view! {
+                <p class="help" role="status" data-field="export-done">{export_done_note(done.duplicates_removed)}</p>
             })}
             <ExploredResults results action />
             {move || confirming_cancel.get().then(|| view! { <ConfirmCancel confirming_cancel /> })}
@@ -230,6 +236,12 @@ struct BatchExport {
     /// The export being written, if one is.
     progress: RwSignal<Option<ExportProgress>>,
     problem: RwSignal<Option<String>>,
+    /// What the last export left out.
+    done: RwSignal<Option<ExportDone>>,
+    /// Which records the exports hold: a [`RecordsChoice`]'s value.
+    records: RwSignal<String>,
+    /// The column that tells records apart, for [`RecordsChoice::ByColumn`].
+    column: RwSignal<String>,
 }
 
 impl BatchExport {
@@ -239,6 +251,9 @@ impl BatchExport {
             environment: use_environment(),
             progress: RwSignal::new(None),
             problem: RwSignal::new(None),
+            done: RwSignal::new(None),
+            records: RwSignal::new(RecordsChoice::Every.value().to_owned()),
+            column: RwSignal::new(String::new()),
         }
     }
 
@@ -248,10 +263,26 @@ impl BatchExport {
             return;
         }
         self.problem.set(None);
+        self.done.set(None);
+        let same_record =
+            match same_record_of(&self.records.get_untracked(), &self.column.get_untracked()) {
+                Ok(same_record) => same_record,
+                Err(problem) => {
+                    self.problem.set(Some(problem));
+                    crate::browser::focus_id("export-same-column");
+                    return;
+                }
+            };
         let file_prefix = self.environment.file_name("");
         leptos::task::spawn_local(async move {
-            if let Err(problem) = self.bulk.export(format, &file_prefix, self.progress).await {
-                self.problem.set(Some(problem));
+            match self
+                .bulk
+                .export(format, same_record.clone(), &file_prefix, self.progress)
+                .await
+            {
+                Ok(done) if same_record.is_some() => self.done.set(Some(done)),
+                Ok(_) => {}
+                Err(problem) => self.problem.set(Some(problem)),
             }
         });
     }
@@ -311,6 +342,36 @@ fn ResultButtons(shown: ShownBatch, export: BatchExport, results: ResultsReading
             on:click=move |_| results.start()>
             {move || explore_label(results.reading.get(), results.read.with(Option::is_some))}
         </button>
+    }
+}
+
+/// Which records the exports hold: every one, or each once (by the contract's ids or a column
+/// the person names, offered from the records read to explore).
+#[component]
+fn ExportRecordsChoice(export: BatchExport, results: ResultsReading) -> impl IntoView {
+    let known_columns = move || {
+        results.read.with(|read| match read {
+            Some(Ok(explored)) => crate::model::output::columns(&explored.records),
+            _ => Vec::new(),
+        })
+    };
+    view! {
+        <p class="export-choice">
+            <label for="export-records">"Exports hold "</label>
+            <select id="export-records" data-field="export-records" bind:value=export.records>
+                {RecordsChoice::ALL.into_iter().map(|choice| view! {
+                    <option value=choice.value()>{choice.label()}</option>
+                }).collect_view()}
+            </select>
+            {move || (export.records.get() == RecordsChoice::ByColumn.value()).then(|| view! {
+                " " <label for="export-same-column">"the same record when this column is equal: "</label>
+                <input id="export-same-column" type="text" list="export-columns" data-field="export-same-column"
+                    placeholder="e.g. profile_url" autocomplete="off" bind:value=export.column />
+                <datalist id="export-columns">
+                    {move || known_columns().into_iter().map(|column| view! { <option value=column></option> }).collect_view()}
+                </datalist>
+            })}
+        </p>
     }
 }
 

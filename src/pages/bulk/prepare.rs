@@ -6,16 +6,23 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
 use super::mapping::Mapping;
+use crate::archive;
 use crate::components::{ApiErrorPanel, ConfirmSpend, Notice};
 use crate::model::bulk::budget::{default_budget, parse_budget};
+use crate::model::bulk::checks::{questions_of, with_reuse};
 use crate::model::bulk::{CheckedRow, ColumnMapping, Table, check_rows, read_table};
-use crate::model::bulk_view::{CheckedCounts, invalid_lines, invalid_not_listed, table_summary};
+use crate::model::bulk_view::{
+    CheckedCounts, invalid_lines, invalid_not_listed, repeat_lines, repeats_sentence,
+    reuse_sentences, rows_with_kept_answers, table_summary,
+};
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
 use crate::model::safeguards::{Confirmation, Spend};
+use crate::model::same_input::{KeptAnswer, KeptRunsAsked, Question, ReuseWindow};
 use crate::state::bulk::use_bulk;
 use crate::state::registry::use_registry;
 use crate::state::workspace::use_workspace;
+use chrono::Utc;
 
 /// The preparation, once the actions are known.
 #[component]
@@ -47,6 +54,12 @@ struct PreparedRows {
     table: Memo<Option<Result<Table, String>>>,
     headers: Memo<Vec<String>>,
     mapping: RwSignal<ColumnMapping>,
+    /// Each row's newest kept run of the same question, whatever its age.
+    kept_answers: Memo<Vec<Option<KeptAnswer>>>,
+    /// How recent a kept run must be for its row to reuse it (a `ReuseWindow`'s value; off
+    /// unless the person chooses).
+    reuse: RwSignal<String>,
+    /// The rows checked, repeats marked, and those reusing a kept run when the person chose to.
     checked: Memo<Vec<CheckedRow>>,
     counts: Memo<CheckedCounts>,
 }
@@ -82,11 +95,27 @@ fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
             mapping.set(ColumnMapping::by_header(&model, &headers));
         }
     });
-    let checked = Memo::new(move |_| {
+    let checked_as_sent = Memo::new(move |_| {
         let (Some(model), Some(Ok(table))) = (model.get(), table.get()) else {
             return Vec::<CheckedRow>::new();
         };
         mapping.with(|m| check_rows(&model, m, &table))
+    });
+    let questions = Memo::new(move |_| {
+        let Some(model) = model.get() else {
+            return Vec::new();
+        };
+        checked_as_sent.with(|rows| questions_of(&model, rows))
+    });
+    let kept_answers = use_kept_answers(model, questions);
+    let reuse = RwSignal::new(ReuseWindow::Off.value().to_owned());
+    let checked = Memo::new(move |_| {
+        let window = reuse.with(|value| ReuseWindow::from_value(value));
+        let rows = checked_as_sent.get();
+        if window == ReuseWindow::Off {
+            return rows;
+        }
+        kept_answers.with(|answers| with_reuse(rows, answers, Utc::now(), window))
     });
     let counts = Memo::new(move |_| checked.with(|rows| CheckedCounts::of(rows)));
     PreparedRows {
@@ -96,9 +125,55 @@ fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
         table,
         headers,
         mapping,
+        kept_answers,
+        reuse,
         checked,
         counts,
     }
+}
+
+/// Each row's newest completed run of the same question that this browser keeps (read once
+/// the rows are checked, and again when they change); none while it is read or when the store
+/// cannot be read.
+fn use_kept_answers(
+    model: Memo<Option<FormModel>>,
+    questions: Memo<Vec<Option<Question>>>,
+) -> Memo<Vec<Option<KeptAnswer>>> {
+    let workspace = use_workspace();
+    // The id only: the workspace's refreshes do not read the store again.
+    let workspace_id = Memo::new(move |_| workspace.id());
+    let kept = LocalResource::new(move || {
+        let model = model.get();
+        let questions = questions.get();
+        let workspace_id = workspace_id.get();
+        async move {
+            let (Some(model), Some(workspace_id)) = (model, workspace_id) else {
+                return KeptRunsAsked::default();
+            };
+            if questions.iter().all(Option::is_none) {
+                return KeptRunsAsked::default();
+            }
+            let Ok(asked) =
+                archive::asked_before(&workspace_id, &model.action, model.max_results_ceiling)
+                    .await
+            else {
+                return KeptRunsAsked::default();
+            };
+            let ids = KeptRunsAsked::ids_to_read(&asked, &questions);
+            let runs = archive::kept_runs_named(&workspace_id, &ids)
+                .await
+                .unwrap_or_default();
+            KeptRunsAsked { asked, runs }
+        }
+    });
+    Memo::new(move |_| {
+        let questions = questions.get();
+        kept.with(|kept| {
+            kept.as_ref()
+                .map(|kept| kept.newest_answers(&questions))
+                .unwrap_or_default()
+        })
+    })
 }
 
 #[component]
@@ -186,6 +261,8 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
             <RowsField prepared />
             {move || (!headers.with(Vec::is_empty)).then(|| view! { <Mapping model mapping headers /> })}
             {move || (counts.get().invalid > 0).then(|| view! { <InvalidRows checked counts leave_out_invalid /> })}
+            {move || (counts.get().repeats.rows > 0).then(|| view! { <RepeatedRows checked counts /> })}
+            <ReuseKept prepared />
             {move || {
                 let counts = counts.get();
                 // Credits are read only with rows to send, as before: a switch of workspace
@@ -292,6 +369,67 @@ fn InvalidRows(
                 </label>
             </div>
         </div>
+    }
+}
+
+/// The rows that ask what an earlier row asks (`model::same_input`): sent once, listed on
+/// request.
+#[component]
+fn RepeatedRows(checked: Memo<Vec<CheckedRow>>, counts: Memo<CheckedCounts>) -> impl IntoView {
+    let repeats = move || counts.get().repeats;
+    view! {
+        <div class="bulk-repeats" data-field="repeated-rows">
+            <Notice field="repeats-sentence">{move || repeats_sentence(repeats())}</Notice>
+            <details>
+                <summary>"Which rows repeat which"</summary>
+                <ul>
+                    {move || checked.with(|rows| repeat_lines(rows)).into_iter().map(|listed| view! {
+                        <li data-line=listed.line>
+                            "Line " {listed.line} " asks what line " {listed.first_line} " asks: " {listed.input}
+                        </li>
+                    }).collect_view()}
+                </ul>
+                {move || invalid_not_listed(repeats().rows).map(|more| view! {
+                    <p class="muted">"…and " {more} " more (the batch's table marks each one)."</p>
+                })}
+            </details>
+        </div>
+    }
+}
+
+/// The rows whose question a completed run kept in this browser answered, and the choice to
+/// reuse those runs' results rather than send the rows (off unless chosen: nothing is reused
+/// silently).
+#[component]
+fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
+    let PreparedRows {
+        kept_answers,
+        reuse,
+        checked,
+        counts,
+        ..
+    } = prepared;
+    let answered = Memo::new(move |_| {
+        checked.with(|rows| kept_answers.with(|answers| rows_with_kept_answers(rows, answers)))
+    });
+    let sentences = move || reuse_sentences(answered.get(), counts.get().reused);
+    move || {
+        (answered.get() > 0).then(|| {
+            view! {
+                <div class="notice" data-field="reuse-kept">
+                    <p data-field="reuse-answered">{move || sentences().0}</p>
+                    <p>
+                        <label for="bulk-reuse">"Reuse the results of those runs: "</label>
+                        <select id="bulk-reuse" data-field="bulk-reuse" bind:value=reuse>
+                            {ReuseWindow::ALL.into_iter().map(|window| view! {
+                                <option value=window.value()>{window.label()}</option>
+                            }).collect_view()}
+                        </select>
+                    </p>
+                    <p data-field="reuse-sentence">{move || sentences().1}</p>
+                </div>
+            }
+        })
     }
 }
 

@@ -78,12 +78,24 @@ fn BatchRowLine(row: ShownRow) -> impl IntoView {
         credits,
         records,
         error,
+        same_as,
+        reused,
     } = row;
     view! {
-        <tr data-line=line data-state=state.label()>
+        <tr data-line=line data-state=state.label() data-same-as=same_as.map(|first| first.line)>
             <td class="num">{line}</td>
             <td class="bulk-input">{input}</td>
-            <td><span class=format!("status status-{}", state.label())>{state.label()}</span></td>
+            <td>{match same_as {
+                // A repeated row: the first row's state, and which row that is.
+                Some(first) => view! {
+                    <span class=format!("status status-{}", first.state.label())>{first.state.label()}</span>
+                    " " <span class="muted">{format!("same as line {}", first.line)}</span>
+                }.into_any(),
+                None => view! {
+                    <span class=format!("status status-{}", state.label())>{state.label()}</span>
+                    {reused.then(|| view! { " " <span class="muted" data-field="reused">"reused, not sent"</span> })}
+                }.into_any(),
+            }}</td>
             <td>{run_id.map(|id| view! { <a href=run_path(&id)><code>{short_run_id(&id)} "…"</code></a> })}</td>
             <td class="num">{credits}</td>
             <td class="num">{records}</td>

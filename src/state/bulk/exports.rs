@@ -1,13 +1,18 @@
 //! The batch's merged export and its records to explore, read back a slice at a time, and
 //! kept batches read back from this browser's store.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::time::Duration;
 
 use leptos::prelude::*;
 
 use super::Bulk;
 use crate::browser::{FileParts, sleep};
-use crate::model::bulk::{BatchRow, ExportFormat, MergedExport, SavedBatch, add_output_columns};
+use crate::model::bulk::{
+    BatchRow, ExportFormat, MergedExport, SameRecord, SavedBatch, add_output_columns,
+};
+use crate::model::bulk_view::row_at_line;
 use crate::runner::BatchToRun;
 use crate::store::{BATCH_ROWS, SAVED_BATCHES, StoreError};
 
@@ -22,6 +27,13 @@ pub struct ExportProgress {
     pub rows_done: usize,
     /// Rows to go through (twice the batch's for CSV: once for the columns, once to write).
     pub rows: usize,
+}
+
+/// What a finished export did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExportDone {
+    /// Records left out because an earlier one was the same record.
+    pub duplicates_removed: usize,
 }
 
 /// The batches this browser keeps for a workspace, newest first.
@@ -52,15 +64,17 @@ impl Bulk {
     pub async fn export(
         &self,
         format: ExportFormat,
+        // Each record written once, as this tells (`None`: every record).
+        same_record: Option<SameRecord>,
         // The environment's file label (`Environment::file_name`), first in the file's name.
         file_prefix: &str,
         progress: RwSignal<Option<ExportProgress>>,
-    ) -> Result<(), String> {
+    ) -> Result<ExportDone, String> {
         let Some((id, action, headers, total)) = self.batch.with_untracked(|b| {
             b.as_ref()
                 .map(|e| (e.id.clone(), e.action, e.headers.clone(), e.rows().len()))
         }) else {
-            return Ok(());
+            return Ok(ExportDone::default());
         };
         let passes = if format == ExportFormat::Csv { 2 } else { 1 };
         let mut done = 0;
@@ -83,6 +97,9 @@ impl Bulk {
                 }
             }
             let mut export = MergedExport::new(format, headers, columns);
+            if let Some(same_record) = same_record {
+                export = export.without_duplicates(same_record);
+            }
             let no_room = || "This browser could not hold the export.".to_owned();
             let mut file = FileParts::new(format.mime()).ok_or_else(no_room)?;
             file.push(&export.start()).ok_or_else(no_room)?;
@@ -104,7 +121,9 @@ impl Bulk {
                 &id[..8.min(id.len())],
                 format.extension()
             ));
-            Ok(())
+            Ok(ExportDone {
+                duplicates_removed: export.duplicates_removed(),
+            })
         }
         .await;
         progress.set(None);
@@ -121,7 +140,15 @@ impl Bulk {
                     e.id.clone(),
                     e.headers.clone(),
                     rows.len(),
-                    rows.iter().map(|r| r.records.max(r.output.len())).sum(),
+                    rows.iter()
+                        .map(|r| {
+                            let shown = r
+                                .repeat_of
+                                .and_then(|line| row_at_line(rows, line))
+                                .unwrap_or(r);
+                            shown.records.max(shown.output.len())
+                        })
+                        .sum(),
                 )
             })
         }) else {
@@ -180,7 +207,67 @@ impl Bulk {
         if rows.iter().any(kept_only) {
             return Err(unreadable());
         }
+        self.with_repeats_resolved(batch, rows).await
+    }
+
+    /// `rows` with each repeated row showing its first row's results (`BatchRow::with_results_of`),
+    /// that row read from this slice, the page's copy or the store.
+    async fn with_repeats_resolved(
+        &self,
+        batch: &str,
+        mut rows: Vec<BatchRow>,
+    ) -> Result<Vec<BatchRow>, String> {
+        let mut firsts: HashMap<usize, BatchRow> = HashMap::new();
+        for index in 0..rows.len() {
+            let Some(first_line) = rows[index].repeat_of else {
+                continue;
+            };
+            let first = match firsts.entry(first_line) {
+                Entry::Occupied(known) => known.into_mut(),
+                Entry::Vacant(unknown) => {
+                    let first = match rows.binary_search_by_key(&first_line, |row| row.line) {
+                        Ok(at) => rows[at].clone(),
+                        Err(_) => self.first_row(batch, first_line).await?,
+                    };
+                    unknown.insert(first)
+                }
+            };
+            rows[index] = rows[index].with_results_of(first);
+        }
         Ok(rows)
+    }
+
+    /// The row of `line` with its records: from the page's copy, its records from the store
+    /// once they left memory.
+    async fn first_row(&self, batch: &str, line: usize) -> Result<BatchRow, String> {
+        let gone = || "The batch was closed while it was being exported.".to_owned();
+        let row = self
+            .batch
+            .with_untracked(|b| {
+                b.as_ref()
+                    .filter(|e| e.id == batch)
+                    .and_then(|e| row_at_line(e.rows(), line).cloned())
+            })
+            .ok_or_else(gone)?;
+        if !(row.output.is_empty() && row.records > 0) {
+            return Ok(row);
+        }
+        let kept = BATCH_ROWS
+            .rows_from(batch, line, 1)
+            .await
+            .and_then(|kept| kept.whole())
+            .map_err(|error| {
+                format!("The records of line {line} could not be read back from this browser's storage. {error}")
+            })?;
+        match kept.into_iter().find(|stored| stored.line == line) {
+            Some(stored) => Ok(BatchRow {
+                output: stored.output,
+                ..row
+            }),
+            None => Err(format!(
+                "The records of line {line} are missing from this browser's storage."
+            )),
+        }
     }
 }
 

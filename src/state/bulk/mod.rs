@@ -42,7 +42,7 @@ use crate::model::sign_ins::SignInId;
 use crate::runner::{BatchToRun, batch_lock_name};
 use crate::store::{self, Change};
 
-pub use self::exports::{ExploredRecords, ExportProgress, saved_batches, saved_rows};
+pub use self::exports::{ExploredRecords, ExportDone, ExportProgress, saved_batches, saved_rows};
 pub use crate::model::batch_tab::Role;
 pub use crate::model::bulk::engine::{Keeping, Phase};
 

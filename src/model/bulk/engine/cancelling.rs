@@ -12,7 +12,11 @@ impl Engine {
         self.telling.changed = true;
         self.not_sent_rows();
         let running: Vec<usize> = (0..self.rows.len())
-            .filter(|&i| self.rows[i].state.is_running() && self.rows[i].run_id.is_some())
+            // A reused run is someone else's finished run, only being read.
+            .filter(|&i| {
+                let row = &self.rows[i];
+                row.state.is_running() && row.run_id.is_some() && row.reuses.is_none()
+            })
             .collect();
         for index in running {
             self.requests

@@ -157,6 +157,15 @@ impl Engine {
                 }
             }
             ReadAnswer::Unauthorized => self.standing.awaiting_sign_in = true,
+            // A reused run the API no longer has: the row is sent after all, like any other.
+            ReadAnswer::NotFound if self.rows[index].reuses.is_some() => {
+                self.watching.watches.remove(&index);
+                self.change_row(index, |row| {
+                    row.reuses = None;
+                    row.run_id = None;
+                    row.state = RowState::Waiting;
+                });
+            }
             ReadAnswer::NotFound => self.change_row(index, |row| {
                 row.state = RowState::Failed;
                 row.error = Some(RowError {

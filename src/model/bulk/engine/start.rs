@@ -92,6 +92,21 @@ impl Engine {
         engine.store.holding = (0..engine.rows.len())
             .filter(|&i| !engine.rows[i].output.is_empty())
             .collect();
+        // Rows reusing a run made before: read on their own (such a run is rarely in the
+        // latest list), from the start.
+        for (index, row) in engine.rows.iter().enumerate() {
+            if row.state.is_running() {
+                engine.watching.watches.insert(
+                    index,
+                    Watch {
+                        accepted_seq: 0,
+                        due_at: now,
+                        early_reads: 0,
+                        off_list: true,
+                    },
+                );
+            }
+        }
         engine.finish_if_done();
         engine
     }

@@ -95,6 +95,8 @@ struct FakeApi {
     charges: Dice,
     /// Every run charges its `max_credits`, even a failed or cancelled one.
     full_charge: bool,
+    /// Runs made before the batch (without a key of its own), first in `runs`.
+    made_before: usize,
 }
 
 impl FakeApi {
@@ -113,6 +115,7 @@ impl FakeApi {
             accepted_submissions: 0,
             charges: Dice(0x9e37_79b9_7f4a_7c15),
             full_charge: false,
+            made_before: 0,
         }
     }
 
@@ -318,6 +321,8 @@ fn rows_costing(estimates: &[u64]) -> Vec<BatchRow> {
                 body: format!(r#"{{"input":{{"keywords":"row {i}"}},"max_credits":{estimate}}}"#),
                 estimate,
                 errors: Vec::new(),
+                repeat_of: None,
+                reuses: None,
             })
         })
         .collect()
@@ -740,11 +745,11 @@ impl Sim {
         }
         assert_eq!(
             self.api.by_key.len(),
-            self.api.runs.len(),
+            self.api.runs.len() - self.api.made_before,
             "one run per key"
         );
         for row in self.engine.rows() {
-            if let Some(run) = &row.run_id {
+            if let (Some(run), None) = (&row.run_id, &row.reuses) {
                 let key = row_key(&self.engine.id, row.attempt, row.line);
                 assert_eq!(
                     self.api.by_key.get(&key).map(|&i| &self.api.runs[i].id),
@@ -805,6 +810,140 @@ fn a_batch_runs_at_the_api_rate_with_few_429s_and_reads_status_cheaply() {
         sim.store.summary.as_ref().unwrap().pace.is_some(),
         "the pace is kept"
     );
+}
+
+#[test]
+fn repeated_rows_are_never_sent_and_stay_repeats_through_a_reload() {
+    // Every third row repeats the row before it (as `check_rows` marks a repeated question).
+    let mut batch = rows(90);
+    for index in (2..batch.len()).step_by(3) {
+        let first_line = batch[index - 1].line;
+        batch[index] = BatchRow::new(CheckedRow {
+            line: batch[index].line,
+            cells: batch[index - 1].cells.clone(),
+            body: batch[index - 1].body.clone(),
+            estimate: batch[index - 1].estimate,
+            errors: Vec::new(),
+            repeat_of: Some(first_line),
+            reuses: None,
+        });
+    }
+    let mut sim = Sim::with_rows(
+        batch,
+        Some(10_000),
+        FakeApi::new(5.0, 10.0, 2_000.0),
+        NO_FAULTS,
+        11,
+    );
+    sim.reload_at(Some(4_000.0));
+    assert!(sim.run_until(120_000.0), "settled");
+    assert_eq!(sim.engine.phase(), &Phase::Done);
+    let tally = sim.engine.tally();
+    assert_eq!(
+        (
+            tally.count(RowState::Completed),
+            tally.count(RowState::Repeat),
+            tally.to_send
+        ),
+        (60, 30, 60)
+    );
+    assert_eq!(sim.api.runs.len(), 60, "one run per distinct question");
+    let sent: HashSet<usize> = sim.api.keys_sent.iter().map(|(row, _)| *row).collect();
+    assert!(sent.iter().all(|row| row % 3 != 2), "a repeat was sent");
+    assert!(
+        sim.store
+            .rows
+            .values()
+            .filter(|r| r.repeat_of.is_some())
+            .all(|r| r.state == RowState::Repeat && r.run_id.is_none() && r.credits_used == 0)
+    );
+    sim.check_keys_and_runs();
+}
+
+#[test]
+fn rows_reusing_runs_made_before_are_read_not_sent_and_charge_nothing() {
+    // Ten runs made before this batch (charged then), and a run the API no longer has.
+    let mut api = FakeApi::new(5.0, 10.0, 1_000.0);
+    for i in 0..10 {
+        api.runs.push(FakeRun {
+            id: format!("earlier_{i}"),
+            created_at: START - 3_600_000.0,
+            ends_at: START - 3_500_000.0,
+            fails: false,
+            cancelled_at: None,
+            records: 3,
+            max_credits: 5,
+            charge: 5,
+        });
+    }
+    api.made_before = 10;
+    let mut batch = rows(30);
+    for (index, row) in batch.iter_mut().enumerate().take(11) {
+        let reused = if index < 10 {
+            format!("earlier_{index}")
+        } else {
+            "gone".to_owned()
+        };
+        *row = BatchRow::new(CheckedRow {
+            line: row.line,
+            cells: row.cells.clone(),
+            body: row.body.clone(),
+            estimate: row.estimate,
+            errors: Vec::new(),
+            repeat_of: None,
+            reuses: Some(reused),
+        });
+    }
+    let mut sim = Sim::with_rows(batch, Some(20 * 5), api, NO_FAULTS, 5);
+    // The reused rows reserve nothing: the budget holds the 20 rows sent.
+    assert_eq!(sim.engine.credits.spending.committed(), 0);
+    sim.reload_at(Some(1_500.0));
+    assert!(sim.run_until(120_000.0), "settled");
+    assert_eq!(sim.engine.phase(), &Phase::Done);
+    let sent: HashSet<usize> = sim.api.keys_sent.iter().map(|(row, _)| *row).collect();
+    assert_eq!(
+        sent,
+        (10..30).collect(),
+        "the gone run's row is sent, the others read"
+    );
+    assert_eq!(sim.api.runs.len(), 10 + 20);
+    let rows = sim.engine.rows();
+    for row in &rows[..10] {
+        assert_eq!(
+            (
+                row.state,
+                row.credits_used,
+                row.records,
+                row.reuses.is_some()
+            ),
+            (RowState::Completed, 0, 3, true),
+            "line {}",
+            row.line
+        );
+    }
+    assert_eq!(
+        (rows[10].reuses.as_deref(), rows[10].state),
+        (None, RowState::Completed)
+    );
+    let charged_here: u64 = sim
+        .api
+        .by_key
+        .values()
+        .map(|&i| sim.api.runs[i].charge)
+        .sum();
+    assert_eq!(
+        sim.engine.tally().credits_used,
+        charged_here,
+        "no earlier charge counted"
+    );
+    assert!(
+        sim.store
+            .rows
+            .values()
+            .take(10)
+            .all(|r| r.records == 3 && r.output.len() == 3)
+    );
+    sim.check_keys_and_runs();
 }
 
 #[test]
