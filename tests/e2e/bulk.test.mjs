@@ -5,29 +5,9 @@
 // quick runs and a raised rate limit.
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, api, besides, seriousViolations, signIn, signInAt, go, startSandbox } from "./harness.mjs";
+import { csvLine, parseCsv, screenshot, api, besides, seriousViolations, signIn, signInAt, go, startSandbox } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "30", "--rate-per-sec", "40"] });
-
-/** A CSV line; quotes every cell. */
-const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
-
-/** Parses the console's merged CSV (quoted cells, CRLF). */
-function parseCsv(text) {
-  const rows = [];
-  let row = [], cell = "", quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") { row.push(cell); cell = ""; }
-    else if (c === "\r") { /* CRLF */ }
-    else if (c === "\n") { row.push(cell); rows.push(row); row = []; cell = ""; }
-    else cell += c;
-  }
-  return rows;
-}
 
 const counts = async (page) => Object.fromEntries(await page.locator("[data-count]").evaluateAll((els) =>
   els.map((e) => [e.dataset.count, Number(e.querySelector("dd").textContent.replaceAll(",", ""))])));

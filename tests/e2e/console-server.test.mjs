@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join, resolve } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, besides, go, queueRun, screenshot, signIn, watchRunToCompletion } from "./harness.mjs";
+import { api, besides, csvLine, go, queueRun, screenshot, signIn, watchRunToCompletion } from "./harness.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const dist = resolve(process.env.CONSOLE_DIST ?? join(root, "dist"));
@@ -284,8 +284,6 @@ test("a session token through console-server: a key created, its secret shown on
   expect(problems).toEqual([]);
 });
 
-/** A CSV line; quotes every cell. */
-const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
 
 const count = (page, state) => page.locator(`[data-count="${state}"] dd`);
 const counts = async (page) => Object.fromEntries(await page.locator("[data-count]").evaluateAll((els) =>

@@ -240,3 +240,24 @@ export function snippetEnvironment(apiKey) {
   const { FORCE_COLOR, NODE_OPTIONS, ...environment } = process.env;
   return { ...environment, API_KEY: apiKey };
 }
+
+/** A CSV line that quotes every cell, as a spreadsheet may save it. */
+export const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
+
+/** RFC 4180 CSV (CRLF or LF line ends, as the console's exports and pasted files have) into rows of fields. */
+export function parseCsv(text) {
+  const rows = [];
+  let row = [], field = "", quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ",") { row.push(field); field = ""; }
+    else if (c === "\r" && text[i + 1] === "\n") { /* the \n ends the row */ }
+    else if (c === "\n") { row.push(field); rows.push(row); row = []; field = ""; }
+    else field += c;
+  }
+  if (field !== "" || row.length) { row.push(field); rows.push(row); }
+  return rows;
+}

@@ -3,7 +3,7 @@
 // runs list with filters in the URL. Headless Chromium against the sandbox.
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides } from "./harness.mjs";
+import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides, parseCsv } from "./harness.mjs";
 
 // Slow enough that a run is seen queued and processing across several polls.
 const test = withSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
@@ -186,25 +186,6 @@ test("hostile output stays inert: no script runs, no unsafe link, and the CSV is
   expect(await page.evaluate(() => window.__xss === undefined)).toBe(true);
   expect(problems).toEqual([]);
 });
-
-/** RFC 4180 CSV into rows of fields. */
-function parseCsv(text) {
-  const rows = [[]];
-  let field = "", quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; }
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") { rows.at(-1).push(field); field = ""; }
-    else if (c === "\r" && text[i + 1] === "\n") { rows.at(-1).push(field); field = ""; rows.push([]); i++; }
-    else field += c;
-  }
-  if (field !== "" || rows.at(-1).length) rows.at(-1).push(field);
-  return rows.filter((r) => r.length > 0);
-}
 
 test("a 100-record table shows its first screenful at once, then every row in order, the columns steady", async ({ sandbox, pages }) => {
   const run = (await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {

@@ -5,29 +5,9 @@
 // merged export can hold each record once. Headless Chromium against the sandbox.
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, besides, go, screenshot, signIn } from "./harness.mjs";
+import { api, besides, csvLine, go, parseCsv, screenshot, signIn } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "40", "--rate-per-sec", "60", "--credits", "100000"] });
-
-/** A CSV line; quotes every cell. */
-const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
-
-/** Parses the console's merged CSV (quoted cells, CRLF). */
-function parseCsv(text) {
-  const rows = [];
-  let row = [], cell = "", quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") { row.push(cell); cell = ""; }
-    else if (c === "\r") { /* CRLF */ }
-    else if (c === "\n") { row.push(cell); rows.push(row); row = []; cell = ""; }
-    else cell += c;
-  }
-  return rows;
-}
 
 /** How a merged spreadsheet writes the profile URL of `handle` again: five kinds, in turn. */
 const rewritten = (handle, kind) => [

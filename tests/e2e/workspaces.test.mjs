@@ -4,13 +4,12 @@
 // runs list, request log and drafts are its own; signing out of one, or the API refusing one,
 // leaves the other to switch to; axe on the switcher and sign-in's list, both themes, 375 px.
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, go, screenshot, seriousViolations, settled } from "./harness.mjs";
+import { api, csvLine, go, screenshot, seriousViolations, settled } from "./harness.mjs";
 
 // Paced at 4 submissions a second, so a batch of 90 rows is still sending (about 22 s) while
 // the test looks at the second workspace.
 const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120", "--rate-burst", "4", "--rate-per-sec", "4"] });
 
-const csvLine = (cells) => cells.map((c) => `"${String(c).replaceAll('"', '""')}"`).join(",");
 
 /**
  * Starts a batch of `rows` rows of `action` on the bulk page: its one input `column` reads
