@@ -13,6 +13,7 @@ pub mod explore;
 pub mod form;
 pub mod format;
 pub mod keys;
+pub mod ledger;
 pub mod no_answer;
 pub mod output;
 pub mod request_log;
