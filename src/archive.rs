@@ -15,7 +15,9 @@ use crate::store::{
 };
 
 mod outputs;
+mod readings;
 pub use outputs::*;
+pub use readings::{balance_readings, keep_reading};
 
 /// How a [`keep`] went: the runs it added, changed, and found already kept as they are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

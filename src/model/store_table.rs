@@ -143,6 +143,8 @@ pub enum WorkspaceFact {
     ListReads,
     /// The person's switch to stop keeping the request log.
     LogPaused,
+    /// The balances this browser read (`model::ledger`).
+    BalanceReadings,
 }
 
 impl WorkspaceFact {
@@ -151,6 +153,7 @@ impl WorkspaceFact {
             WorkspaceFact::HistorySince => "since",
             WorkspaceFact::ListReads => "list-reads",
             WorkspaceFact::LogPaused => "log-paused",
+            WorkspaceFact::BalanceReadings => "balance-readings",
         }
     }
 }
@@ -173,6 +176,7 @@ impl StoreKey for FactKey {
             WorkspaceFact::HistorySince,
             WorkspaceFact::ListReads,
             WorkspaceFact::LogPaused,
+            WorkspaceFact::BalanceReadings,
         ]
         .into_iter()
         .find(|fact| fact.as_str() == name)?;
@@ -411,6 +415,13 @@ mod tests {
                 fact: WorkspaceFact::LogPaused,
             },
             "ws_1/log-paused",
+        );
+        round_trip(
+            FactKey {
+                workspace: "ws_1".into(),
+                fact: WorkspaceFact::BalanceReadings,
+            },
+            "ws_1/balance-readings",
         );
         assert_eq!(BrowserKey("outputs-index").text(), "outputs-index");
     }

@@ -22,7 +22,9 @@ use leptos_router::location::{BrowserUrl, LocationProvider};
 
 use crate::archive::KeptCounts;
 use crate::components::RequireSession;
+use crate::model::ledger::BalanceReading;
 use crate::model::request_log::{Exchange, Origin};
+use crate::model::store_error::StoreError;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
@@ -152,6 +154,18 @@ in_pages_chunk! {
     }
 }
 
+in_pages_chunk! {
+    /// [`keep_reading`]'s work, inside the chunk.
+    fn keep_reading_in_chunk(
+        workspace: String,
+        reading: BalanceReading,
+    ) -> Result<InChunk<Result<(), StoreError>>, ChunkError> {
+        Ok(Box::pin(async move {
+            crate::archive::keep_reading(&workspace, reading).await
+        }))
+    }
+}
+
 /// Whether the pages' chunk has arrived, for code without the app's context.
 static PAGES_ARRIVED: AtomicBool = AtomicBool::new(false);
 
@@ -165,6 +179,23 @@ pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> 
         }
         if let Ok(keeping) = keep_log_in_chunk(workspace, exchanges, origin).await {
             keeping.await;
+        }
+    })
+}
+
+/// Keeps a reading of `workspace`'s balance for the ledger (`archive::keep_reading`, from the
+/// chunk), for the shared workspace resource, which is part of the first screen. As the log's
+/// exchanges, a reading made before the chunk has arrived waits in memory until it has.
+pub fn keep_reading(workspace: String, reading: BalanceReading) -> InChunk<Result<(), StoreError>> {
+    Box::pin(async move {
+        while !PAGES_ARRIVED.load(Ordering::Relaxed) {
+            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        match keep_reading_in_chunk(workspace, reading).await {
+            Ok(keeping) => keeping.await,
+            Err(ChunkError) => Err(StoreError::Failed(
+                "the console's code for keeping it did not arrive".to_owned(),
+            )),
         }
     })
 }

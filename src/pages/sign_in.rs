@@ -1,5 +1,6 @@
 //! Sign in: an API base URL and a bearer credential, checked against `GET /v1/workspace`.
 
+use api_contract::Workspace;
 use chrono::Utc;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
@@ -56,6 +57,15 @@ fn nothing_answers(error: &ApiError) -> bool {
     )
 }
 
+/// The check's answer: the credential that passed it, and the workspace as it answered (its
+/// request sent at `asked_at`, ms since the epoch: the workspace's first balance reading).
+#[derive(Clone)]
+struct Checked {
+    signed_in: SignedIn,
+    workspace: Workspace,
+    asked_at: f64,
+}
+
 #[component]
 pub fn SignInPage() -> impl IntoView {
     let session = use_session();
@@ -76,16 +86,21 @@ pub fn SignInPage() -> impl IntoView {
     let check = Action::new_local(|signed_in: &SignedIn| {
         let signed_in = signed_in.clone();
         async move {
+            let asked_at = js_sys::Date::now();
             let workspace = signed_in.client().workspace().await?;
-            Ok::<_, ApiError>((signed_in, workspace))
+            Ok::<_, ApiError>(Checked {
+                signed_in,
+                workspace,
+                asked_at,
+            })
         }
     });
     // A success signs in and goes back to where the person was headed, in place of this page.
     Effect::new(move |_| {
-        if let Some(Ok((signed_in, answer))) = check.value().get() {
-            match session.sign_in(signed_in, keep_in_tab.get_untracked()) {
+        if let Some(Ok(checked)) = check.value().get() {
+            match session.sign_in(checked.signed_in, keep_in_tab.get_untracked()) {
                 Ok(sign_in) => {
-                    workspace.prime(sign_in, answer);
+                    workspace.prime(sign_in, checked.workspace, checked.asked_at);
                     let next = query.with_untracked(|q| safe_next(q.get_str("next")));
                     navigate(&next, replace());
                 }

@@ -5,19 +5,29 @@
 //!
 //! Each answer is tagged with the sign-in it was asked for: after the person switches workspace,
 //! nothing reads the workspace they left while the new one loads.
+//!
+//! Every answer's balance is also a reading for the credit ledger (`model::ledger`): this is the
+//! one place the console reads the workspace (sign-in's check through [`SharedWorkspace::prime`],
+//! the pages' and the bulk batch's refreshes through [`SharedWorkspace::refresh`]), so each
+//! reading is kept here (`pages::lazy::keep_reading`), and a write the store refused is told on
+//! `/credits` ([`SharedWorkspace::reading_not_kept`]).
 
 use api_contract::Workspace;
 use leptos::prelude::*;
 
 use super::session::{SeenWorkspace, Session};
 use crate::api::ApiError;
+use crate::model::ledger::BalanceReading;
 use crate::model::sign_ins::SignInId;
+use crate::model::store_error::StoreError;
 
 /// An answer to `GET /v1/workspace`, and the sign-in it was asked with.
 #[derive(Clone, Debug)]
 pub struct Answer {
     sign_in: Option<SignInId>,
     result: Result<Workspace, ApiError>,
+    /// The answer's balance with when it was asked and answered, for the ledger.
+    reading: Option<BalanceReading>,
 }
 
 /// Sign-in's check's answer, for the first load of the sign-in it made.
@@ -25,6 +35,14 @@ pub struct Answer {
 struct Primed {
     sign_in: SignInId,
     workspace: Workspace,
+    reading: BalanceReading,
+}
+
+/// A reading of a workspace's balance that the store refused to keep, and why.
+#[derive(Clone, Debug, PartialEq)]
+struct ReadingNotKept {
+    workspace: String,
+    error: StoreError,
 }
 
 #[derive(Clone, Copy)]
@@ -38,6 +56,8 @@ pub struct SharedWorkspace {
     primed: StoredValue<Option<Primed>>,
     /// When the last answer arrived, ms since the epoch.
     answered_at: StoredValue<f64>,
+    /// The last reading the store refused, until one of the same workspace is kept.
+    not_kept: RwSignal<Option<ReadingNotKept>>,
 }
 
 /// Turns [`SharedWorkspace::loaded`] gives the resource to start its reload after a switch.
@@ -52,20 +72,27 @@ impl SharedWorkspace {
         let loading = StoredValue::new(false);
         let primed = StoredValue::new(None::<Primed>);
         let answered_at = StoredValue::new(0.0);
+        let not_kept = RwSignal::new(None::<ReadingNotKept>);
         let resource = LocalResource::new(move || {
             let client = session.client();
             let sign_in = session.current_id();
             let kept = primed
                 .try_update_value(Option::take)
                 .flatten()
-                .filter(|p| Some(p.sign_in) == sign_in)
-                .map(|p| p.workspace);
+                .filter(|p| Some(p.sign_in) == sign_in);
             loading.set_value(client.is_some() && kept.is_none());
             async move {
-                let result = match (kept, client) {
-                    (_, None) => Err(ApiError::SignedOut),
-                    (Some(workspace), Some(_)) => Ok(workspace),
-                    (None, Some(client)) => client.workspace().await,
+                let (result, reading) = match (kept, client) {
+                    (_, None) => (Err(ApiError::SignedOut), None),
+                    (Some(primed), Some(_)) => (Ok(primed.workspace), Some(primed.reading)),
+                    (None, Some(client)) => {
+                        let asked_at = js_sys::Date::now();
+                        let result = client.workspace().await;
+                        let reading = result.as_ref().ok().map(|workspace| {
+                            BalanceReading::of(workspace, asked_at, js_sys::Date::now())
+                        });
+                        (result, reading)
+                    }
                 };
                 loading.set_value(false);
                 answered_at.set_value(js_sys::Date::now());
@@ -78,7 +105,14 @@ impl SharedWorkspace {
                         },
                     );
                 }
-                Answer { sign_in, result }
+                if let (Some(reading), Ok(workspace)) = (reading, &result) {
+                    keep_reading(workspace.workspace_id.clone(), reading, not_kept);
+                }
+                Answer {
+                    sign_in,
+                    result,
+                    reading,
+                }
             }
         });
         provide_context(SharedWorkspace {
@@ -87,6 +121,7 @@ impl SharedWorkspace {
             loading,
             primed,
             answered_at,
+            not_kept,
         });
     }
 
@@ -148,12 +183,62 @@ impl SharedWorkspace {
         }
     }
 
-    /// The answer sign-in's check just got, for the load the new sign-in `sign_in` starts: call
-    /// it right after signing in (the load starts once the current task yields).
-    pub fn prime(&self, sign_in: SignInId, workspace: Workspace) {
-        self.primed.set_value(Some(Primed { sign_in, workspace }));
-        self.answered_at.set_value(js_sys::Date::now());
+    /// The answer sign-in's check just got (its request sent at `asked_at`, ms since the epoch),
+    /// for the load the new sign-in `sign_in` starts: call it right after signing in (the load
+    /// starts once the current task yields).
+    pub fn prime(&self, sign_in: SignInId, workspace: Workspace, asked_at: f64) {
+        let now = js_sys::Date::now();
+        let reading = BalanceReading::of(&workspace, asked_at, now);
+        self.primed.set_value(Some(Primed {
+            sign_in,
+            workspace,
+            reading,
+        }));
+        self.answered_at.set_value(now);
     }
+
+    /// The balance of the last answer for the sign-in in use, as a reading; untracked (a page
+    /// that shows it loads again on each answer through [`SharedWorkspace::id`]).
+    pub fn reading_untracked(&self) -> Option<BalanceReading> {
+        let sign_in = self.session.current_id_untracked();
+        self.resource
+            .get_untracked()
+            .filter(|answer| answer.sign_in == sign_in)
+            .and_then(|answer| answer.reading)
+    }
+
+    /// Why the store did not keep the last reading of `workspace`'s balance, until one is
+    /// kept; tracked.
+    pub fn reading_not_kept(&self, workspace: &str) -> Option<StoreError> {
+        self.not_kept.with(|not_kept| {
+            not_kept
+                .as_ref()
+                .filter(|not_kept| not_kept.workspace == workspace)
+                .map(|not_kept| not_kept.error.clone())
+        })
+    }
+}
+
+/// Keeps `reading` of `workspace`'s balance in the store, in a task of its own (the answer is
+/// not held back for it), and records in `not_kept` why the store refused it, or that the
+/// workspace's last reading is kept.
+fn keep_reading(
+    workspace: String,
+    reading: BalanceReading,
+    not_kept: RwSignal<Option<ReadingNotKept>>,
+) {
+    leptos::task::spawn_local(async move {
+        let kept = crate::pages::lazy::keep_reading(workspace.clone(), reading).await;
+        match kept {
+            Ok(()) => {
+                if not_kept.with_untracked(|n| n.as_ref().is_some_and(|n| n.workspace == workspace))
+                {
+                    not_kept.set(None);
+                }
+            }
+            Err(error) => not_kept.set(Some(ReadingNotKept { workspace, error })),
+        }
+    });
 }
 
 pub fn use_workspace() -> SharedWorkspace {

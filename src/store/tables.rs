@@ -12,6 +12,7 @@ use super::{Read, StoreError};
 use crate::model::archive::{KeptRun, ListReads, OutputIndex};
 use crate::model::bulk::{BatchRow, SavedBatch};
 use crate::model::form::SavedSubmission;
+use crate::model::ledger::BalanceReadings;
 use crate::model::request_log::{Entry, KeptBody};
 use crate::model::store_table::{
     BrowserKey, Codec, FactKey, Listed, LogKey, RowKey, RunKey, StoreKey, Table, Text, WholeBodyKey,
@@ -38,6 +39,9 @@ pub const LOG_WHOLE_BODIES: Table<WholeBodyKey, String, Text> = Table::new(LOG_W
 pub const HISTORY_SINCE: Table<FactKey, f64> = Table::new(META);
 /// A workspace's reads of the runs list (`WorkspaceFact::ListReads`).
 pub const LIST_READS: Table<FactKey, ListReads> = Table::new(META);
+/// The balances this browser read for a workspace, coalesced and bounded
+/// (`WorkspaceFact::BalanceReadings`, `model::ledger`).
+pub const BALANCE_READINGS: Table<FactKey, BalanceReadings> = Table::new(META);
 /// The person's switch to stop keeping a workspace's request log (`WorkspaceFact::LogPaused`):
 /// there, it is stopped.
 pub const LOG_PAUSED: Table<FactKey, bool> = Table::new(META);
@@ -232,6 +236,7 @@ mod tests {
         for meta in [
             LIST_READS.store,
             HISTORY_SINCE.store,
+            BALANCE_READINGS.store,
             LOG_PAUSED.store,
             OUTPUT_INDEX.store,
         ] {
