@@ -5,7 +5,7 @@
 //! through chrono's `wasmbind` feature). The functions take the time zone as a parameter so
 //! native tests can pin it.
 
-use chrono::{DateTime, Datelike, Local, TimeDelta, TimeZone, Timelike, Utc};
+use chrono::{DateTime, Datelike, Local, NaiveDateTime, TimeDelta, TimeZone, Timelike, Utc};
 
 /// `1234567` → `1,234,567`.
 pub fn group_thousands(n: u64) -> String {
@@ -80,7 +80,11 @@ pub fn counted(count: u64, one: &str, many: &str) -> String {
 /// interpreter would be shipped for this one fixed pattern (above the project's 5 KB line;
 /// docs/performance.md, "Choices a measurement holds").
 pub fn time_in<Tz: TimeZone>(time: DateTime<Utc>, zone: &Tz) -> String {
-    let t = time.with_timezone(zone);
+    wall_clock(time.with_timezone(zone).naive_local())
+}
+
+/// A local time already in its zone, as [`time_in`] writes it.
+pub fn wall_clock(t: NaiveDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
         t.year(),

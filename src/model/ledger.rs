@@ -21,6 +21,7 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::model::archive::KeptRun;
+use crate::model::format::wall_clock;
 use crate::model::output::CsvText;
 
 /// How far this browser's clock and the API's may disagree, ms: a run that ended this close to
@@ -456,7 +457,7 @@ impl Ledger {
         for day in &self.days {
             csv.line([
                 day.day.to_string(),
-                day.since.format("%Y-%m-%d %H:%M:%S").to_string(),
+                wall_clock(day.since),
                 day.spent.to_string(),
                 day.explained.to_string(),
                 day.unexplained.to_string(),

@@ -1,7 +1,10 @@
 //! `/credits`: credits over time over the history this browser keeps (`crate::archive`), not
 //! only the API's latest 100 runs: by day, week or month over a chosen range, with the
 //! per-action breakdown, saying what the numbers cover. The range and the bucket are in the URL
-//! (`?range=90d&per=week`; `model::credits_view` reads and prints it).
+//! (`?range=90d&per=week`; `model::credits_view` reads and prints it). Below it, the credit
+//! ledger ([`ledger`]): where the balance went, day by day, and what no run seen here explains.
+
+mod ledger;
 
 use api_contract::RUN_LIST_LIMIT;
 use chrono::Local;
@@ -17,6 +20,7 @@ use crate::model::archive::{KeptRun, MissedSpan};
 use crate::model::credits::{CreditsOverTime, SpentRun};
 use crate::model::credits_view::{BUCKETS, CreditsQuery, CreditsView, RANGES};
 use crate::model::format::{counted, local_time};
+use crate::model::ledger::BalanceReading;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
@@ -39,8 +43,10 @@ impl CreditsParams {
 }
 
 /// The workspace's history as this browser keeps it, after a read of the API's latest runs.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct History {
+    /// The workspace's id.
+    workspace: String,
     runs: Vec<KeptRun>,
     /// Kept runs that could not be read back (damaged) and are left out, told.
     left_out: Option<String>,
@@ -49,6 +55,9 @@ struct History {
     missed: Vec<MissedSpan>,
     /// The API's list could not be read: the history is shown as it was.
     list_error: Option<ApiError>,
+    /// The balances this browser read (the last answer's included, kept or not yet), or why
+    /// they could not be read.
+    readings: Result<Vec<BalanceReading>, StoreError>,
 }
 
 #[component]
@@ -82,19 +91,30 @@ pub fn CreditsPage() -> impl IntoView {
                 }
                 Err(error) => list_error = Some(error),
             }
+            let readings = archive::balance_readings(&id).await.map(|kept| {
+                let mut readings = kept.readings;
+                // The last answer's, which its own write may not have kept yet.
+                readings.extend(workspace.reading_untracked());
+                readings
+            });
             let read = async {
                 let kept = archive::kept_runs(&id).await?;
                 Ok::<_, StoreError>(History {
+                    workspace: id.clone(),
                     left_out: kept.left_out("kept run", "kept runs"),
                     runs: kept.items,
                     since: archive::kept_since(&id).await?,
                     missed: archive::list_reads(&id).await?.missed,
                     list_error,
+                    readings,
                 })
             };
             Ok(read.await.ok())
         }
     });
+    // The balance as it is now, for the ledger's last interval (unless just read); each answer
+    // loads the history again.
+    workspace.refresh_unless_loading();
     let show = move |change: &dyn Fn(CreditsView) -> CreditsView| {
         navigate(&change(view_of_url.get_untracked()).url(), in_place());
     };
@@ -132,7 +152,10 @@ pub fn CreditsPage() -> impl IntoView {
                         "This browser keeps no history of runs (its storage is unavailable, as in some private windows). The workspace page shows the API's latest " {RUN_LIST_LIMIT} "."
                     </Notice>
                 }.into_any(),
-                Some(Ok(Some(history))) => chart(&history, view_of_url.get()).into_any(),
+                Some(Ok(Some(history))) => view! {
+                    {chart(&history, view_of_url.get())}
+                    {ledger::section(&history, workspace)}
+                }.into_any(),
             }}
         </section>
     }
