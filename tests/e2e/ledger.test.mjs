@@ -1,0 +1,155 @@
+// The credit ledger on /credits (issue 47): every balance the console reads is kept, and what
+// no run seen by this browser explains shows as "spent by runs this browser did not see". Runs
+// made with another API key of the workspace, never listed here, show as exactly their cost;
+// a 200-run session of the console's own leaves nothing unexplained. Headless Chromium against
+// a sandbox of its own, with quick runs and a rate limit that lets a script make 100 runs at once.
+import { readFile } from "node:fs/promises";
+import { expect, withSandbox } from "./fixtures.mjs";
+import { api, go, queueRun, screenshot, seriousViolations, watchRunToCompletion } from "./harness.mjs";
+
+const test = withSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
+
+const isFinal = (status) => ["completed", "failed", "cancelled"].includes(status);
+
+/** A number as the console writes it (`1,234`). */
+const credits = (n) => n.toLocaleString("en-US");
+
+/** The ledger's totals as the page shows them, numbers. */
+async function ledgerTotals(page) {
+  const number = async (field) => Number((await page.locator(`[data-field="${field}"]`).textContent()).replaceAll(",", ""));
+  return {
+    spent: await number("ledger-spent"),
+    explained: await number("ledger-explained"),
+    unexplained: await number("ledger-unexplained"),
+    added: await number("ledger-added"),
+  };
+}
+
+/**
+ * Has the console read the workspace as the API has it now: the workspace page refreshes on
+ * arrival and must show the API's balance; then /credits, whose ledger ends with that reading.
+ */
+async function readBalanceThenOpenCredits(page, sandbox) {
+  const balance = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
+  await go(page, "/workspace");
+  await expect(page.locator('[data-field="credits_balance"] .stat-value')).toHaveText(credits(balance));
+  await go(page, "/credits");
+  await expect(page.locator('[data-field="ledger-summary"]')).toBeVisible();
+  return balance;
+}
+
+/** Waits until the API lists no run that is not final. */
+async function untilAllFinal(sandbox) {
+  await expect.poll(async () => (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => !isFinal(r.status)).length, {
+    message: "the runs listed by the API that are not final yet",
+    intervals: [200],
+  }).toBe(0);
+}
+
+test("runs made with another API key and never listed here show as spent by runs this browser did not see, exactly their cost", async ({ sandbox, pages }) => {
+  test.setTimeout(120_000);
+  const opening = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
+  const { page, problems } = await pages.signedIn("/credits");
+  await expect(page.getByRole("heading", { name: "Where the credits went" })).toBeVisible();
+
+  // A run of the console's own: seen here, it explains what it used.
+  await go(page, "/actions/premium-search-people");
+  await page.getByLabel(/^Keywords/).fill("ledger seen here");
+  await page.getByLabel(/^Max results/).fill("3");
+  const mine = await watchRunToCompletion(page, sandbox, await queueRun(page));
+  expect(mine.credits_used, "the console's run costs something").toBeGreaterThan(0);
+
+  // A script with another key of the same workspace, while the console is open.
+  const other = (await api(sandbox, "POST", "/v1/keys", { bearer: sandbox.session_token, body: { name: "ledger script" } })).json;
+  expect(other.api_key).toBeTruthy();
+  // This browser must not list the script's runs before they leave the API's latest 100, as in a
+  // workspace busier than one read of the runs list a minute: its reads of the list wait until then.
+  const held = [];
+  const isList = (url) => url.pathname === "/v1/runs";
+  await page.route(isList, (route) => { held.push(route); });
+  const outside = [];
+  for (const [action, input, maxResults] of [
+    ["network-extract-people", { identifier: "ledger-outside-1" }, 1],
+    ["premium-search-people", { keywords: "ledger outside 2" }, 4],
+    ["network-search-companies", { keywords: "ledger outside 3" }, 2],
+  ]) {
+    const made = await api(sandbox, "POST", `/v1/actions/${action}/run/live`, {
+      body: { input, max_results: maxResults },
+      key: `e2e-ledger-outside-${outside.length}-${Date.now()}`,
+      bearer: other.api_key,
+    });
+    expect(made.status, JSON.stringify(made.json)).toBe(200);
+    outside.push(made.json);
+  }
+  const outsideCost = outside.reduce((sum, run) => sum + run.credits_used, 0);
+  expect(outsideCost, "the script's runs cost something").toBeGreaterThan(0);
+  // 100 more runs of the script, which fail and cost nothing, push its first three out of the list.
+  for (let i = 0; i < 100; i++) {
+    const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
+      body: { input: { query: `ledger filler ${i} sandbox:fail=filler` }, max_results: 1 },
+      key: `e2e-ledger-filler-${i}-${Date.now()}`,
+      bearer: other.api_key,
+    });
+    expect([200, 202]).toContain(made.status);
+  }
+  await untilAllFinal(sandbox);
+  const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
+  expect(listed.filter((id) => outside.some((run) => run.id === id)), "the API no longer lists the script's three runs").toEqual([]);
+  await page.unroute(isList);
+  await Promise.all(held.map((route) => route.continue()));
+
+  // The console reads the workspace again: the ledger has what the balance lost since sign-in,
+  // the console's run explaining its share and the script's three runs exactly the rest.
+  const now = await readBalanceThenOpenCredits(page, sandbox);
+  expect(opening - now).toBe(mine.credits_used + outsideCost);
+  await expect(page.locator('[data-field="ledger-unexplained"]')).toHaveText(credits(outsideCost));
+  expect(await ledgerTotals(page)).toEqual({
+    spent: opening - now,
+    explained: mine.credits_used,
+    unexplained: outsideCost,
+    added: 0,
+  });
+  await expect(page.locator('[data-field="ledger-unseen-meaning"]')).toContainText("another API key");
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, "credits-ledger");
+
+  // The same table as a CSV file: one row per day, the totals the page's.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export as CSV" }).click()]);
+  expect(download.suggestedFilename()).toMatch(/^sandbox-credits-ledger-.+-\d{4}-\d{2}-\d{2}\.csv$/);
+  const [header, ...rows] = (await readFile(await download.path(), "utf8")).replace(/^\uFEFF/, "").trimEnd().split("\r\n").map((line) => line.split(","));
+  expect(header).toEqual(["Day", "Since", "Spent", "By runs seen here", "By runs this browser did not see", "Credits added", "Runs seen charged", "Readings"]);
+  const column = (name) => rows.reduce((sum, row) => sum + Number(row[header.indexOf(name)]), 0);
+  expect(column("Spent")).toBe(opening - now);
+  expect(column("By runs seen here")).toBe(mine.credits_used);
+  expect(column("By runs this browser did not see")).toBe(outsideCost);
+  expect(await page.locator('[data-field="ledger-table"] tbody tr').count()).toBe(rows.length);
+  expect(problems).toEqual([]);
+});
+
+test("a 200-run session of the console's own leaves nothing unexplained", async ({ sandbox, pages }) => {
+  test.setTimeout(120_000);
+  await untilAllFinal(sandbox);
+  const opening = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
+  const { page, problems } = await pages.signedIn("/bulk");
+  const lines = ["keywords,max_results", ...Array.from({ length: 200 }, (_, i) => `ledger session ${i + 1},${(i % 3) + 1}`)];
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  await page.locator("#bulk-text").fill(lines.join("\r\n") + "\r\n");
+  await expect(page.locator('[data-field="rows-to-send"]')).toHaveText("200");
+  await page.locator('[data-field="start-batch"]').click();
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 90_000 });
+  await expect(page.locator('[data-count="completed"] dd')).toHaveText("200");
+  await untilAllFinal(sandbox);
+
+  const now = await readBalanceThenOpenCredits(page, sandbox);
+  expect(opening - now, "the batch cost something").toBeGreaterThan(0);
+  await expect(page.locator('[data-field="ledger-spent"]')).toHaveText(credits(opening - now));
+  expect(await ledgerTotals(page)).toEqual({ spent: opening - now, explained: opening - now, unexplained: 0, added: 0 });
+  const unexplainedPerDay = await page.locator('[data-field="ledger-table"] tbody [data-field="unexplained"]').allTextContents();
+  expect(unexplainedPerDay.length).toBeGreaterThan(0);
+  expect(unexplainedPerDay.every((text) => text === "0")).toBe(true);
+  // More than the sign-in's and the last: the batch's refreshes were read too.
+  const readings = await page.locator('[data-field="ledger-table"] tbody [data-field="readings"]').allTextContents();
+  expect(readings.reduce((sum, text) => sum + Number(text), 0)).toBeGreaterThan(1);
+  await expect(page.locator('[data-field="ledger-unfinished"]')).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
