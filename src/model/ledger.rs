@@ -450,11 +450,11 @@ impl Ledger {
             })
     }
 
-    /// The table as CSV, the same columns as on the page, oldest day first.
+    /// The table as CSV, as the page shows it: the same columns, the newest day first.
     pub fn csv(&self) -> String {
         let mut csv = CsvText::new();
         csv.line(LEDGER_COLUMNS);
-        for day in &self.days {
+        for day in self.days.iter().rev() {
             csv.line([
                 day.day.to_string(),
                 wall_clock(day.since),

@@ -303,17 +303,24 @@ fn days_are_local_and_a_gap_counts_on_the_day_the_balance_was_read_again() {
 }
 
 #[test]
-fn the_table_exports_as_csv_with_the_pages_columns() {
+fn the_table_exports_as_csv_as_the_page_shows_it() {
     let readings = [
         reading(0.0, 1_000, 0),
         reading(60.0, 990, 0),
         reading(120.0, 983, 0),
         reading(180.0, 1_483, 0),
+        // The next day.
+        reading(86_400.0 + 60.0, 1_480, 0),
     ];
-    let csv = Ledger::of(&readings, &[ended("seen", 10, 30.0)], &Utc).csv();
+    let runs = [
+        ended("seen", 10, 30.0),
+        ended("next-day", 3, 86_400.0 + 30.0),
+    ];
+    let csv = Ledger::of(&readings, &runs, &Utc).csv();
     assert_eq!(
         csv,
         "Day,Since,Spent,By runs seen here,By runs this browser did not see,Credits added,Runs seen charged,Readings\r\n\
+         2026-11-21,2026-11-20 10:03:00,3,3,0,0,1,1\r\n\
          2026-11-20,2026-11-20 10:00:00,17,10,7,500,1,3\r\n"
     );
 }
