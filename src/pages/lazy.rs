@@ -24,7 +24,6 @@ use crate::archive::KeptCounts;
 use crate::components::RequireSession;
 use crate::model::ledger::BalanceReading;
 use crate::model::request_log::{Exchange, Origin};
-use crate::model::store_error::StoreError;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
@@ -159,10 +158,8 @@ in_pages_chunk! {
     fn keep_reading_in_chunk(
         workspace: String,
         reading: BalanceReading,
-    ) -> Result<InChunk<Result<(), StoreError>>, ChunkError> {
-        Ok(Box::pin(async move {
-            crate::archive::keep_reading(&workspace, reading).await
-        }))
+    ) -> Result<InChunk<()>, ChunkError> {
+        Ok(Box::pin(crate::state::readings::keep(workspace, reading)))
     }
 }
 
@@ -183,19 +180,17 @@ pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> 
     })
 }
 
-/// Keeps a reading of `workspace`'s balance for the ledger (`archive::keep_reading`, from the
-/// chunk), for the shared workspace resource, which is part of the first screen. As the log's
-/// exchanges, a reading made before the chunk has arrived waits in memory until it has.
-pub fn keep_reading(workspace: String, reading: BalanceReading) -> InChunk<Result<(), StoreError>> {
+/// Keeps a reading of `workspace`'s balance for the ledger (`state::readings::keep`, from the
+/// chunk, which records a refusal for `/credits`), for the shared workspace resource, which is
+/// part of the first screen. As the log's exchanges, a reading made before the chunk has arrived
+/// waits in memory until it has.
+pub fn keep_reading(workspace: String, reading: BalanceReading) -> InChunk<()> {
     Box::pin(async move {
         while !PAGES_ARRIVED.load(Ordering::Relaxed) {
             crate::browser::sleep(std::time::Duration::from_secs(1)).await;
         }
-        match keep_reading_in_chunk(workspace, reading).await {
-            Ok(keeping) => keeping.await,
-            Err(ChunkError) => Err(StoreError::Failed(
-                "the console's code for keeping it did not arrive".to_owned(),
-            )),
+        if let Ok(keeping) = keep_reading_in_chunk(workspace, reading).await {
+            keeping.await;
         }
     })
 }

@@ -1,12 +1,14 @@
 //! State shared across pages, provided as context at the root: the session, the environment it
 //! spends in, the workspace and
-//! the action registry (each loaded once and shared), form drafts, the polling hook, and the background read of the runs list.
+//! the action registry (each loaded once and shared), form drafts, the polling hook, the background read of the runs list, and the balance
+//! readings' writes.
 
 pub mod bulk;
 pub mod drafts;
 pub mod environment;
 pub mod history;
 pub mod polling;
+pub mod readings;
 pub mod registry;
 pub mod safeguards;
 pub mod session;

@@ -9,8 +9,8 @@
 //! Every answer's balance is also a reading for the credit ledger (`model::ledger`): this is the
 //! one place the console reads the workspace (sign-in's check through [`SharedWorkspace::prime`],
 //! the pages' and the bulk batch's refreshes through [`SharedWorkspace::refresh`]), so each
-//! reading is kept here (`pages::lazy::keep_reading`), and a write the store refused is told on
-//! `/credits` ([`SharedWorkspace::reading_not_kept`]).
+//! reading is handed from here to the store (`pages::lazy::keep_reading`, `state::readings`),
+//! which `/credits` reads back, with the store's sentence for a write it refused.
 
 use api_contract::Workspace;
 use leptos::prelude::*;
@@ -19,7 +19,6 @@ use super::session::{SeenWorkspace, Session};
 use crate::api::ApiError;
 use crate::model::ledger::BalanceReading;
 use crate::model::sign_ins::SignInId;
-use crate::model::store_error::StoreError;
 
 /// An answer to `GET /v1/workspace`, and the sign-in it was asked with.
 #[derive(Clone, Debug)]
@@ -38,13 +37,6 @@ struct Primed {
     reading: BalanceReading,
 }
 
-/// A reading of a workspace's balance that the store refused to keep, and why.
-#[derive(Clone, Debug, PartialEq)]
-struct ReadingNotKept {
-    workspace: String,
-    error: StoreError,
-}
-
 #[derive(Clone, Copy)]
 pub struct SharedWorkspace {
     /// Reloads when another sign-in is put in use, and on [`SharedWorkspace::refresh`].
@@ -56,8 +48,6 @@ pub struct SharedWorkspace {
     primed: StoredValue<Option<Primed>>,
     /// When the last answer arrived, ms since the epoch.
     answered_at: StoredValue<f64>,
-    /// The last reading the store refused, until one of the same workspace is kept.
-    not_kept: RwSignal<Option<ReadingNotKept>>,
 }
 
 /// Turns [`SharedWorkspace::loaded`] gives the resource to start its reload after a switch.
@@ -72,7 +62,6 @@ impl SharedWorkspace {
         let loading = StoredValue::new(false);
         let primed = StoredValue::new(None::<Primed>);
         let answered_at = StoredValue::new(0.0);
-        let not_kept = RwSignal::new(None::<ReadingNotKept>);
         let resource = LocalResource::new(move || {
             let client = session.client();
             let sign_in = session.current_id();
@@ -106,7 +95,11 @@ impl SharedWorkspace {
                     );
                 }
                 if let (Some(reading), Ok(workspace)) = (reading, &result) {
-                    keep_reading(workspace.workspace_id.clone(), reading, not_kept);
+                    // In a task of its own: the answer is not held back for the store.
+                    leptos::task::spawn_local(crate::pages::lazy::keep_reading(
+                        workspace.workspace_id.clone(),
+                        reading,
+                    ));
                 }
                 Answer {
                     sign_in,
@@ -121,7 +114,6 @@ impl SharedWorkspace {
             loading,
             primed,
             answered_at,
-            not_kept,
         });
     }
 
@@ -206,39 +198,6 @@ impl SharedWorkspace {
             .filter(|answer| answer.sign_in == sign_in)
             .and_then(|answer| answer.reading)
     }
-
-    /// Why the store did not keep the last reading of `workspace`'s balance, until one is
-    /// kept; tracked.
-    pub fn reading_not_kept(&self, workspace: &str) -> Option<StoreError> {
-        self.not_kept.with(|not_kept| {
-            not_kept
-                .as_ref()
-                .filter(|not_kept| not_kept.workspace == workspace)
-                .map(|not_kept| not_kept.error.clone())
-        })
-    }
-}
-
-/// Keeps `reading` of `workspace`'s balance in the store, in a task of its own (the answer is
-/// not held back for it), and records in `not_kept` why the store refused it, or that the
-/// workspace's last reading is kept.
-fn keep_reading(
-    workspace: String,
-    reading: BalanceReading,
-    not_kept: RwSignal<Option<ReadingNotKept>>,
-) {
-    leptos::task::spawn_local(async move {
-        let kept = crate::pages::lazy::keep_reading(workspace.clone(), reading).await;
-        match kept {
-            Ok(()) => {
-                if not_kept.with_untracked(|n| n.as_ref().is_some_and(|n| n.workspace == workspace))
-                {
-                    not_kept.set(None);
-                }
-            }
-            Err(error) => not_kept.set(Some(ReadingNotKept { workspace, error })),
-        }
-    });
 }
 
 pub fn use_workspace() -> SharedWorkspace {

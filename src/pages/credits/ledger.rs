@@ -11,14 +11,13 @@ use crate::components::{Notice, NoticeKind};
 use crate::model::format::{counted, group_thousands, local_time, wall_clock};
 use crate::model::ledger::{BalanceReading, LEDGER_COLUMNS, Ledger, LedgerDay};
 use crate::state::environment::use_environment;
-use crate::state::workspace::SharedWorkspace;
 
 /// The section: what the ledger is, then the table over `history`'s readings and runs.
-pub fn section(history: &History, workspace: SharedWorkspace) -> impl IntoView + use<> {
+pub fn section(history: &History) -> impl IntoView + use<> {
     let id = history.workspace.clone();
     // Tracked on its own: a refused write is told as soon as the store answers.
     let not_kept = move || {
-        workspace.reading_not_kept(&id).map(|error| {
+        crate::state::readings::not_kept(&id).map(|error| {
             view! {
                 <Notice kind=NoticeKind::Problem field="ledger-not-kept">
                     "This browser did not keep the balance it just read, so the ledger misses it. "

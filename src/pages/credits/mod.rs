@@ -154,7 +154,7 @@ pub fn CreditsPage() -> impl IntoView {
                 }.into_any(),
                 Some(Ok(Some(history))) => view! {
                     {chart(&history, view_of_url.get())}
-                    {ledger::section(&history, workspace)}
+                    {ledger::section(&history)}
                 }.into_any(),
             }}
         </section>
