@@ -1,13 +1,16 @@
 // The credit ledger on /credits (issue 47): every balance the console reads is kept, and what
 // no run seen by this browser explains shows as "spent by runs this browser did not see". Runs
 // made with another API key of the workspace, never listed here, show as exactly their cost;
-// a 200-run session of the console's own leaves nothing unexplained. Headless Chromium against
-// a sandbox of its own, with quick runs and a rate limit that lets a script make 100 runs at once.
+// a 200-run session of the console's own leaves nothing unexplained. Headless Chromium, each
+// test against a sandbox of its own: quick runs and a rate limit that lets a script make 100 runs
+// at once; then a rate limit that makes a 200-row batch last long enough for the console to read
+// the balance while its runs are in progress (the batch refreshes it every 10 s).
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
 import { api, go, queueRun, screenshot, seriousViolations, watchRunToCompletion } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
+const paced = withSandbox({ args: ["--rate-burst", "20", "--rate-per-sec", "10", "--queue-ms", "50", "--process-ms", "400"] });
 
 const isFinal = (status) => ["completed", "failed", "cancelled"].includes(status);
 
@@ -26,13 +29,17 @@ async function ledgerTotals(page) {
 }
 
 /**
- * Has the console read the workspace as the API has it now: the workspace page refreshes on
- * arrival and must show the API's balance; then /credits, whose ledger ends with that reading.
+ * Has the console read the workspace as the API has it now, then opens /credits, whose ledger
+ * ends with that reading. The workspace page reads the workspace on arrival unless it was read
+ * in the last 2 s: it is opened again until it shows the API's balance.
  */
 async function readBalanceThenOpenCredits(page, sandbox) {
   const balance = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
-  await go(page, "/workspace");
-  await expect(page.locator('[data-field="credits_balance"] .stat-value')).toHaveText(credits(balance));
+  await expect.poll(async () => {
+    await go(page, "/actions");
+    await go(page, "/workspace");
+    return page.locator('[data-field="credits_balance"] .stat-value').textContent();
+  }, { message: "the balance the workspace page shows", intervals: [1_000] }).toBe(credits(balance));
   await go(page, "/credits");
   await expect(page.locator('[data-field="ledger-summary"]')).toBeVisible();
   return balance;
@@ -126,7 +133,20 @@ test("runs made with another API key and never listed here show as spent by runs
   expect(problems).toEqual([]);
 });
 
-test("a 200-run session of the console's own leaves nothing unexplained", async ({ sandbox, pages }) => {
+/** The balances this browser keeps for `workspace`, as its IndexedDB holds them. */
+async function keptReadings(page, workspace) {
+  return page.evaluate((key) => new Promise((resolve, reject) => {
+    const open = indexedDB.open("console");
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const read = open.result.transaction("meta").objectStore("meta").get(key);
+      read.onsuccess = () => { resolve(JSON.parse(read.result ?? '{"readings":[]}').readings); open.result.close(); };
+      read.onerror = () => reject(read.error);
+    };
+  }), `${workspace}/balance-readings`);
+}
+
+paced("a 200-run session of the console's own leaves nothing unexplained", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
   await untilAllFinal(sandbox);
   const opening = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
@@ -147,9 +167,12 @@ test("a 200-run session of the console's own leaves nothing unexplained", async 
   const unexplainedPerDay = await page.locator('[data-field="ledger-table"] tbody [data-field="unexplained"]').allTextContents();
   expect(unexplainedPerDay.length).toBeGreaterThan(0);
   expect(unexplainedPerDay.every((text) => text === "0")).toBe(true);
-  // More than the sign-in's and the last: the batch's refreshes were read too.
-  const readings = await page.locator('[data-field="ledger-table"] tbody [data-field="readings"]').allTextContents();
-  expect(readings.reduce((sum, text) => sum + Number(text), 0)).toBeGreaterThan(1);
+  // Besides sign-in's and the last, the batch's refreshes were read, with runs in progress.
+  const intervals = await page.locator('[data-field="ledger-table"] tbody [data-field="readings"]').allTextContents();
+  expect(intervals.reduce((sum, text) => sum + Number(text), 0)).toBeGreaterThan(1);
+  const kept = await keptReadings(page, (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id);
+  expect(kept.some((reading) => reading.reserved > 0), JSON.stringify(kept)).toBe(true);
+  expect(kept.at(-1).balance).toBe(now);
   await expect(page.locator('[data-field="ledger-unfinished"]')).toHaveCount(0);
   expect(problems).toEqual([]);
 });
