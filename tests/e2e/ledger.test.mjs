@@ -176,3 +176,34 @@ paced("a 200-run session of the console's own leaves nothing unexplained", async
   await expect(page.locator('[data-field="ledger-unfinished"]')).toHaveCount(0);
   expect(problems).toEqual([]);
 });
+
+test("a reading the store refuses (a full disk) is told on /credits with what to do, until one is kept", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/credits");
+  await expect(page.getByRole("heading", { name: "Where the credits went" })).toBeVisible();
+  // From now on the disk is full: every write is refused as browsers refuse it.
+  await page.evaluate(() => {
+    window.__put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () {
+      throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+    };
+  });
+  const notKept = page.locator('[data-field="ledger-not-kept"]');
+  // /credits reads the balance on arrival unless it was read in the last 2 s: arrive again
+  // until a reading has been refused.
+  await expect.poll(async () => {
+    await go(page, "/actions");
+    await go(page, "/credits");
+    return notKept.count();
+  }, { message: "the notice of a reading not kept", intervals: [1_000] }).toBe(1);
+  await expect(notKept).toContainText("This browser did not keep the balance it just read, so the ledger misses it. This browser's storage is full. Free space");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // Room again: the next reading is kept and the notice goes.
+  await page.evaluate(() => { IDBObjectStore.prototype.put = window.__put; });
+  await expect.poll(async () => {
+    await go(page, "/actions");
+    await go(page, "/credits");
+    return notKept.count();
+  }, { message: "the notice of a reading not kept", intervals: [1_000] }).toBe(0);
+  expect(problems).toEqual([]);
+});

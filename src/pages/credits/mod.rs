@@ -76,6 +76,11 @@ pub fn CreditsPage() -> impl IntoView {
             )
         })
     });
+    // The balance as it is now, for the ledger's last interval (unless just read); each answer
+    // loads the history again. Asked before the history's resource exists: a resource that
+    // reads the workspace's and checks it first would take the refresh's mark for itself, and
+    // the workspace would not be read again.
+    workspace.refresh_unless_loading();
     let history = LocalResource::new(move || {
         let workspace_id = workspace.id();
         let client = session.client_untracked();
@@ -112,9 +117,6 @@ pub fn CreditsPage() -> impl IntoView {
             Ok(read.await.ok())
         }
     });
-    // The balance as it is now, for the ledger's last interval (unless just read); each answer
-    // loads the history again.
-    workspace.refresh_unless_loading();
     let show = move |change: &dyn Fn(CreditsView) -> CreditsView| {
         navigate(&change(view_of_url.get_untracked()).url(), in_place());
     };
