@@ -9,7 +9,9 @@ use leptos_router::hooks::{use_navigate, use_params};
 use leptos_router::params::Params;
 use leptos_router::{NavigateOptions, path};
 
-use crate::components::{RequireSession, ThemeToggle, WorkspaceSwitcher};
+use crate::components::{
+    PresenterBand, PresenterToggle, RequireSession, ThemeToggle, WorkspaceSwitcher,
+};
 use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
 use crate::pages::lazy::{
@@ -21,6 +23,7 @@ use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::environment::{Environment, use_environment};
+use crate::state::presenter::Presenter;
 use crate::state::registry::Registry;
 use crate::state::safeguards::{SpendingSafeguards, use_safeguards};
 use crate::state::session::{Session, use_session};
@@ -32,6 +35,7 @@ pub fn App(
     served_environment: Option<api_contract::ConsoleEnvironment>,
 ) -> impl IntoView {
     let session = Session::provide();
+    let presenter = Presenter::provide();
     Environment::provide(session, served_environment);
     SharedWorkspace::provide(session);
     Registry::provide(session);
@@ -51,10 +55,13 @@ pub fn App(
             })}
             <AppHeader />
             <SandboxBand />
+            <PresenterBand />
             <main id="main" class="main" tabindex="-1" aria-busy=move || routing.get().to_string()>
                 // Made again when another sign-in is put in use: a page of the workspace left
-                // (its resources, its inputs) never shows while the next one loads.
-                {move || { session.current_id(); view! {
+                // (its resources, its inputs) never shows while the next one loads. And when
+                // presenter mode changes: each page masks values as it is built (drafts, the
+                // batch and the log live above the pages, so nothing typed or running is lost).
+                {move || { session.current_id(); presenter.is_on(); view! {
                 <FlatRoutes fallback=NotFoundPage>
                     <Route path=path!("/sign-in") view=SignInPage />
                     <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
@@ -143,6 +150,7 @@ fn AppHeader() -> impl IntoView {
                     <WorkspaceSwitcher />
                     <SignOut />
                 })}
+                <PresenterToggle />
                 <ThemeToggle />
             </div>
         </header>

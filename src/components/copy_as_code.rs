@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::browser::copy_text;
 use crate::model::snippets::{Language, RequestSpec};
+use crate::state::presenter::use_masker;
 
 /// Where the last language picked is remembered (not a secret: a language name).
 const STORAGE_KEY: &str = "console.code-language";
@@ -32,7 +33,14 @@ pub fn CopyAsCode(
     request: Signal<RequestSpec>,
 ) -> impl IntoView {
     let language = RwSignal::new(remembered_language());
-    let code = Memo::new(move |_| request.with(|r| r.code(language.get())));
+    // In presenter mode the body's values are masked in the code shown and in what is copied.
+    let masker = use_masker();
+    let code = Memo::new(move |_| {
+        request.with(|r| {
+            let body = r.body.as_deref().map(|b| masker.json_text(b).into_owned());
+            RequestSpec { body, ..r.clone() }.code(language.get())
+        })
+    });
     let copied = RwSignal::new(false);
     let choose = move |picked: Language| {
         language.set(picked);

@@ -9,12 +9,14 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::{RealDataGate, RealDataQuestion};
 use crate::browser::{copy_text, download};
 use crate::model::explore::{ColumnChoice, ColumnState, Explorer, PAGE_SIZE, SortBy};
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
 };
+use crate::state::presenter::use_masker;
 
 /// Where an action's column choice is kept in this browser (not a secret: column names).
 fn choice_key(action: &str) -> String {
@@ -54,6 +56,16 @@ pub fn OutputExplorer(
     /// Set to a sentence after a copy or an export.
     notice: RwSignal<&'static str>,
 ) -> impl IntoView {
+    // In presenter mode the table, the JSON, the filter, the sort and the copies work on the
+    // masked records; the real ones are kept for an export the person says yes to.
+    let masker = use_masker();
+    let gate = RealDataGate::default();
+    let (records, real) = if masker.is_on() {
+        let masked = records.iter().map(|record| masker.json(record)).collect();
+        (masked, Some(StoredValue::new(records)))
+    } else {
+        (records, None)
+    };
     let explorer = StoredValue::new(Explorer::new(records));
     let count = explorer.with_value(|e| e.records.len());
     let choice = RwSignal::new(remembered_choice(&action));
@@ -95,15 +107,26 @@ pub fn OutputExplorer(
     let name = StoredValue::new(name);
     let export = move |format: ExportFormat| {
         let (shown, columns) = (shown.get_untracked(), columns.get_untracked());
-        let text = explorer.with_value(|e| match format {
-            // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
-            ExportFormat::Csv => format!("\u{feff}{}", e.csv(&shown, &columns)),
-            ExportFormat::Json => e.json(&shown, &columns),
-            ExportFormat::JsonLines => e.json_lines(&shown, &columns),
+        let holds = format!(
+            "{} with the columns {}",
+            counted(shown.len() as u64, "record", "records"),
+            columns.join(", ")
+        );
+        gate.export(holds, move || {
+            let write = |e: &Explorer| match format {
+                // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
+                ExportFormat::Csv => format!("\u{feff}{}", e.csv(&shown, &columns)),
+                ExportFormat::Json => e.json(&shown, &columns),
+                ExportFormat::JsonLines => e.json_lines(&shown, &columns),
+            };
+            let text = match real {
+                Some(real) => real.with_value(|records| write(&Explorer::new(records.clone()))),
+                None => explorer.with_value(write),
+            };
+            let file = name.with_value(|name| format!("{name}.{}", format.extension()));
+            download(&file, format.mime(), &text);
+            notice.set(format.notice());
         });
-        let file = name.with_value(|name| format!("{name}.{}", format.extension()));
-        download(&file, format.mime(), &text);
-        notice.set(format.notice());
     };
     let on_copy = Callback::new(move |index: usize| {
         if let Some(text) = explorer.with_value(|e| e.records.get(index).map(pretty)) {
@@ -135,6 +158,7 @@ pub fn OutputExplorer(
                 <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
             </span>
         </div>
+        <RealDataQuestion gate />
         <ColumnsPanel action=action.clone() columns=ColumnView { choice, arranged, shown: columns } hidden=show_json />
         {move || if show_json.get() {
             let text = explorer.with_value(|e| pretty(&Value::Array(e.records.clone())));
@@ -148,7 +172,7 @@ pub fn OutputExplorer(
             let action = action.clone();
             view! {
                 <div class="table-wrap explorer-wrap">
-                    <OutputTable action explorer columns page_rows sort on_copy />
+                    <OutputTable action explorer columns page_rows sort on_copy chained=!masker.is_on() />
                 </div>
                 <RecordsPager page pages />
             }.into_any()
@@ -235,7 +259,7 @@ fn RecordsPager(
             <button type="button" class="button secondary" disabled=move || page.get() == 0
                 on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
             <span data-field="records-page">{move || format!("Page {} of {}", page.get().min(pages.get() - 1) + 1, pages.get())}</span>
-            <button type="button" class="button secondary" disabled=move || page.get() + 1 >= pages.get()
+            <button type="button" class="button secondary" disabled=move || { page.get() + 1 >= pages.get() }
                 on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
         </nav>
     })
@@ -289,6 +313,9 @@ fn OutputTable(
     page_rows: Memo<Vec<usize>>,
     sort: RwSignal<Option<SortBy>>,
     on_copy: Callback<usize>,
+    /// Links to the actions a record chains into (not in presenter mode: their addresses hold
+    /// the record's values).
+    chained: bool,
 ) -> impl IntoView {
     let head = move || {
         columns
@@ -340,7 +367,15 @@ fn OutputTable(
                 explorer.with_value(|e| {
                     rows[range]
                         .iter()
-                        .map(|&i| record_row(i, &e.records[i], &columns, &action, on_copy))
+                        .map(|&i| {
+                            record_row(
+                                i,
+                                &e.records[i],
+                                &columns,
+                                chained.then_some(action.as_str()),
+                                on_copy,
+                            )
+                        })
                         .collect_view()
                         .into_any()
                 })
@@ -405,14 +440,16 @@ fn record_row(
     i: usize,
     record: &Value,
     columns: &[String],
-    action: &str,
+    chained_from: Option<&str>,
     on_copy: Callback<usize>,
 ) -> impl IntoView + use<> {
     let cells = columns
         .iter()
         .map(|column| view! { <td>{cell(record, column).map(value_view)}</td> })
         .collect_view();
-    let chained = chain_links(action, record)
+    let chained = chained_from
+        .map(|action| chain_links(action, record))
+        .unwrap_or_default()
         .into_iter()
         .map(|link| view! { <a class="button secondary small" href=link.href>{link.label}</a> })
         .collect_view();

@@ -12,6 +12,7 @@ use crate::model::sign_ins::{SignInId, path_after_switch};
 use crate::model::urls::sign_in_path;
 use crate::state::bulk::use_bulk;
 use crate::state::environment::use_environment;
+use crate::state::presenter::use_presenter;
 use crate::state::session::{SignInSummary, use_session};
 
 #[component]
@@ -19,7 +20,14 @@ pub fn WorkspaceSwitcher() -> impl IntoView {
     let session = use_session();
     let location = use_location();
     let open = RwSignal::new(false);
-    let credential = move || session.kind().map(|k| k.label()).unwrap_or_default();
+    // In presenter mode the kind alone: a key's prefix and a session's subject are hidden.
+    let presenter = use_presenter();
+    let credential = move || {
+        session
+            .kind()
+            .map(|k| k.label_shown(presenter.is_on()))
+            .unwrap_or_default()
+    };
     // Any navigation closes the list.
     Effect::new(move |_| {
         location.pathname.track();
@@ -111,6 +119,7 @@ fn SignInItem(
         }
     };
     let environment = use_environment().of_base_url(&summary.base_url);
+    let presenter = use_presenter();
     let bulk = use_bulk();
     let workspace_id = summary.workspace.as_ref().map(|w| w.id.clone());
     let batch_running = move || {
@@ -133,7 +142,7 @@ fn SignInItem(
         <li class="switcher-item" data-sign-in=id.0 data-in-use=summary.in_use.to_string()>
             <span class="switcher-name">{name}</span>
             <span class="switcher-detail">
-                {format!("{} ({kind}) · {}", environment.name, summary.kind.label())}
+                {move || format!("{} ({kind}) · {}", environment.name, summary.kind.label_shown(presenter.is_on()))}
                 {move || batch_running().then_some(" · bulk batch running")}
             </span>
             {if summary.in_use {

@@ -32,6 +32,24 @@ impl CredentialKind {
     }
 
     /// A short label for the header, never the whole secret.
+    /// The kind alone, without the key's prefix or the session's subject: what presenter mode
+    /// shows.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            CredentialKind::ApiKey { .. } => "API key",
+            CredentialKind::Session { .. } => "Account session",
+        }
+    }
+
+    /// As the given mode shows it: the label, or in presenter mode the kind alone.
+    pub fn label_shown(&self, presenting: bool) -> String {
+        if presenting {
+            self.kind_name().to_owned()
+        } else {
+            self.label()
+        }
+    }
+
     pub fn label(&self) -> String {
         match self {
             CredentialKind::ApiKey { prefix } => format!("API key {prefix}…"),
@@ -113,6 +131,9 @@ mod tests {
         );
         assert!(kind.is_session());
         assert_eq!(kind.label(), "Session · admin@acme.example");
+        // Presenter mode shows the kind alone.
+        assert_eq!(kind.label_shown(true), "Account session");
+        assert_eq!(kind.label_shown(false), kind.label());
     }
 
     #[test]
@@ -133,6 +154,7 @@ mod tests {
     fn an_opaque_key_shows_only_its_prefix() {
         let kind = classify("sk_sandbox_547cc6d1534c4f87dadf5b42");
         assert_eq!(kind.label(), "API key sk_sandbox_547cc…");
+        assert_eq!(kind.label_shown(true), "API key");
         assert!(!kind.label().contains("47cc6d1"));
         let short = classify("sk_short_12345");
         assert_eq!(

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod ledger;
 pub mod no_answer;
 pub mod output;
+pub mod presenter;
 pub mod request_log;
 pub mod runs_view;
 pub mod safeguards;

@@ -16,7 +16,9 @@ use crate::model::compare::{
 };
 use crate::model::format::{counted, group_thousands, local_time};
 use crate::model::output::{plain, shorten, visible};
+use crate::model::presenter::Masker;
 use crate::model::urls::{encode, run_path};
+use crate::state::presenter::use_masker;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 use crate::store;
@@ -220,8 +222,28 @@ fn comparison(a: Compared, b: Compared) -> impl IntoView {
         ),
     };
     let show_same = RwSignal::new(false);
-    let records_a = StoredValue::new(a.run.output.clone());
-    let records_b = StoredValue::new(b.run.output.clone());
+    // Compared as the API returned them, shown masked in presenter mode.
+    let masker = use_masker();
+    let masked = |records: &[Value]| records.iter().map(|r| masker.json(r)).collect::<Vec<_>>();
+    let records_a = StoredValue::new(masked(&a.run.output));
+    let records_b = StoredValue::new(masked(&b.run.output));
+    let pairs = pairs
+        .into_iter()
+        .map(|pair| RecordPair {
+            identity: masked_identity(masker, &pair.identity),
+            ..pair
+        })
+        .collect::<Vec<_>>();
+    let inputs = inputs.map(|fields| {
+        fields
+            .into_iter()
+            .map(|field| InputField {
+                a: field.a.map(|v| masker.field(&field.name, &v).into_owned()),
+                b: field.b.map(|v| masker.field(&field.name, &v).into_owned()),
+                ..field
+            })
+            .collect::<Vec<_>>()
+    });
     let pairs = StoredValue::new(pairs);
     view! {
         <div class="compare-heads">
@@ -319,6 +341,15 @@ fn inputs_table(fields: Vec<InputField>) -> impl IntoView {
                 <tbody>{rows}</tbody>
             </table>
         </div>
+    }
+}
+
+/// What matched two records (`profile_url: https://…`, `record 3`), its value masked by its
+/// field's rule.
+fn masked_identity(masker: Masker, identity: &str) -> String {
+    match identity.split_once(": ") {
+        Some((field, value)) => format!("{field}: {}", masker.field(field, value)),
+        None => identity.to_owned(),
     }
 }
 

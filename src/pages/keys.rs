@@ -13,6 +13,7 @@ use crate::model::credential::CredentialKind;
 use crate::model::format::{age, local_time};
 use crate::model::keys::{name_error, newest_first};
 use crate::model::urls::sign_in_path;
+use crate::state::presenter::use_masker;
 use crate::state::session::use_session;
 
 #[component]
@@ -91,6 +92,7 @@ fn KeyManager() -> impl IntoView {
     // Only possible where an API may let a key manage keys; the sandbox, like the contract,
     // asks for a session.
     let own_key = move |key: &ApiKey| session.uses_key_with_prefix(&key.prefix);
+    let masker = use_masker();
 
     view! {
         // The API may still refuse this session (403): the same explanation, and nothing to do.
@@ -100,10 +102,10 @@ fn KeyManager() -> impl IntoView {
             <CreateKey keys forbidden />
             {move || outcome.get().map(|(key, result)| match result {
                 Ok(()) => view! {
-                    <Notice>"Revoked “" {key.name} "”. Programs using it are refused from now on."</Notice>
+                    <Notice>"Revoked “" {masker.text(&key.name).into_owned()} "”. Programs using it are refused from now on."</Notice>
                 }.into_any(),
                 Err(error) if error.status() == Some(404) => view! {
-                    <Notice>"No key “" {key.name} "” was found: perhaps it was already revoked elsewhere. The list is up to date."</Notice>
+                    <Notice>"No key “" {masker.text(&key.name).into_owned()} "” was found: perhaps it was already revoked elsewhere. The list is up to date."</Notice>
                 }.into_any(),
                 Err(error) => view! { <ApiErrorPanel error context="Revoking the key" /> }.into_any(),
             })}
@@ -234,6 +236,8 @@ fn key_table(
     }
     newest_first(&mut keys);
     let now = Utc::now();
+    // In presenter mode a key's name and prefix are masked (a name often says who uses it).
+    let masker = use_masker();
     let rows = keys
         .into_iter()
         .map(|key| {
@@ -245,7 +249,8 @@ fn key_table(
                 }
                 .into_any(),
             };
-            let label = format!("Revoke key {}", key.name);
+            let (name, prefix) = (masker.text(&key.name).into_owned(), masker.text(&key.prefix).into_owned());
+            let label = format!("Revoke key {name}");
             let action = key.revoked_at.is_none().then(|| {
                 let key = key.clone();
                 view! {
@@ -256,8 +261,8 @@ fn key_table(
             });
             view! {
                 <tr data-key=key.id.clone() data-state=if key.revoked_at.is_some() { "revoked" } else { "active" }>
-                    <td data-field="key-name">{key.name.clone()}</td>
-                    <td><code data-field="key-prefix">{key.prefix.clone()} "…"</code></td>
+                    <td data-field="key-name">{name}</td>
+                    <td><code data-field="key-prefix">{prefix} "…"</code></td>
                     <td>{local_time(key.created_at)}<span class="age">{age(now, key.created_at)}</span></td>
                     <td>{state}</td>
                     <td>{action}</td>
@@ -291,7 +296,11 @@ fn ConfirmRevoke(
     /// "Keep it": called with the key's id.
     on_keep: Callback<String>,
 ) -> impl IntoView {
-    let (name, prefix) = (key.name.clone(), key.prefix.clone());
+    let masker = use_masker();
+    let (name, prefix) = (
+        masker.text(&key.name).into_owned(),
+        masker.text(&key.prefix).into_owned(),
+    );
     let title =
         move || view! { "Revoke “" {name.clone()} "” (" <code>{prefix.clone()} "…"</code> ")?" };
     let id = key.id.clone();
@@ -327,6 +336,18 @@ fn SecretDialog(
         ..
     } = created;
     let secret = api_key.clone();
+    // In presenter mode the secret is not drawn (those watching must not read it): Copy still
+    // copies it, to the clipboard only.
+    let masker = use_masker();
+    let (name, prefix) = (
+        masker.text(&name).into_owned(),
+        masker.text(&prefix).into_owned(),
+    );
+    let shown_secret = if masker.is_on() {
+        "Hidden in presenter mode: Copy puts it on the clipboard.".to_owned()
+    } else {
+        api_key
+    };
     view! {
         <dialog class="secret-dialog" node_ref=dialog aria-labelledby="secret-title" aria-describedby="secret-warning"
             // Escape asks the dialog to cancel: refused, so the secret is not lost by a slip.
@@ -341,7 +362,7 @@ fn SecretDialog(
             }>
             <h2 id="secret-title">"Your new API key"</h2>
             <p>"“" {name} "”, prefix " <code>{prefix} "…"</code></p>
-            <p class="secret" data-field="new-secret"><code>{api_key}</code></p>
+            <p class="secret" data-field="new-secret"><code>{shown_secret}</code></p>
             <p id="secret-warning" class="field-error">
                 "This is the only time the key is shown. Copy it and store it somewhere safe now: it cannot be shown again."
             </p>

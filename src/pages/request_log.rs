@@ -16,11 +16,12 @@ use crate::browser::copy_text;
 use crate::components::{Confirm, CopyAsCode, Notice};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
-    Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE, StatusClass,
-    WHOLE_BODIES_KEPT, entry_path,
+    AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE,
+    StatusClass, WHOLE_BODIES_KEPT, entry_path,
 };
 use crate::request_log::{self, WholeBody};
 use crate::state::polling::use_every_while_shown;
+use crate::state::presenter::use_masker;
 use crate::state::workspace::use_workspace;
 
 /// How often the list reads the log again while it is on screen.
@@ -364,8 +365,24 @@ pub fn LogEntryPage() -> impl IntoView {
 }
 
 fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl IntoView {
+    // In presenter mode the bodies and the error's message are masked everywhere on this page:
+    // shown, in the ticket, and in what is copied. The request as code masks its own.
+    let masker = use_masker();
+    let mask_body = move |body: KeptBody| KeptBody {
+        text: masker.json_text(&body.text).into_owned(),
+        ..body
+    };
+    let shown_entry = Entry {
+        request_body: entry.request_body.clone().map(mask_body),
+        error: entry.error.clone().map(|error| AnsweredError {
+            message: masker.text(&error.message).into_owned(),
+            ..error
+        }),
+        ..entry.clone()
+    };
+    let answer = mask_body(answer);
     let environment = crate::state::environment::use_environment().of_base_url(&entry.base_url);
-    let ticket = entry.ticket_text(&answer, &environment);
+    let ticket = shown_entry.ticket_text(&answer, &environment);
     let ticket_for_copy = ticket.clone();
     let copied = RwSignal::new(false);
     let whole_request = RwSignal::new(None::<Option<String>>);
@@ -404,7 +421,7 @@ fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl Into
     view! {
         <h1 class="mono-title">{title}</h1>
         <p class=if answered_with_error || entry.status.is_none() { "lead error-code" } else { "lead" } data-field="entry-status">{status}</p>
-        {entry.error.clone().map(|error| view! {
+        {shown_entry.error.clone().map(|error| view! {
             <div class="error-panel" role="note" data-field="entry-error">
                 <p class="error-title"><code>{error.code}</code></p>
                 <p class="error-message">{error.message}</p>
@@ -421,7 +438,7 @@ fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl Into
             <dt>"Sent by"</dt><dd>{format!("the console's {}", entry.origin.label())}</dd>
         </dl>
 
-        {entry.request_body.clone().map(|body| view! {
+        {shown_entry.request_body.clone().map(|body| view! {
             <h2 class="section-title">"Request body"</h2>
             {body_view(body, whole_request, move || load_request(WholeBody::Request), "request-body")}
         })}
@@ -460,8 +477,9 @@ fn body_view(
 ) -> impl IntoView {
     let shortened = body.is_shortened();
     let whole_bytes = body.whole_bytes;
+    let masker = use_masker();
     let shown = move || match whole.get() {
-        Some(Some(text)) => pretty(&text),
+        Some(Some(text)) => pretty(&masker.json_text(&text)),
         _ if shortened => body.text.clone(),
         _ => pretty(&body.text),
     };

@@ -10,7 +10,7 @@ use crate::browser::copy_text;
 use crate::components::{
     ApiErrorPanel, CopyAsCode, Notice, OutputExplorer, PollNotice, RunStatusBadge,
 };
-use crate::model::form::{SavedSubmission, idempotency_key, submission_request};
+use crate::model::form::{SavedSubmission, Values, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
 use crate::model::urls::action_form_path;
 use crate::pages::compare::CompareWith;
@@ -196,16 +196,20 @@ fn RunView(
     let run_id = run.id.clone();
     let id_for_copy = run.id.clone();
     let purpose = ActionId::parse(&run.action).map_or("Run", ActionId::purpose);
+    let masker = crate::state::presenter::use_masker();
     let failure = run.error.clone().map(|e| {
+        // The API's message may quote the input: masked in presenter mode, on screen and in the
+        // ticket copied.
+        let message = masker.text(&e.message).into_owned();
         let request_id = watch.request_id.get_untracked().unwrap_or_default();
         let ticket = format!(
             "Run ID: {}\nAction: {}\nError code: {}\nMessage: {}\nRequest ID: {request_id}",
-            run.id, run.action, e.code, e.message
+            run.id, run.action, e.code, message
         );
         view! {
             <div class="error-panel" role="alert" data-field="run-error">
                 <p class="error-title">"The run failed"</p>
-                <p class="error-message">{e.message}</p>
+                <p class="error-message">{message.clone()}</p>
                 <dl class="error-facts">
                     <dt>"Error code"</dt><dd><code data-field="error-code">{e.code}</code></dd>
                     <dt>"Request ID"</dt><dd><code class="request-id" data-field="request-id">{request_id}</code></dd>
@@ -332,7 +336,7 @@ fn RunAgain(
                     <div class="actions-row run-again">
                         <button type="button" class="button secondary" data-field="run-again"
                             on:click=move |_| {
-                                drafts.save(&action, Draft { values: values.clone(), live });
+                                drafts.save(&action, Draft { values: values.clone(), live, started_from: Values::new() });
                                 navigate(&form, Default::default());
                             }>"Run again with changes"</button>
                         <span class="help">"Opens the form with this run's input and limits; submitting makes a new run."</span>

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
-use crate::components::{Confirm, Notice};
+use crate::components::{Confirm, Notice, RealDataGate, RealDataQuestion};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::store_table;
 use crate::state::workspace::use_workspace;
@@ -214,9 +214,18 @@ fn ExportImport(changed: RwSignal<u32>) -> impl IntoView {
             }
         }
     });
+    // Presenter mode asks first: the file holds the runs' inputs and outputs.
+    let gate = RealDataGate::default();
     let on_export = move |_| {
         if let Some(id) = workspace.id_untracked() {
-            export.dispatch_local((id, environment.file_name("")));
+            let file_prefix = environment.file_name("");
+            gate.export(
+                "every run this browser keeps of the workspace, with its input and output"
+                    .to_owned(),
+                move || {
+                    export.dispatch_local((id.clone(), file_prefix.clone()));
+                },
+            );
         }
     };
     let import = Action::new_local(move |ImportFile { workspace, file }: &ImportFile| {
@@ -262,6 +271,7 @@ fn ExportImport(changed: RwSignal<u32>) -> impl IntoView {
                     data-field="import-file" on:change=on_import disabled=importing />
             </label>
         </div>
+        <RealDataQuestion gate />
         <p role="status" data-field="export-note">{move || export.value().get()}</p>
         // The last import's report, gone while the next is read.
         {move || (!importing.get()).then(|| import.value().get().map(import_report)).flatten()}

@@ -16,6 +16,10 @@ pub struct Draft {
     /// Input fields and the two limits, by name.
     pub values: Values,
     pub live: bool,
+    /// The prefill of the form's URL the draft started from (a chained action's link), if
+    /// any: the same URL opens the draft again rather than the prefill (presenter mode builds
+    /// the page again, and a Back to the page), another prefill starts afresh.
+    pub started_from: Values,
 }
 
 /// Whose drafts: a workspace's, or, before the sign-in's workspace is known, the sign-in's.

@@ -8,6 +8,7 @@ pub mod drafts;
 pub mod environment;
 pub mod history;
 pub mod polling;
+pub mod presenter;
 pub mod readings;
 pub mod registry;
 pub mod safeguards;

@@ -2,20 +2,9 @@
 // removed and changed records and fields marked; reached from a run's page ("Compare with…")
 // and from two rows of the runs list. Headless Chromium against the sandbox.
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, go, api, seriousViolations, signIn } from "./harness.mjs";
+import { screenshot, go, api, runFromForm, seriousViolations, signIn } from "./harness.mjs";
 
 const test = withSandbox();
-
-/** Submits the form at `path` with `fields` (labels to values), live; resolves with the run id. */
-async function runFromForm(page, path, fields) {
-  await go(page, path);
-  for (const [label, value] of Object.entries(fields)) await page.getByLabel(new RegExp(`^${label}( \\(optional\\))?$`)).fill(value);
-  await page.getByLabel("Live: wait for the result").check();
-  await page.getByRole("button", { name: "Run live" }).click();
-  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
-  await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible({ timeout: 15_000 });
-  return decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
-}
 
 const rowsOf = (page, change) => page.locator(`[data-field="compare-table"] tbody tr[data-change="${change}"]`);
 

@@ -170,6 +170,21 @@ export async function signInAt(page, sandbox, path, credential) {
 /** The id of the run whose page `page` shows (`/runs/{id}`). */
 export const runIdOf = (page) => decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
 
+/**
+ * Fills the action form at `path` with `fields` (labels to values) and runs it live; resolves
+ * with the run's id once its page shows the run in a state `until` matches (completed unless
+ * given).
+ */
+export async function runFromForm(page, path, fields, { until = /^completed$/ } = {}) {
+  await go(page, path);
+  for (const [label, value] of Object.entries(fields)) await page.getByLabel(new RegExp(`^${label}( \\(optional\\))?$`)).fill(value);
+  await page.getByLabel("Live: wait for the result").check();
+  await page.getByRole("button", { name: "Run live" }).click();
+  await expect(page).toHaveURL(/\/runs\/[^/]+$/);
+  await expect(page.locator(".run-head [data-status]")).toHaveAttribute("data-status", until, { timeout: 15_000 });
+  return runIdOf(page);
+}
+
 /** Submits the action form filled in on `page` in async mode; resolves with the run's id once its page opens. */
 export async function queueRun(page) {
   await page.getByLabel("Async: queue it and watch the run").check();

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use crate::model::form::{
     FormError, FormModel, MAX_CREDITS, MAX_RESULTS, ServerErrors, Values, max_results_help,
 };
+use crate::state::presenter::use_masker;
 
 /// One text input of the form: its value, whether it was left once, and the server's word on it.
 #[derive(Clone)]
@@ -222,23 +223,64 @@ fn Field(
         server_error,
     } = state;
     let label_for_error = label.clone();
-    view! {
-        <div class="field">
-            <label for=id.clone()>{label}
-                <span class="optional">{(!required).then_some(" (optional)")}</span>
-            </label>
+    // In presenter mode a value the field starts with (a draft, a prefill, a run again) is shown
+    // masked and read-only until "Replace" empties it; what is typed then shows as typed. The
+    // real value is then in no element: the input that holds it is not made until replaced.
+    let masker = use_masker();
+    let masked = RwSignal::new(if masker.is_on() && !numeric {
+        value.with_untracked(|v| masker.text(v).into_owned())
+    } else {
+        String::new()
+    });
+    let described_by = format!("{help_id} {error_id}");
+    let label_for = id.clone();
+    let input = move || {
+        let (id, name, placeholder, described_by) = (
+            id.clone(),
+            name.clone(),
+            placeholder.clone(),
+            described_by.clone(),
+        );
+        if !masked.with(String::is_empty) {
+            return view! {
+                <span class="masked-field">
+                    <input id=id.clone() type="text" readonly data-masked="true" prop:value=masked
+                        aria-describedby=described_by />
+                    <button type="button" class="button secondary" on:click=move |_| {
+                        value.set(String::new());
+                        masked.set(String::new());
+                        let id = id.clone();
+                        // Once the editable input is made.
+                        request_animation_frame(move || crate::browser::focus_id(&id));
+                    }>"Replace"</button>
+                </span>
+            }
+            .into_any();
+        }
+        view! {
             <input id=id type="text" inputmode=if numeric { "numeric" } else { "text" }
                 name=name autocomplete="off" spellcheck="false" placeholder=placeholder
-                aria-describedby=format!("{help_id} {error_id}")
-                aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+                aria-describedby=described_by
+                // `try_`: removing a focused field (the page left by Back) blurs it, and the
+                // write below wakes these views once more while the page's rules are already
+                // gone; then they have nothing to show.
+                aria-invalid=move || if error.try_with(Option::is_some).unwrap_or(false) { "true" } else { "false" }
                 bind:value=value
                 on:input=move |_| server_error.set(None)
-                // A write only: safe even when removing a focused field blurs it after the page
-                // is gone.
+                // A write only: safe even when the page is gone.
                 on:blur=move |_| touched.set(true) />
+        }
+        .into_any()
+    };
+    view! {
+        <div class="field">
+            <label for=label_for>{label}
+                <span class="optional">{(!required).then_some(" (optional)")}</span>
+            </label>
+            {input}
             <p class="help" id=help_id>{help}</p>
             <p class="field-error" id=error_id role="alert">
-                {move || error.get().map(|e| format!("{label_for_error} {e}"))}
+                {move || error.try_get().flatten().map(|e| format!("{label_for_error} {e}"))}
             </p>
         </div>
     }

@@ -105,10 +105,12 @@ fn ActionForm(model: FormModel) -> impl IntoView {
 
     {
         let action = action.clone();
+        let started_from = draft.started_from.clone();
         Effect::new(move |_| {
             let draft = Draft {
                 values: values.get(),
                 live: live(),
+                started_from: started_from.clone(),
             };
             drafts.save(&action, draft);
         });
@@ -216,8 +218,9 @@ fn ActionForm(model: FormModel) -> impl IntoView {
     }
 }
 
-/// Where the form starts: the URL's prefill if it has any, else the draft kept across sign-in
-/// (without a `max_credits` that only repeated the estimate); the URL's `mode` over either.
+/// Where the form starts: the URL's prefill if it has any and the kept draft did not start
+/// from it, else the draft kept across sign-in (without a `max_credits` that only repeated the
+/// estimate); the URL's `mode` over either.
 fn starting_draft(model: &FormModel, drafts: Drafts) -> Draft {
     let query = use_query_map();
     let prefill: Values = query.with_untracked(|q| {
@@ -227,22 +230,24 @@ fn starting_draft(model: &FormModel, drafts: Drafts) -> Draft {
             .filter_map(|name| q.get_str(name).map(|v| (name.to_owned(), v.to_owned())))
             .collect()
     });
-    let draft = if prefill.is_empty() {
-        drafts
-            .get(&model.action)
-            .map(|draft| Draft {
-                values: model.without_automatic_cap(draft.values),
-                live: draft.live,
-            })
-            .unwrap_or(Draft {
-                values: Values::new(),
-                live: true,
-            })
-    } else {
-        Draft {
-            values: prefill,
+    let kept = drafts
+        .get(&model.action)
+        .filter(|draft| prefill.is_empty() || draft.started_from == prefill);
+    let draft = match kept {
+        Some(draft) => Draft {
+            values: model.without_automatic_cap(draft.values),
+            ..draft
+        },
+        None if prefill.is_empty() => Draft {
+            values: Values::new(),
             live: true,
-        }
+            started_from: Values::new(),
+        },
+        None => Draft {
+            values: prefill.clone(),
+            live: true,
+            started_from: prefill,
+        },
     };
     let live_in_url = query.with_untracked(|q| q.get_str("mode").map(|m| m != "async"));
     Draft {

@@ -9,6 +9,7 @@ use crate::components::{ApiErrorPanel, CopyAsCode, Notice};
 use crate::model::format::{duration, group_thousands};
 use crate::model::snippets::RequestSpec;
 use crate::model::submission::{RETRY_HINT, refusal_hint};
+use crate::state::presenter::use_masker;
 
 /// The run's worst-case cost, and the credits available when the workspace is known.
 #[component]
@@ -103,11 +104,12 @@ pub(super) fn RequestPreview(
     /// The whole request, with the key the next submission sends.
     request: Signal<RequestSpec>,
 ) -> impl IntoView {
+    let masker = use_masker();
     view! {
         <details class="preview">
             <summary>"Request preview"</summary>
             <p class="help">"The body as it will be sent, and the same request as code."</p>
-            <pre class="code" tabindex="0" data-field="body-preview">{body}</pre>
+            <pre class="code" tabindex="0" data-field="body-preview">{move || masker.json_text(&body.get()).into_owned()}</pre>
             <CopyAsCode request />
         </details>
     }

@@ -4,7 +4,9 @@
 use leptos::prelude::*;
 
 use super::rows::BatchRows;
-use crate::components::{Confirm, Notice, NoticeKind, OutputExplorer};
+use crate::components::{
+    Confirm, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
+};
 use crate::model::bulk::budget::{Spending, parse_budget};
 use crate::model::bulk::{ExportFormat, RowState, Tally};
 use crate::model::bulk_view::{
@@ -112,6 +114,7 @@ pub(super) fn BatchView() -> impl IntoView {
                         title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
                 })}
             </div>
+            <RealDataQuestion gate=export.gate />
             {move || export.progress.get().map(|p| view! {
                 <p class="help" role="status" data-field="export-progress">{export_progress(p.rows_done, p.rows)}</p>
             })}
@@ -242,6 +245,8 @@ struct BatchExport {
     records: RwSignal<String>,
     /// The column that tells records apart, for [`RecordsChoice::ByColumn`].
     column: RwSignal<String>,
+    /// Asks first in presenter mode: the file holds real data.
+    gate: RealDataGate,
 }
 
 impl BatchExport {
@@ -254,6 +259,7 @@ impl BatchExport {
             done: RwSignal::new(None),
             records: RwSignal::new(RecordsChoice::Every.value().to_owned()),
             column: RwSignal::new(String::new()),
+            gate: RealDataGate::default(),
         }
     }
 
@@ -262,6 +268,11 @@ impl BatchExport {
         if self.progress.get_untracked().is_some() {
             return;
         }
+        let holds = "every row of the batch with its input and the records of its run".to_owned();
+        self.gate.export(holds, move || self.write(format));
+    }
+
+    fn write(self, format: ExportFormat) {
         self.problem.set(None);
         self.done.set(None);
         let same_record =

@@ -16,10 +16,13 @@ use crate::model::bulk_view::{
     reuse_sentences, rows_with_kept_answers, table_summary,
 };
 use crate::model::form::FormModel;
-use crate::model::format::group_thousands;
+use crate::model::format::{counted, group_thousands};
+use crate::model::presenter::CELL_SEPARATOR;
 use crate::model::safeguards::{Confirmation, Spend};
 use crate::model::same_input::{KeptAnswer, KeptRunsAsked, Question, ReuseWindow};
 use crate::state::bulk::use_bulk;
+use crate::state::drafts::{Draft, use_drafts};
+use crate::state::presenter::use_masker;
 use crate::state::registry::use_registry;
 use crate::state::workspace::use_workspace;
 use chrono::Utc;
@@ -64,12 +67,23 @@ struct PreparedRows {
     counts: Memo<CheckedCounts>,
 }
 
+/// Where the batch being prepared is kept among the forms' drafts (no action has this id).
+const BULK_DRAFT: &str = "/bulk";
+const DRAFT_ACTION: &str = "action";
+const DRAFT_ROWS: &str = "rows";
+
 /// The rows being prepared, for the action in the URL's `?action=` (or the first one).
 fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
     let query = use_query_map();
+    // The rows and the action chosen are kept as the page's draft, so leaving the page or
+    // switching presenter mode (which builds the page again) loses nothing pasted.
+    let drafts = use_drafts();
+    let draft = drafts.get(BULK_DRAFT).map(|d| d.values).unwrap_or_default();
+    let known = |a: &String| actions.iter().any(|e| &e.id == a);
     let first = query
         .with_untracked(|q| q.get_str("action").map(str::to_owned))
-        .filter(|a| actions.iter().any(|e| &e.id == a))
+        .filter(known)
+        .or_else(|| draft.get(DRAFT_ACTION).cloned().filter(known))
         .or_else(|| actions.first().map(|e| e.id.clone()))
         .unwrap_or_default();
     let action = RwSignal::new(first);
@@ -79,7 +93,21 @@ fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
             entries.with_value(|list| list.iter().find(|e| &e.id == id).map(FormModel::from_entry))
         })
     });
-    let text = RwSignal::new(String::new());
+    let text = RwSignal::new(draft.get(DRAFT_ROWS).cloned().unwrap_or_default());
+    Effect::new(move |_| {
+        let values = [
+            (DRAFT_ACTION.to_owned(), action.get()),
+            (DRAFT_ROWS.to_owned(), text.get()),
+        ];
+        drafts.save(
+            BULK_DRAFT,
+            Draft {
+                values: values.into_iter().collect(),
+                live: false,
+                started_from: Default::default(),
+            },
+        );
+    });
     let table = Memo::new(move |_| text.with(|t| (!t.trim().is_empty()).then(|| read_table(t))));
     let headers = Memo::new(move |_| {
         table.with(|t| match t {
@@ -303,6 +331,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
 fn RowsField(prepared: PreparedRows) -> impl IntoView {
     let PreparedRows { text, table, .. } = prepared;
     let file_note = RwSignal::new(None::<String>);
+    let masker = use_masker();
     let on_file = move |ev: leptos::ev::Event| {
         let Some((_, file)) = crate::browser::chosen_file(&ev) else {
             return;
@@ -321,8 +350,15 @@ fn RowsField(prepared: PreparedRows) -> impl IntoView {
     view! {
         <div class="field">
             <label for="bulk-text">"Rows: paste CSV or TSV, the first line naming the columns"</label>
-            <textarea id="bulk-text" rows="8" spellcheck="false" bind:value=text
-                placeholder="keywords,max_results\nrust engineers berlin,10"></textarea>
+            {move || match (masker.is_on() && !text.with(String::is_empty), table.get()) {
+                // In presenter mode rows are not shown as pasted: a few, masked, and a way to
+                // paste others. The text itself is in no element.
+                (true, table) => view! { <MaskedRows table text /> }.into_any(),
+                (false, _) => view! {
+                    <textarea id="bulk-text" rows="8" spellcheck="false" bind:value=text
+                        placeholder="keywords,max_results\nrust engineers berlin,10"></textarea>
+                }.into_any(),
+            }}
             <p class="help">
                 "Or choose a file: "
                 <input type="file" id="bulk-file" accept=".csv,.tsv,.txt,text/csv,text/tab-separated-values"
@@ -336,6 +372,39 @@ fn RowsField(prepared: PreparedRows) -> impl IntoView {
                 }.into_any()),
                 None => None,
             }}
+        </div>
+    }
+}
+
+/// How many rows presenter mode shows, masked, in place of the pasted text.
+const MASKED_ROWS_SHOWN: usize = 5;
+
+/// The pasted rows in presenter mode: the columns' names, the first rows masked, and "Replace".
+#[component]
+fn MaskedRows(table: Option<Result<Table, String>>, text: RwSignal<String>) -> impl IntoView {
+    let masker = use_masker();
+    let lines = match &table {
+        Some(Ok(table)) => std::iter::once(table.headers.join(CELL_SEPARATOR))
+            .chain(
+                table
+                    .rows
+                    .iter()
+                    .take(MASKED_ROWS_SHOWN)
+                    .map(|row| masker.cells(&row.cells.join(CELL_SEPARATOR)).into_owned()),
+            )
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => masker.text("rows").into_owned(),
+    };
+    let count = text.with_untracked(|t| t.lines().count());
+    view! {
+        <div class="masked-rows" id="bulk-text" tabindex="-1" data-field="masked-rows">
+            <pre class="code">{lines}</pre>
+            <p class="help">{format!("{} pasted, hidden in presenter mode. ", counted(count as u64, "line", "lines"))}
+                <button type="button" class="button secondary" on:click=move |_| text.set(String::new())>
+                    "Replace the rows"
+                </button>
+            </p>
         </div>
     }
 }
@@ -377,6 +446,7 @@ fn InvalidRows(
 #[component]
 fn RepeatedRows(checked: Memo<Vec<CheckedRow>>, counts: Memo<CheckedCounts>) -> impl IntoView {
     let repeats = move || counts.get().repeats;
+    let masker = use_masker();
     view! {
         <div class="bulk-repeats" data-field="repeated-rows">
             <Notice field="repeats-sentence">{move || repeats_sentence(repeats())}</Notice>
@@ -385,7 +455,7 @@ fn RepeatedRows(checked: Memo<Vec<CheckedRow>>, counts: Memo<CheckedCounts>) -> 
                 <ul>
                     {move || checked.with(|rows| repeat_lines(rows)).into_iter().map(|listed| view! {
                         <li data-line=listed.line>
-                            "Line " {listed.line} " asks what line " {listed.first_line} " asks: " {listed.input}
+                            "Line " {listed.line} " asks what line " {listed.first_line} " asks: " {masker.cells(&listed.input).into_owned()}
                         </li>
                     }).collect_view()}
                 </ul>

@@ -9,6 +9,7 @@ use crate::model::bulk_view::{
 use crate::model::format::group_thousands;
 use crate::model::urls::run_path;
 use crate::state::bulk::use_bulk;
+use crate::state::presenter::use_masker;
 
 /// The batch's rows, a page at a time (fast at 10,000 rows), filterable by state.
 #[component]
@@ -81,6 +82,12 @@ fn BatchRowLine(row: ShownRow) -> impl IntoView {
         same_as,
         reused,
     } = row;
+    let masker = use_masker();
+    let input = masker.cells(&input).into_owned();
+    let error = error.map(|error| RowError {
+        message: masker.text(&error.message).into_owned(),
+        ..error
+    });
     view! {
         <tr data-line=line data-state=state.label() data-same-as=same_as.map(|first| first.line)>
             <td class="num">{line}</td>
