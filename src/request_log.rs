@@ -194,19 +194,23 @@ fn log_key(workspace: &str, entry_id: &str) -> LogKey {
 
 /// Keeps the exchanges in the workspace's log (unless the person stopped it), then drops the
 /// oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past [`WHOLE_BODIES_KEPT`].
-/// A store that refuses loses the entries, never the page's work.
-pub async fn keep(workspace: String, exchanges: Vec<Exchange>, origin: Origin) {
+/// A store that refuses loses the entries, never the page's work; the refusal is answered (the
+/// caller tells it: `pages::lazy`'s `keep_log`).
+pub async fn keep(
+    workspace: String,
+    exchanges: Vec<Exchange>,
+    origin: Origin,
+) -> Result<(), StoreError> {
     if !is_keeping(&workspace).await {
-        return;
+        return Ok(());
     }
-    if store::write(entry_changes(&workspace, exchanges, origin))
-        .await
-        .is_err()
-    {
-        return;
-    }
-    let _ = trim(&workspace).await;
+    store::write(entry_changes(&workspace, exchanges, origin)).await?;
+    trim(&workspace).await
 }
+
+/// What a refused [`keep`] or [`trim`] leaves, as `state::refusals` tells it.
+pub const LOG_NOT_KEPT: &str = "The latest requests were not kept in this browser's request \
+    log (or its oldest entries were not dropped).";
 
 /// The changes that add the exchanges to the workspace's log: for a writer that puts them in a
 /// transaction with other changes (the bulk worker's), after it read [`paused_read`]. An

@@ -103,14 +103,9 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
     store::update(output_reads(), decide).await
 }
 
-/// [`keep_outputs`] in the background, for a page's poll.
-pub fn keep_outputs_in_background(workspace: Option<String>, runs: Vec<Run>) {
-    if let Some(workspace) = workspace {
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = keep_outputs(&workspace, &runs).await;
-        });
-    }
-}
+/// What a refused [`keep_outputs`] leaves out, as `state::refusals` tells it.
+pub const OUTPUTS_NOT_KEPT: &str =
+    "The outputs of the finished runs shown were not kept in this browser.";
 
 /// The output this browser kept of `run_id`, if it did.
 pub async fn kept_output(

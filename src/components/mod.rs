@@ -11,6 +11,7 @@ mod output_explorer;
 mod poll_notice;
 mod require_session;
 mod run_status_badge;
+mod store_refusal_notice;
 mod theme_toggle;
 mod workspace_switcher;
 
@@ -25,5 +26,6 @@ pub use output_explorer::OutputExplorer;
 pub use poll_notice::PollNotice;
 pub use require_session::RequireSession;
 pub use run_status_badge::RunStatusBadge;
+pub use store_refusal_notice::StoreRefusalNotice;
 pub use theme_toggle::{Theme, ThemeToggle};
 pub use workspace_switcher::{SignInList, WorkspaceSwitcher};

@@ -149,7 +149,10 @@ in_pages_chunk! {
         exchanges: Vec<Exchange>,
         origin: Origin,
     ) -> Result<InChunk<()>, ChunkError> {
-        Ok(Box::pin(crate::request_log::keep(workspace, exchanges, origin)))
+        Ok(Box::pin(async move {
+            let kept = crate::request_log::keep(workspace.clone(), exchanges, origin).await;
+            crate::state::refusals::record(&workspace, crate::request_log::LOG_NOT_KEPT, kept);
+        }))
     }
 }
 

@@ -13,7 +13,7 @@ use leptos_router::params::{Params, ParamsError};
 
 use crate::app::{in_place, use_id_param};
 use crate::browser::copy_text;
-use crate::components::{Confirm, CopyAsCode, Notice};
+use crate::components::{Confirm, CopyAsCode, Notice, StoreRefusalNotice};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
     Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE, StatusClass,
@@ -94,6 +94,7 @@ pub fn RequestLogPage() -> impl IntoView {
                 "what was sent and what came back. The credential is never kept, nor a new key's secret. "
                 {format!("The newest {} are kept; long bodies are shortened to 64 KB, and the newest {WHOLE_BODIES_KEPT} of them are also kept whole.", group_thousands(KEPT_ENTRIES as u64))}
             </p>
+            <StoreRefusalNotice />
             <LogKeeping keeping reread />
             <LogFilters filter />
             {move || filter.get().err().map(|problem| view! {

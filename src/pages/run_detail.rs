@@ -9,6 +9,7 @@ use crate::app::use_id_param;
 use crate::browser::copy_text;
 use crate::components::{
     ApiErrorPanel, CopyAsCode, Notice, OutputExplorer, PollNotice, RunStatusBadge,
+    StoreRefusalNotice,
 };
 use crate::model::form::{SavedSubmission, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
@@ -58,14 +59,7 @@ fn WatchedRun(id: String) -> impl IntoView {
                     let read = client.ok_or(ApiError::SignedOut)?.run(&id).await?;
                     // Every state seen goes into the workspace's history in this browser, and a
                     // final run's output within the outputs' allowance.
-                    crate::archive::keep_in_background(
-                        workspace_id.clone(),
-                        vec![read.value.clone()],
-                    );
-                    crate::archive::keep_outputs_in_background(
-                        workspace_id,
-                        vec![read.value.clone()],
-                    );
+                    crate::archive::keep_in_background(workspace_id, vec![read.value.clone()]);
                     Ok(read)
                 }
             },
@@ -165,6 +159,7 @@ fn WatchedRun(id: String) -> impl IntoView {
                 (None, None) => view! { <p class="loading">"Loading the run…"</p> }.into_any(),
             }}
             <PollNotice transient=watch.transient last_update=watch.last_update />
+            <StoreRefusalNotice />
             <p class="sr-only" role="status">{move || state.notice.get()}</p>
         </section>
     }

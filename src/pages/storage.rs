@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
-use crate::components::{Confirm, Notice};
+use crate::components::{Confirm, Notice, StoreRefusalNotice};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::store_table;
 use crate::state::workspace::use_workspace;
@@ -53,6 +53,7 @@ pub fn StoragePage() -> impl IntoView {
                 "the submissions it made, so a run can be run again, and bulk batches, so they survive a reload. "
                 "Never a credential. Nothing here leaves this browser unless you export it."
             </p>
+            <StoreRefusalNotice />
             <h2 class="section-title">"This workspace"</h2>
             {move || match counts.get() {
                 None => view! { <p class="loading">"Counting…"</p> }.into_any(),

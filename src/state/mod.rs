@@ -9,6 +9,7 @@ pub mod environment;
 pub mod history;
 pub mod polling;
 pub mod readings;
+pub mod refusals;
 pub mod registry;
 pub mod safeguards;
 pub mod session;
