@@ -115,6 +115,7 @@ in_pages_chunk! {
     /// the first page of the chunk that loads).
     fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
         crate::state::history::read_in_background(session, workspace);
+        crate::state::expiry::apply_in_background(workspace);
         Ok(())
     }
 }

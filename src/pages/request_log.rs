@@ -426,8 +426,17 @@ fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl Into
             <h2 class="section-title">"Request body"</h2>
             {body_view(body, whole_request, move || load_request(WholeBody::Request), "request-body")}
         })}
+        {entry.bodies_forgotten_after_days.map(|days| view! {
+            <Notice field="bodies-forgotten">
+                {format!("This request's bodies were forgotten after {days} days, as chosen on the ")}
+                <a href="/storage">"Storage"</a>
+                " page: the entry keeps its method, path, status, request id and times."
+            </Notice>
+        })}
         <h2 class="section-title">"Answer body"</h2>
-        {if answer.whole_bytes == 0 {
+        {if entry.bodies_forgotten_after_days.is_some() {
+            view! { <p class="help" data-field="answer-body">"Forgotten."</p> }.into_any()
+        } else if answer.whole_bytes == 0 {
             view! { <p class="help" data-field="answer-body">"Empty."</p> }.into_any()
         } else {
             body_view(answer, whole_answer, move || load_whole(WholeBody::Answer), "answer-body").into_any()

@@ -569,7 +569,9 @@ fn run_row(
             <td>{local_time(run.created_at)}<span class="age">{age(now, run.created_at)}</span></td>
             <td><code>{run.action.clone()}</code></td>
             <td><RunStatusBadge status=run.status /></td>
-            <td class="num">{listed.records}</td>
+            <td class="num">{listed.records}{listed.output_forgotten_after.map(|days| view! {
+                <span class="age" data-field="output-forgotten">{format!("output forgotten after {days} days")}</span>
+            })}</td>
             <td class="num">{group_thousands(run.credits_used)}</td>
             <td class="num">{group_thousands(run.credits_reserved)}</td>
             <td class="num">{run_duration(run.created_at, run.completed_at)}</td>

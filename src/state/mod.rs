@@ -6,6 +6,7 @@
 pub mod bulk;
 pub mod drafts;
 pub mod environment;
+pub mod expiry;
 pub mod history;
 pub mod polling;
 pub mod readings;
