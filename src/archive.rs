@@ -336,6 +336,8 @@ pub struct HistoryExport {
     pub runs: usize,
     /// Kept runs left out because they do not read back (damaged).
     pub damaged: usize,
+    /// Runs written whose output the expiry rule forgot (marked so in the file).
+    pub output_forgotten: usize,
 }
 
 /// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
@@ -350,7 +352,10 @@ pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<Histor
         .map_err(could_not_read)?;
     let (runs, damaged) = (listed.items, listed.damaged);
     if runs.is_empty() {
-        return Ok(HistoryExport { runs: 0, damaged });
+        return Ok(HistoryExport {
+            damaged,
+            ..HistoryExport::default()
+        });
     }
     let no_room = || "This browser could not hold the export file.".to_owned();
     let mut file = FileParts::new("application/jsonl").ok_or_else(no_room)?;
@@ -370,6 +375,7 @@ pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<Histor
     Ok(HistoryExport {
         runs: runs.len(),
         damaged,
+        output_forgotten: runs.iter().filter(|r| r.output_forgotten.is_some()).count(),
     })
 }
 

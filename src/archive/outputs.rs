@@ -55,8 +55,8 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
         return Ok(());
     }
     let now = js_sys::Date::now();
-    // The runs' kept copies too: one whose output the expiry rule forgot loses its mark when
-    // its output is kept again.
+    // The runs' kept copies too: the output of one the expiry rule forgot is not kept again
+    // (the runs list and a run page read it from the API while the API has the run).
     let run_keys: Vec<RunKey> = finished
         .iter()
         .map(|run| run_key(workspace, &run.id))
@@ -65,13 +65,25 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
     reads.extend(run_keys.iter().map(|key| KEPT_RUNS.read(key)));
     let decide = |mut values: Vec<Option<String>>| {
         let kept_runs = values.split_off(output_reads().len());
+        let forgotten: std::collections::HashSet<String> = run_keys
+            .iter()
+            .zip(kept_runs)
+            .filter(|(_, kept)| {
+                KEPT_RUNS
+                    .decode_read(kept.as_deref())
+                    .ok()
+                    .flatten()
+                    .is_some_and(|run| run.output_forgotten.is_some())
+            })
+            .map(|(key, _)| key.text())
+            .collect();
         let (mut index, allowance) = outputs_read(&values);
         let mut texts = std::collections::HashMap::new();
         let new = finished
             .iter()
             .filter_map(|run| {
                 let key = run_key(workspace, &run.id).text();
-                if index.holds(&key) {
+                if index.holds(&key) || forgotten.contains(&key) {
                     return None;
                 }
                 // An output that cannot be written is not kept (the run page reads it again).
@@ -105,16 +117,6 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
             store: KEPT_OUTPUTS.store,
             key,
         }));
-        for (key, kept) in run_keys.iter().zip(kept_runs) {
-            // Held now: the mark of a forgotten output is stale.
-            let added = index.holds(&key.text());
-            let Some(mut run) = KEPT_RUNS.decode_read(kept.as_deref()).ok().flatten() else {
-                continue;
-            };
-            if added && run.output_forgotten.take().is_some() {
-                writes.extend(KEPT_RUNS.put_change(key, &run));
-            }
-        }
         match index_put(&index) {
             Ok(put) => writes.push(put),
             // Without its index, the outputs would never be dropped: none is written.

@@ -326,9 +326,17 @@ fn export_note(export: &archive::HistoryExport) -> String {
             counted(runs as u64, "run", "runs")
         ),
     };
-    match left_out {
+    let done = match left_out {
         Some(left_out) => format!("{done} {left_out}"),
         None => done,
+    };
+    // The export never holds outputs; the runs whose output the expiry rule forgot say so.
+    match export.output_forgotten {
+        0 => done,
+        forgotten => format!(
+            "{done} Outputs are never exported; {} marked “output forgotten” (the rule above).",
+            counted(forgotten as u64, "run is", "runs are")
+        ),
     }
 }
 
