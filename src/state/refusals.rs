@@ -1,6 +1,6 @@
 //! The writes to this browser's store that no page waited for (a run kept in the background,
 //! the form's submission, the request log, the history's background read, a batch cleared), and
-//! the last one the store refused per workspace, so that a page tells it (`StoreRefusalNotice`)
+//! the last refusal of each such write per workspace, so that a page tells them (`StoreRefusalNotice`)
 //! rather than drop it: a write that fails always reaches the person, with its sentence.
 
 use leptos::prelude::*;
@@ -17,43 +17,48 @@ pub struct Refusal {
 }
 
 thread_local! {
-    /// The last refusal of the tab, until the same write succeeds for its workspace.
-    static LAST: ArcRwSignal<Option<Refusal>> = ArcRwSignal::new(None);
+    /// The tab's refusals, the last of each write per workspace, until that write succeeds.
+    static LAST: ArcRwSignal<Vec<Refusal>> = ArcRwSignal::new(Vec::new());
 }
 
 /// Records how a write for `workspace` went (`what` says what a refusal leaves unkept): a
-/// refusal is kept for the pages to tell; a success of the same write clears it. Hands the
-/// value on.
+/// refusal is kept for the pages to tell (replacing an earlier one of the same write); a
+/// success of the same write clears it. Hands the value on.
 pub fn record<T>(workspace: &str, what: &'static str, result: Result<T, StoreError>) -> Option<T> {
+    let same = |refusal: &Refusal| refusal.workspace == workspace && refusal.what == what;
     LAST.with(|last| match result {
         Ok(value) => {
-            let same = last.with_untracked(|last| {
-                last.as_ref()
-                    .is_some_and(|last| last.workspace == workspace && last.what == what)
-            });
-            if same {
-                last.set(None);
+            if last.with_untracked(|last| last.iter().any(same)) {
+                last.update(|last| last.retain(|refusal| !same(refusal)));
             }
             Some(value)
         }
         Err(error) => {
-            last.set(Some(Refusal {
+            let refusal = Refusal {
                 workspace: workspace.to_owned(),
                 what,
                 error,
-            }));
+            };
+            if !last.with_untracked(|last| last.contains(&refusal)) {
+                last.update(|last| {
+                    last.retain(|refusal| !same(refusal));
+                    last.push(refusal);
+                });
+            }
             None
         }
     })
 }
 
-/// The last write the store refused for `workspace`, until it succeeds again; tracked.
-pub fn last_refusal(workspace: &str) -> Option<Refusal> {
+/// The writes the store refused for `workspace` (the last of each), until each succeeds again;
+/// tracked.
+pub fn refusals(workspace: &str) -> Vec<Refusal> {
     LAST.with(|last| {
         last.with(|last| {
-            last.as_ref()
-                .filter(|last| last.workspace == workspace)
+            last.iter()
+                .filter(|refusal| refusal.workspace == workspace)
                 .cloned()
+                .collect()
         })
     })
 }
