@@ -281,9 +281,7 @@ fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
         </SectionIntro>
         <form class="inline-form" on:submit=submit novalidate>
             <label for="forget-after">"Forget kept outputs older than"</label>
-            <select id="forget-after" data-field="forget-after"
-                prop:value=move || choice.get()
-                on:change:target=move |ev| choice.set(ev.target().value())>
+            <select id="forget-after" data-field="forget-after" bind:value=choice>
                 <option value="off">"Off"</option>
                 {PRESET_DAYS.map(|days| view! { <option value=days.to_string()>{format!("{days} days")}</option> }).collect_view()}
                 <option value="other">"Another number of days"</option>
