@@ -27,7 +27,7 @@ const table = (page, name) => page.evaluate((name) => new Promise((resolve, reje
 async function completedRun(sandbox, query) {
   const made = await api(sandbox, "POST", "/v1/actions/network-search-groups/run/async", {
     body: { input: { query }, max_results: 3 },
-    key: `e2e-expiry-${query}-${Date.now()}`,
+    key: `e2e-expiry-${query.replaceAll(" ", "-")}-${Date.now()}`,
   });
   expect([200, 202]).toContain(made.status);
   await expect.poll(async () => (await api(sandbox, "GET", `/v1/runs/${made.json.id}`)).json.status, { timeout: 15_000 })
