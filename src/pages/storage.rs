@@ -277,7 +277,8 @@ fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
             "Forget the kept outputs older than a number of days, in every workspace: applied when the console starts and every hour while it is open. "
             "The runs stay in the history with their cost, marked “output forgotten”; a run's page can fetch its output again while the API still has it. "
             "The request log's bodies older than the days are dropped too (its entries stay, with method, path, status and time). "
-            "Outputs kept before this rule existed count their days from its first application."
+            "Outputs kept before this rule existed count their days from its first application. "
+            "A bulk batch's records are not touched: a batch is cleared whole, on the Bulk page."
         </SectionIntro>
         <form class="inline-form" on:submit=submit novalidate>
             <label for="forget-after">"Forget kept outputs older than"</label>

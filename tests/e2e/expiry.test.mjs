@@ -87,6 +87,12 @@ test("outputs older than 7 days are forgotten at start: the runs keep their cost
   const answers = (await table(page, "log_answers")).map((a) => a.key);
   for (const { key } of old) expect(answers).not.toContain(key);
 
+  // The log's page of such an entry says its bodies were forgotten.
+  await go(page, `/log/${encodeURIComponent(old[0].value.id)}`);
+  await expect(page.locator('[data-field="bodies-forgotten"]')).toContainText("This request's bodies were forgotten after 7 days");
+  await expect(page.locator('[data-field="answer-body"]')).toHaveText("Forgotten.");
+  await screenshot(page, "expiry-log-entry");
+
   // /storage says what the automatic application did.
   await go(page, "/storage");
   await expect(page.locator('[data-field="expiry-last"]')).toContainText("Applied by itself");
