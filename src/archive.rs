@@ -175,14 +175,21 @@ pub async fn kept_run(workspace: &str, run_id: &str) -> Result<Option<KeptRun>, 
     KEPT_RUNS.get(&run_key(workspace, run_id)).await
 }
 
-/// [`keep_runs`] in the background, for code that shows the API's answer without waiting for
-/// the history (a page's poll, the bulk worker's reads). Nothing without a workspace.
+/// What a refused [`keep_runs`] leaves out, as `state::refusals` tells it.
+pub const RUNS_NOT_KEPT: &str = "The runs shown were not kept in this browser's history.";
+
+/// [`keep_runs`] and [`keep_outputs`] in the background, for a page's poll that shows the API's
+/// answer without waiting for the history; a refusal is told (`state::refusals`). Nothing
+/// without a workspace.
 pub fn keep_in_background(workspace: Option<String>, runs: Vec<Run>) {
     let Some(workspace) = workspace else {
         return;
     };
     wasm_bindgen_futures::spawn_local(async move {
-        let _ = keep_runs(&workspace, &runs).await;
+        let kept = keep_runs(&workspace, &runs).await;
+        crate::state::refusals::record(&workspace, RUNS_NOT_KEPT, kept);
+        let kept = keep_outputs(&workspace, &runs).await;
+        crate::state::refusals::record(&workspace, OUTPUTS_NOT_KEPT, kept);
     });
 }
 
@@ -329,6 +336,8 @@ pub struct HistoryExport {
     pub runs: usize,
     /// Kept runs left out because they do not read back (damaged).
     pub damaged: usize,
+    /// Runs written whose output the expiry rule forgot (marked so in the file).
+    pub output_forgotten: usize,
 }
 
 /// Saves `workspace`'s history as a JSON Lines file (one kept run per line, as stored);
@@ -343,7 +352,10 @@ pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<Histor
         .map_err(could_not_read)?;
     let (runs, damaged) = (listed.items, listed.damaged);
     if runs.is_empty() {
-        return Ok(HistoryExport { runs: 0, damaged });
+        return Ok(HistoryExport {
+            damaged,
+            ..HistoryExport::default()
+        });
     }
     let no_room = || "This browser could not hold the export file.".to_owned();
     let mut file = FileParts::new("application/jsonl").ok_or_else(no_room)?;
@@ -363,6 +375,7 @@ pub async fn export_history(workspace: &str, file_prefix: &str) -> Result<Histor
     Ok(HistoryExport {
         runs: runs.len(),
         damaged,
+        output_forgotten: runs.iter().filter(|r| r.output_forgotten.is_some()).count(),
     })
 }
 

@@ -15,13 +15,14 @@ use std::sync::{Arc, Mutex};
 use api_contract::Workspace;
 
 use crate::api::ExchangeObserver;
+use crate::model::expiry::ForgetAfter;
 use crate::model::request_log::{
     Entry, Exchange, KEPT_ENTRIES, KeptBody, Origin, WHOLE_BODIES_KEPT, entry_id,
 };
 pub use crate::model::store_table::WholeBody;
 use crate::model::store_table::{FactKey, LogKey, WholeBodyKey, WorkspaceFact};
 use crate::store::{
-    self, Change, LOG_ANSWER_BODIES, LOG_ENTRIES, LOG_PAUSED, LOG_WHOLE_BODIES, StoreError,
+    self, Change, Keyed, LOG_ANSWER_BODIES, LOG_ENTRIES, LOG_PAUSED, LOG_WHOLE_BODIES, StoreError,
 };
 
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
@@ -194,19 +195,23 @@ fn log_key(workspace: &str, entry_id: &str) -> LogKey {
 
 /// Keeps the exchanges in the workspace's log (unless the person stopped it), then drops the
 /// oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past [`WHOLE_BODIES_KEPT`].
-/// A store that refuses loses the entries, never the page's work.
-pub async fn keep(workspace: String, exchanges: Vec<Exchange>, origin: Origin) {
+/// A store that refuses loses the entries, never the page's work; the refusal is answered (the
+/// caller tells it: `pages::lazy`'s `keep_log`).
+pub async fn keep(
+    workspace: String,
+    exchanges: Vec<Exchange>,
+    origin: Origin,
+) -> Result<(), StoreError> {
     if !is_keeping(&workspace).await {
-        return;
+        return Ok(());
     }
-    if store::write(entry_changes(&workspace, exchanges, origin))
-        .await
-        .is_err()
-    {
-        return;
-    }
-    let _ = trim(&workspace).await;
+    store::write(entry_changes(&workspace, exchanges, origin)).await?;
+    trim(&workspace).await
 }
+
+/// What a refused [`keep`] or [`trim`] leaves, as `state::refusals` tells it.
+pub const LOG_NOT_KEPT: &str = "The latest requests were not kept in this browser's request \
+    log (or its oldest entries were not dropped).";
 
 /// The changes that add the exchanges to the workspace's log: for a writer that puts them in a
 /// transaction with other changes (the bulk worker's), after it read [`paused_read`]. An
@@ -338,4 +343,109 @@ pub fn forget_changes(workspace: &str) -> Vec<Change> {
         LOG_ANSWER_BODIES.delete_under_change(workspace),
         LOG_WHOLE_BODIES.delete_under_change(workspace),
     ]
+}
+
+/// The request log's bodies an expiry rule drops: entries, and their bodies' bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BodiesFreed {
+    pub entries: usize,
+    pub bytes: u64,
+}
+
+/// The log's entries (all workspaces) older than the rule's days at `now` whose bodies are still
+/// kept, oldest first.
+async fn entries_with_old_bodies(
+    rule: ForgetAfter,
+    now: f64,
+) -> Result<Vec<Keyed<LogKey, Entry>>, StoreError> {
+    let Some(cutoff) = rule.cutoff(now) else {
+        return Ok(Vec::new());
+    };
+    Ok(LOG_ENTRIES
+        .entries()
+        .await?
+        .items
+        .into_iter()
+        .filter(|entry| {
+            (entry.value.at.timestamp_millis() as f64) < cutoff
+                && entry.value.bodies_forgotten_after_days.is_none()
+        })
+        .collect())
+}
+
+fn body_bytes(entry: &Entry) -> u64 {
+    let request = entry.request_body.as_ref().map_or(0, |b| b.whole_bytes);
+    (request + entry.answer_bytes) as u64
+}
+
+/// What the rule would drop from the log at `now` (for `/storage` to say).
+pub async fn bodies_older_than(rule: ForgetAfter, now: f64) -> Result<BodiesFreed, StoreError> {
+    let old = entries_with_old_bodies(rule, now).await?;
+    Ok(BodiesFreed {
+        entries: old.len(),
+        bytes: old.iter().map(|entry| body_bytes(&entry.value)).sum(),
+    })
+}
+
+/// Entries whose bodies are dropped in one transaction, at most.
+const FORGET_BODIES_SLICE: usize = 500;
+
+/// Drops the bodies of the log's entries older than the rule's days at `now` (the request's,
+/// the answer's, the whole ones): each entry stays, with method, path, status and times, marked
+/// (`Entry::bodies_forgotten_after_days`), which `/log` explains. Part of
+/// `archive::forget_outputs_older_than`, the one place the rule is applied. Each slice is read
+/// again in its transaction, so an entry trimmed meanwhile is not written back.
+pub async fn forget_bodies_older_than(
+    rule: ForgetAfter,
+    now: f64,
+) -> Result<BodiesFreed, StoreError> {
+    let Some(days) = rule.0 else {
+        return Ok(BodiesFreed::default());
+    };
+    let old = entries_with_old_bodies(rule, now).await?;
+    let mut freed = BodiesFreed::default();
+    for slice in old.chunks(FORGET_BODIES_SLICE) {
+        let keys: Vec<LogKey> = slice.iter().map(|entry| entry.key.clone()).collect();
+        let reads = keys.iter().map(|key| LOG_ENTRIES.read(key)).collect();
+        let mut done = Ok(BodiesFreed::default());
+        let decide = |values: Vec<Option<String>>| {
+            let mut changes = Vec::new();
+            let mut slice_freed = BodiesFreed::default();
+            for (key, value) in keys.iter().zip(values) {
+                // Trimmed meanwhile, or damaged: left as it is.
+                let Some(mut entry) = LOG_ENTRIES.decode_read(value.as_deref()).ok().flatten()
+                else {
+                    continue;
+                };
+                if entry.bodies_forgotten_after_days.is_some() {
+                    continue;
+                }
+                slice_freed.entries += 1;
+                slice_freed.bytes += body_bytes(&entry);
+                entry.request_body = None;
+                entry.bodies_forgotten_after_days = Some(days);
+                match LOG_ENTRIES.put_change(key, &entry) {
+                    Ok(put) => changes.push(put),
+                    Err(error) => {
+                        done = Err(error);
+                        return Vec::new();
+                    }
+                }
+                changes.push(LOG_ANSWER_BODIES.delete_change(key));
+                for which in [WholeBody::Request, WholeBody::Answer] {
+                    changes.push(LOG_WHOLE_BODIES.delete_change(&WholeBodyKey {
+                        entry: key.clone(),
+                        which,
+                    }));
+                }
+            }
+            done = Ok(slice_freed);
+            changes
+        };
+        store::update(reads, decide).await?;
+        let slice_freed = done?;
+        freed.entries += slice_freed.entries;
+        freed.bytes += slice_freed.bytes;
+    }
+    Ok(freed)
 }

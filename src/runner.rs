@@ -163,6 +163,12 @@ pub enum FromRunner {
     RefreshWorkspace,
     /// Nothing more to send: another tab may run the batch (a retry or resume here asks again).
     Settled,
+    /// The store refused to trim `workspace`'s request log: the page tells it
+    /// (`state::refusals`). A refused save pauses the batch with its sentence instead.
+    LogNotTrimmed {
+        workspace: String,
+        error: StoreError,
+    },
 }
 
 /// What a refused or unanswered submission means for its row.
@@ -253,8 +259,9 @@ fn workspace() -> Option<String> {
 
 /// The store wrote (or refused) a save: the engine hears it, and the other tabs showing the
 /// batch are told the rows saved.
-fn saved(rows: Vec<BatchRow>, written: bool) {
-    handle(Event::Saved(written));
+fn saved(rows: Vec<BatchRow>, refused: Option<StoreError>) {
+    let written = refused.is_none();
+    handle(Event::Saved(refused.map_or(Ok(()), Err)));
     if written {
         RUNNER.with_borrow(|runner| {
             if let Some(runner) = runner {
@@ -549,7 +556,7 @@ fn execute(action: ActionId, command: Command) {
                 Ok(changes) => writes::save(writes::Save { changes, rows }),
                 // A save that cannot be written is refused, as one the store refuses: the
                 // engine keeps its rows to save again (after the command's handling ends).
-                Err(_) => spawn_local(async move { saved(rows, false) }),
+                Err(error) => spawn_local(async move { saved(rows, Some(error)) }),
             }
         }
         Command::RefreshWorkspace => tell_page(&FromRunner::RefreshWorkspace),

@@ -4,10 +4,11 @@
 use api_contract::Run;
 
 use super::run_key;
-use crate::model::archive::{DEFAULT_OUTPUT_ALLOWANCE, KeptOutput, OutputIndex};
+use crate::model::archive::{DEFAULT_OUTPUT_ALLOWANCE, ForgottenOutput, KeptOutput, OutputIndex};
+use crate::model::expiry::{ForgetAfter, Freed, expired_outputs};
 use crate::model::store_table::{RunKey, StoreKey};
 use crate::store::{
-    self, Change, KEPT_OUTPUTS, OUTPUT_ALLOWANCE, OUTPUT_ALLOWANCE_KEY, OUTPUT_INDEX,
+    self, Change, KEPT_OUTPUTS, KEPT_RUNS, OUTPUT_ALLOWANCE, OUTPUT_ALLOWANCE_KEY, OUTPUT_INDEX,
     OUTPUT_INDEX_KEY, StoreError,
 };
 
@@ -53,14 +54,36 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
     if workspace.is_empty() || finished.is_empty() {
         return Ok(());
     }
-    let decide = |values: Vec<Option<String>>| {
+    let now = js_sys::Date::now();
+    // The runs' kept copies too: the output of one the expiry rule forgot is not kept again
+    // (the runs list and a run page read it from the API while the API has the run).
+    let run_keys: Vec<RunKey> = finished
+        .iter()
+        .map(|run| run_key(workspace, &run.id))
+        .collect();
+    let mut reads = output_reads();
+    reads.extend(run_keys.iter().map(|key| KEPT_RUNS.read(key)));
+    let decide = |mut values: Vec<Option<String>>| {
+        let kept_runs = values.split_off(output_reads().len());
+        let forgotten: std::collections::HashSet<String> = run_keys
+            .iter()
+            .zip(kept_runs)
+            .filter(|(_, kept)| {
+                KEPT_RUNS
+                    .decode_read(kept.as_deref())
+                    .ok()
+                    .flatten()
+                    .is_some_and(|run| run.output_forgotten.is_some())
+            })
+            .map(|(key, _)| key.text())
+            .collect();
         let (mut index, allowance) = outputs_read(&values);
         let mut texts = std::collections::HashMap::new();
         let new = finished
             .iter()
             .filter_map(|run| {
                 let key = run_key(workspace, &run.id).text();
-                if index.holds(&key) {
+                if index.holds(&key) || forgotten.contains(&key) {
                     return None;
                 }
                 // An output that cannot be written is not kept (the run page reads it again).
@@ -68,6 +91,7 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
                 let output = KeptOutput {
                     key: key.clone(),
                     bytes: text.len() as u64,
+                    kept_at: Some(now),
                 };
                 texts.insert(key, text);
                 Some(output)
@@ -100,17 +124,12 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
         }
         writes
     };
-    store::update(output_reads(), decide).await
+    store::update(reads, decide).await
 }
 
-/// [`keep_outputs`] in the background, for a page's poll.
-pub fn keep_outputs_in_background(workspace: Option<String>, runs: Vec<Run>) {
-    if let Some(workspace) = workspace {
-        wasm_bindgen_futures::spawn_local(async move {
-            let _ = keep_outputs(&workspace, &runs).await;
-        });
-    }
-}
+/// What a refused [`keep_outputs`] leaves out, as `state::refusals` tells it.
+pub const OUTPUTS_NOT_KEPT: &str =
+    "The outputs of the finished runs shown were not kept in this browser.";
 
 /// The output this browser kept of `run_id`, if it did.
 pub async fn kept_output(
@@ -180,4 +199,116 @@ pub(super) fn output_deletions(workspace: &str, values: &[Option<String>]) -> Ve
     // and dropping them again later deletes nothing.
     changes.extend(index_put(&index));
     changes
+}
+
+/// What the expiry rule would forget at `now`, read from the index (for `/storage` to say).
+pub async fn expiry_preview(rule: ForgetAfter, now: f64) -> Result<Freed, StoreError> {
+    let mut values = Vec::new();
+    for read in output_reads() {
+        values.push(store::get(read.store, &read.key).await?);
+    }
+    let (index, _) = outputs_read(&values);
+    let mut freed = Freed::of_outputs(&expired_outputs(&index, rule, now));
+    let log = crate::request_log::bodies_older_than(rule, now).await?;
+    freed.log_bodies = log.entries;
+    freed.log_bytes = log.bytes;
+    Ok(freed)
+}
+
+/// Kept outputs forgotten in one transaction, at most.
+const FORGET_SLICE: usize = 200;
+
+/// Applies the expiry rule at `now` (`model::expiry`), the one place it is applied: forgets the
+/// kept outputs older than the rule's days, a slice of keys per transaction (the outputs, the
+/// index, and each kept run marked "output forgotten", its facts and cost kept), dates the
+/// outputs of unknown age as kept now, and drops the request log's bodies older than the days
+/// (`request_log::forget_bodies_older_than`). Resolves with what it freed; nothing when off.
+pub async fn forget_outputs_older_than(rule: ForgetAfter, now: f64) -> Result<Freed, StoreError> {
+    let Some(days) = rule.0 else {
+        return Ok(Freed::default());
+    };
+    let mut freed = Freed::default();
+    loop {
+        // The candidates, read first: the transaction reads their kept runs, and decides again
+        // from the index it reads itself (another tab may have changed it meanwhile).
+        let mut values = Vec::new();
+        for read in output_reads() {
+            values.push(store::get(read.store, &read.key).await?);
+        }
+        let (index, _) = outputs_read(&values);
+        let candidates: Vec<KeptOutput> = expired_outputs(&index, rule, now)
+            .into_iter()
+            .take(FORGET_SLICE)
+            .collect();
+        let undated = index.outputs.iter().any(|o| o.kept_at.is_none());
+        if candidates.is_empty() && !undated {
+            break;
+        }
+        let keys: Vec<RunKey> = candidates
+            .iter()
+            .filter_map(|o| RunKey::parse(&o.key))
+            .collect();
+        let mut reads = output_reads();
+        reads.extend(keys.iter().map(|key| KEPT_RUNS.read(key)));
+        let mut slice = Ok(Freed::default());
+        let decide = |mut values: Vec<Option<String>>| {
+            let runs = values.split_off(output_reads().len());
+            let (mut index, _) = outputs_read(&values);
+            index.date_unknown(now);
+            let expired: Vec<KeptOutput> = expired_outputs(&index, rule, now)
+                .into_iter()
+                .filter(|o| keys.iter().any(|key| key.text() == o.key))
+                .collect();
+            let gone: Vec<String> = expired.iter().map(|o| o.key.clone()).collect();
+            index.remove(&gone);
+            let mut changes: Vec<Change> = gone
+                .iter()
+                .map(|key| Change::Delete {
+                    store: KEPT_OUTPUTS.store,
+                    key: key.clone(),
+                })
+                .collect();
+            for (key, kept) in keys.iter().zip(runs) {
+                if !gone.contains(&key.text()) {
+                    continue;
+                }
+                // A run that is not kept (or does not read back) has only its output to forget.
+                let Some(mut run) = KEPT_RUNS.decode_read(kept.as_deref()).ok().flatten() else {
+                    continue;
+                };
+                run.output_forgotten = Some(ForgottenOutput {
+                    at: now,
+                    after_days: days,
+                });
+                match KEPT_RUNS.put_change(key, &run) {
+                    Ok(change) => changes.push(change),
+                    Err(error) => {
+                        slice = Err(error);
+                        return Vec::new();
+                    }
+                }
+            }
+            match index_put(&index) {
+                Ok(put) => changes.push(put),
+                Err(error) => {
+                    slice = Err(error);
+                    return Vec::new();
+                }
+            }
+            slice = Ok(Freed::of_outputs(&expired));
+            changes
+        };
+        store::update(reads, decide).await?;
+        let done = slice?;
+        freed.outputs += done.outputs;
+        freed.output_bytes += done.output_bytes;
+        // A slice that forgot nothing (its keys are not runs' keys) would come back as it is.
+        if candidates.len() < FORGET_SLICE || done.outputs == 0 {
+            break;
+        }
+    }
+    let log = crate::request_log::forget_bodies_older_than(rule, now).await?;
+    freed.log_bodies = log.entries;
+    freed.log_bytes = log.bytes;
+    Ok(freed)
 }

@@ -13,6 +13,7 @@ mod presenter;
 mod real_data_export;
 mod require_session;
 mod run_status_badge;
+mod store_refusal_notice;
 mod theme_toggle;
 mod workspace_switcher;
 
@@ -29,5 +30,6 @@ pub use presenter::{PresenterBand, PresenterToggle};
 pub use real_data_export::{RealDataGate, RealDataQuestion};
 pub use require_session::RequireSession;
 pub use run_status_badge::RunStatusBadge;
+pub use store_refusal_notice::StoreRefusalNotice;
 pub use theme_toggle::{Theme, ThemeToggle};
 pub use workspace_switcher::{SignInList, WorkspaceSwitcher};

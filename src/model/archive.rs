@@ -78,6 +78,18 @@ pub struct KeptRun {
     /// person matches against the API's logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
+    /// Its kept output was forgotten by the person's rule (`model::expiry`): when, and after how
+    /// many days. The run keeps its facts and cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_forgotten: Option<ForgottenOutput>,
+}
+
+/// When a kept run's output was forgotten by the expiry rule, and the rule's days then.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForgottenOutput {
+    /// ms since the epoch.
+    pub at: f64,
+    pub after_days: u32,
 }
 
 /// The `input` of a submission's request body (JSON text); `None` for a body without one.
@@ -143,6 +155,7 @@ impl KeptRun {
             seen_at,
             input: None,
             idempotency_key: None,
+            output_forgotten: None,
         }
     }
 
@@ -173,6 +186,7 @@ impl KeptRun {
         // The input is known from the sighting that made the run, not from later ones.
         kept.input = kept.input.or(other.input);
         kept.idempotency_key = kept.idempotency_key.or(other.idempotency_key);
+        kept.output_forgotten = kept.output_forgotten.or(other.output_forgotten);
         kept
     }
 }
@@ -180,22 +194,26 @@ impl KeptRun {
 /// How much of runs' outputs this browser keeps, by default (all workspaces together).
 pub const DEFAULT_OUTPUT_ALLOWANCE: u64 = 200 * 1_000_000;
 
-/// One kept output: where it is stored, and its size (its JSON text, in bytes).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One kept output: where it is stored, its size (its JSON text, in bytes), and when it was kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KeptOutput {
     pub key: String,
     pub bytes: u64,
+    /// When this browser kept it, ms since the epoch; `None` for an output kept by a console
+    /// before the expiry rule, dated when the rule is first applied ([`OutputIndex::date_unknown`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_at: Option<f64>,
 }
 
 /// The outputs this browser keeps, oldest first, so the oldest go first when the allowance is
 /// exceeded (kept in the store's meta, written with the outputs in one transaction).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct OutputIndex {
     pub outputs: Vec<KeptOutput>,
 }
 
 /// What changed in the kept outputs: the ones to write and the ones dropped for room.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct OutputChanges {
     pub added: Vec<KeptOutput>,
     pub dropped: Vec<String>,
@@ -238,6 +256,33 @@ impl OutputIndex {
             dropped.push(oldest.key);
         }
         dropped
+    }
+
+    /// Dates the outputs of unknown age (kept before the expiry rule existed) as kept at `now`,
+    /// so a rule counts their days from its first application, never forgets them at once;
+    /// whether any was dated (the index is then written).
+    pub fn date_unknown(&mut self, now: f64) -> bool {
+        let mut dated = false;
+        for output in self.outputs.iter_mut().filter(|o| o.kept_at.is_none()) {
+            output.kept_at = Some(now);
+            dated = true;
+        }
+        dated
+    }
+
+    /// The outputs kept before `cutoff` (ms since the epoch), oldest first: those an expiry rule
+    /// forgets. An output of unknown age is never among them.
+    pub fn kept_before(&self, cutoff: f64) -> Vec<KeptOutput> {
+        self.outputs
+            .iter()
+            .filter(|o| o.kept_at.is_some_and(|at| at < cutoff))
+            .cloned()
+            .collect()
+    }
+
+    /// Removes the outputs named by `keys` from the index.
+    pub fn remove(&mut self, keys: &[String]) {
+        self.outputs.retain(|o| !keys.contains(&o.key));
     }
 
     /// Forgets the outputs whose keys start with `{prefix}/` (a workspace's); their keys.
@@ -498,6 +543,7 @@ mod tests {
         let output = |key: &str, bytes| KeptOutput {
             key: key.into(),
             bytes,
+            kept_at: None,
         };
         let mut index = OutputIndex::default();
         let first = index.keep(vec![output("ws/a", 40), output("ws/b", 40)], 100);

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod credential;
 pub mod credits;
 pub mod credits_view;
+pub mod expiry;
 pub mod explore;
 pub mod form;
 pub mod format;

@@ -114,6 +114,10 @@ pub struct Entry {
     /// The contract's error, when the answer carried one.
     #[serde(default)]
     pub error: Option<AnsweredError>,
+    /// Its bodies were dropped by the expiry rule after this many days (`model::expiry`): the
+    /// entry keeps method, path, status and times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bodies_forgotten_after_days: Option<u32>,
 }
 
 /// An entry with its answer's body, both as kept.
@@ -168,6 +172,7 @@ impl Exchange {
                 request_id,
                 answer_bytes: answer_text.len(),
                 error,
+                bodies_forgotten_after_days: None,
             },
             answer,
             whole_request,

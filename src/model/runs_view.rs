@@ -242,6 +242,8 @@ pub struct ListedRun<'a> {
     pub source: RunSource,
     /// Its [`search_text`].
     pub search: Cow<'a, str>,
+    /// The days after which this browser forgot its kept output (`model::expiry`), if it did.
+    pub output_forgotten_after: Option<u32>,
 }
 
 /// The API's runs, then the kept runs the API no longer lists (as read again on this page, if
@@ -255,6 +257,10 @@ pub fn listed<'a>(
         let at = *history.index_of.get(id)?;
         history.runs[at].input.as_ref()
     };
+    let forgotten_of = |id: &str| {
+        let at = *history.index_of.get(id)?;
+        history.runs[at].output_forgotten.map(|f| f.after_days)
+    };
     let in_api: HashSet<&str> = api.iter().map(|r| r.id.as_str()).collect();
     api.iter()
         .map(|run| ListedRun {
@@ -262,6 +268,7 @@ pub fn listed<'a>(
             records: run.output.len(),
             source: RunSource::Api,
             search: Cow::Owned(search_text(run, input_of(&run.id))),
+            output_forgotten_after: forgotten_of(&run.id),
         })
         .chain(
             history
@@ -274,6 +281,7 @@ pub fn listed<'a>(
                     records: k.records,
                     source: RunSource::KeptHere,
                     search: Cow::Borrowed(search),
+                    output_forgotten_after: k.output_forgotten.map(|f| f.after_days),
                 }),
         )
         .collect()
@@ -688,6 +696,7 @@ mod tests {
             seen_at: 0.0,
             input,
             idempotency_key: None,
+            output_forgotten: None,
         }
     }
 
@@ -706,6 +715,7 @@ mod tests {
             records: 0,
             source: RunSource::Api,
             search: Cow::Owned(search_text(&run, Some(&input))),
+            output_forgotten_after: None,
         };
         for found in [
             "abc1",
@@ -721,6 +731,7 @@ mod tests {
         assert!(matches_text(&listed, ""));
         let without_input = ListedRun {
             search: Cow::Owned(search_text(&run, None)),
+            output_forgotten_after: None,
             ..listed
         };
         assert!(!matches_text(&without_input, "lovelace"));
@@ -789,6 +800,7 @@ mod tests {
                 records: 0,
                 source: RunSource::Api,
                 search: Cow::Owned(search_text(run, None)),
+                output_forgotten_after: None,
             })
             .collect();
         let ids = |view: RunsView| -> Vec<String> {
@@ -821,6 +833,7 @@ mod tests {
                 records: 0,
                 source: RunSource::Api,
                 search: Cow::Borrowed(""),
+                output_forgotten_after: None,
             })
             .collect();
         let ids = |view: &RunsView| -> Vec<String> {
@@ -872,6 +885,7 @@ mod tests {
             records: 0,
             source: RunSource::KeptHere,
             search: Cow::Borrowed(""),
+            output_forgotten_after: None,
         }];
         let day = run.created_at.with_timezone(&Local).date_naive();
         let within = |from: Option<NaiveDate>, until: Option<NaiveDate>| {

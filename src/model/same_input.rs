@@ -523,6 +523,7 @@ mod tests {
             .unwrap(),
             records,
             seen_at: 0.0,
+            output_forgotten: None,
             input: None,
             idempotency_key: None,
         }

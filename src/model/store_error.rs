@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// A failure of the store, by what the person can do about it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StoreError {
     /// The browser keeps nothing for the console: no IndexedDB, or refused (some private
     /// windows, site data blocked by the browser's settings).

@@ -115,6 +115,7 @@ in_pages_chunk! {
     /// the first page of the chunk that loads).
     fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
         crate::state::history::read_in_background(session, workspace);
+        crate::state::expiry::apply_in_background(workspace);
         Ok(())
     }
 }
@@ -149,7 +150,10 @@ in_pages_chunk! {
         exchanges: Vec<Exchange>,
         origin: Origin,
     ) -> Result<InChunk<()>, ChunkError> {
-        Ok(Box::pin(crate::request_log::keep(workspace, exchanges, origin)))
+        Ok(Box::pin(async move {
+            let kept = crate::request_log::keep(workspace.clone(), exchanges, origin).await;
+            crate::state::refusals::record(&workspace, crate::request_log::LOG_NOT_KEPT, kept);
+        }))
     }
 }
 

@@ -13,7 +13,7 @@ use leptos_router::params::{Params, ParamsError};
 
 use crate::app::{in_place, use_id_param};
 use crate::browser::copy_text;
-use crate::components::{Confirm, CopyAsCode, Notice};
+use crate::components::{Confirm, CopyAsCode, Notice, StoreRefusalNotice};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
     AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE,
@@ -95,6 +95,7 @@ pub fn RequestLogPage() -> impl IntoView {
                 "what was sent and what came back. The credential is never kept, nor a new key's secret. "
                 {format!("The newest {} are kept; long bodies are shortened to 64 KB, and the newest {WHOLE_BODIES_KEPT} of them are also kept whole.", group_thousands(KEPT_ENTRIES as u64))}
             </p>
+            <StoreRefusalNotice />
             <LogKeeping keeping reread />
             <LogFilters filter />
             {move || filter.get().err().map(|problem| view! {
@@ -442,8 +443,17 @@ fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl Into
             <h2 class="section-title">"Request body"</h2>
             {body_view(body, whole_request, move || load_request(WholeBody::Request), "request-body")}
         })}
+        {entry.bodies_forgotten_after_days.map(|days| view! {
+            <Notice field="bodies-forgotten">
+                {format!("This request's bodies were forgotten after {days} days, as chosen on the ")}
+                <a href="/storage">"Storage"</a>
+                " page: the entry keeps its method, path, status, request id and times."
+            </Notice>
+        })}
         <h2 class="section-title">"Answer body"</h2>
-        {if answer.whole_bytes == 0 {
+        {if entry.bodies_forgotten_after_days.is_some() {
+            view! { <p class="help" data-field="answer-body">"Forgotten."</p> }.into_any()
+        } else if answer.whole_bytes == 0 {
             view! { <p class="help" data-field="answer-body">"Empty."</p> }.into_any()
         } else {
             body_view(answer, whole_answer, move || load_whole(WholeBody::Answer), "answer-body").into_any()

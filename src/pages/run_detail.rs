@@ -9,7 +9,9 @@ use crate::app::use_id_param;
 use crate::browser::copy_text;
 use crate::components::{
     ApiErrorPanel, CopyAsCode, Notice, OutputExplorer, PollNotice, RunStatusBadge,
+    StoreRefusalNotice,
 };
+use crate::model::archive::KeptRun;
 use crate::model::form::{SavedSubmission, Values, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
 use crate::model::urls::action_form_path;
@@ -24,7 +26,118 @@ use crate::store;
 #[component]
 pub fn RunDetailPage() -> impl IntoView {
     let id = use_id_param();
-    move || view! { <WatchedRun id=id.get() /> }
+    move || view! { <RunPage id=id.get() /> }
+}
+
+/// What the run page shows: decided once, from this browser's copy of the run.
+#[derive(Clone, Debug, PartialEq)]
+enum Shown {
+    /// Reading the kept copy (or waiting for the workspace).
+    Deciding,
+    /// The run as the API has it, watched.
+    Watched,
+    /// A run whose kept output this browser forgot by the expiry rule: shown as kept, without
+    /// a request, until the person asks the API for its output again.
+    Forgotten(Box<KeptRun>),
+}
+
+/// The kept run `id` of `workspace` if the expiry rule forgot its output (and it was not kept
+/// again since). A store that cannot be read shows the run from the API instead.
+async fn forgotten_run(workspace: &str, id: &str) -> Option<KeptRun> {
+    let kept = crate::archive::kept_run(workspace, id)
+        .await
+        .ok()
+        .flatten()?;
+    kept.output_forgotten?;
+    match crate::archive::kept_output(workspace, id).await {
+        Ok(None) => Some(kept),
+        _ => None,
+    }
+}
+
+#[component]
+fn RunPage(id: String) -> impl IntoView {
+    let workspace = use_workspace();
+    let shown = RwSignal::new(Shown::Deciding);
+    {
+        let id = id.clone();
+        Effect::new(move |_| {
+            if shown.with_untracked(|s| *s != Shown::Deciding) {
+                return;
+            }
+            match workspace.get() {
+                None => {}
+                Some(Err(_)) => shown.set(Shown::Watched),
+                Some(Ok(ws)) => {
+                    let id = id.clone();
+                    leptos::task::spawn_local_scoped_with_cancellation(async move {
+                        let found = forgotten_run(&ws.workspace_id, &id).await;
+                        if shown.with_untracked(|s| *s == Shown::Deciding) {
+                            shown.set(
+                                found.map_or(Shown::Watched, |kept| {
+                                    Shown::Forgotten(Box::new(kept))
+                                }),
+                            );
+                        }
+                    });
+                }
+            }
+        });
+    }
+    move || match shown.get() {
+        Shown::Deciding => view! {
+            <section class="page run-detail"><p class="loading">"Loading the run…"</p></section>
+        }
+        .into_any(),
+        Shown::Watched => view! { <WatchedRun id=id.clone() /> }.into_any(),
+        Shown::Forgotten(kept) => view! {
+            <ForgottenRun kept=*kept fetch=move || shown.set(Shown::Watched) />
+        }
+        .into_any(),
+    }
+}
+
+/// A run whose kept output was forgotten: its facts and cost as kept, and "Fetch the output
+/// again", which watches it from the API (its answer, or its 404, shown as usual).
+#[component]
+fn ForgottenRun(kept: KeptRun, fetch: impl Fn() + 'static) -> impl IntoView {
+    let run = kept.run;
+    let forgotten = kept.output_forgotten;
+    let when = forgotten
+        .and_then(|f| chrono::DateTime::from_timestamp_millis(f.at as i64))
+        .map(local_time)
+        .unwrap_or_default();
+    let days = forgotten.map(|f| f.after_days).unwrap_or_default();
+    let purpose = ActionId::parse(&run.action).map_or("Run", ActionId::purpose);
+    view! {
+        <section class="page run-detail">
+            <p class="breadcrumb"><a href="/runs">"Runs"</a> " / " <code>{run.id.clone()}</code></p>
+            <div class="run-head">
+                <h1>{purpose}</h1>
+                <RunStatusBadge status=run.status />
+            </div>
+            <Notice field="output-forgotten">
+                {format!("Output forgotten after {days} days: this browser forgot this run's output on {when}, as chosen on the ")}
+                <a href="/storage">"Storage"</a>
+                " page. The run is shown as it was kept, with its cost."
+            </Notice>
+            <dl class="facts">
+                <dt>"Run ID"</dt><dd><code data-field="run-id">{run.id.clone()}</code></dd>
+                <dt>"Action"</dt><dd><a href=action_form_path(&run.action)><code>{run.action.clone()}</code></a></dd>
+                <dt>"Created"</dt><dd>{local_time(run.created_at)}</dd>
+                <dt>"Completed"</dt><dd>{run.completed_at.map_or_else(|| "—".to_owned(), local_time)}</dd>
+                <dt>"Credits used"</dt><dd data-field="credits_used">{group_thousands(run.credits_used)}</dd>
+                <dt>"Records"</dt><dd data-field="records">{kept.records}</dd>
+            </dl>
+            <div class="actions-row">
+                <button type="button" class="button" data-field="fetch-again" on:click=move |_| fetch()>
+                    "Fetch the output again"
+                </button>
+                <span class="help">"Asks the API for the run: it has the output as long as it keeps the run."</span>
+            </div>
+            <StoreRefusalNotice />
+        </section>
+    }
 }
 
 /// What a cancel returns: the cancelled run, or the refusal with the run as it is now (a 409
@@ -58,14 +171,7 @@ fn WatchedRun(id: String) -> impl IntoView {
                     let read = client.ok_or(ApiError::SignedOut)?.run(&id).await?;
                     // Every state seen goes into the workspace's history in this browser, and a
                     // final run's output within the outputs' allowance.
-                    crate::archive::keep_in_background(
-                        workspace_id.clone(),
-                        vec![read.value.clone()],
-                    );
-                    crate::archive::keep_outputs_in_background(
-                        workspace_id,
-                        vec![read.value.clone()],
-                    );
+                    crate::archive::keep_in_background(workspace_id, vec![read.value.clone()]);
                     Ok(read)
                 }
             },
@@ -141,7 +247,9 @@ fn WatchedRun(id: String) -> impl IntoView {
                 (_, Some(error)) if error.status() == Some(404) && archived.get().flatten().is_some() => {
                     let kept = archived.get().flatten().expect("checked just above");
                     let seen = chrono::DateTime::from_timestamp_millis(kept.seen_at as i64).map(local_time);
-                    let output = if kept.run.output.is_empty() {
+                    let output = if let (true, Some(forgotten)) = (kept.run.output.is_empty(), kept.output_forgotten) {
+                        format!(", without its output: this browser forgot it after {} days ({}).", forgotten.after_days, counted(kept.records as u64, "record", "records"))
+                    } else if kept.run.output.is_empty() {
                         format!(", without its output ({}).", counted(kept.records as u64, "record", "records"))
                     } else {
                         ", with the output it kept.".to_owned()
@@ -165,6 +273,7 @@ fn WatchedRun(id: String) -> impl IntoView {
                 (None, None) => view! { <p class="loading">"Loading the run…"</p> }.into_any(),
             }}
             <PollNotice transient=watch.transient last_update=watch.last_update />
+            <StoreRefusalNotice />
             <p class="sr-only" role="status">{move || state.notice.get()}</p>
         </section>
     }

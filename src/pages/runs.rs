@@ -14,7 +14,9 @@ use leptos_router::params::Params;
 
 use crate::api::{ApiError, WithRequestId};
 use crate::app::in_place;
-use crate::components::{ApiErrorPanel, MissedRuns, Notice, PollNotice, RunStatusBadge};
+use crate::components::{
+    ApiErrorPanel, MissedRuns, Notice, PollNotice, RunStatusBadge, StoreRefusalNotice,
+};
 use crate::model::archive::RunSource;
 use crate::model::format::{age, group_thousands, local_time, run_duration};
 use crate::model::runs_view::{
@@ -24,6 +26,7 @@ use crate::model::runs_view::{
 use crate::model::urls::run_path;
 use crate::pages::compare::compare_path;
 use crate::state::polling::{Poll, use_poll};
+use crate::state::refusals;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
@@ -118,8 +121,10 @@ fn use_runs_list() -> Poll<RunList> {
                 if let Some(id) = workspace_id {
                     let runs = read.value.runs.clone();
                     leptos::task::spawn_local(async move {
-                        let _ = crate::archive::keep_list(&id, &runs).await;
-                        let _ = crate::archive::keep_outputs(&id, &runs).await;
+                        let kept = crate::archive::keep_list(&id, &runs).await;
+                        refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
+                        let kept = crate::archive::keep_outputs(&id, &runs).await;
+                        refusals::record(&id, crate::archive::OUTPUTS_NOT_KEPT, kept);
                     });
                 }
                 Ok(read)
@@ -189,7 +194,8 @@ fn use_stale_reads(list: Poll<RunList>, kept: KeptResource) -> RwSignal<HashMap<
                     }
                 }
                 if let (Some(id), false) = (workspace_id, read.is_empty()) {
-                    let _ = crate::archive::keep_runs(&id, &read).await;
+                    let kept = crate::archive::keep_runs(&id, &read).await;
+                    refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
                 }
                 let round = watch
                     .try_update_value(|watch| watch.after_round(&asked, read))
@@ -279,6 +285,7 @@ pub fn RunsPage() -> impl IntoView {
                 <Notice field="damaged-runs">{note}</Notice>
             })}
             {move || view! { <MissedRuns spans=missed() /> }}
+            <StoreRefusalNotice />
             <PollNotice transient=list.transient last_update=list.last_update />
             {move || match (list.value.get(), list.fatal.get()) {
                 (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
@@ -562,7 +569,9 @@ fn run_row(
             <td>{local_time(run.created_at)}<span class="age">{age(now, run.created_at)}</span></td>
             <td><code>{run.action.clone()}</code></td>
             <td><RunStatusBadge status=run.status /></td>
-            <td class="num">{listed.records}</td>
+            <td class="num">{listed.records}{listed.output_forgotten_after.map(|days| view! {
+                <span class="age" data-field="output-forgotten">{format!("output forgotten after {days} days")}</span>
+            })}</td>
             <td class="num">{group_thousands(run.credits_used)}</td>
             <td class="num">{group_thousands(run.credits_reserved)}</td>
             <td class="num">{run_duration(run.created_at, run.completed_at)}</td>

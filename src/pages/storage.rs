@@ -7,9 +7,11 @@ use leptos::prelude::*;
 
 use crate::archive::{self, Imported, KeptCounts};
 use crate::browser::{self, StorageState};
-use crate::components::{Confirm, Notice, RealDataGate, RealDataQuestion};
+use crate::components::{Confirm, Notice, RealDataGate, RealDataQuestion, StoreRefusalNotice};
+use crate::model::expiry::{ForgetAfter, Freed, MAX_DAYS, PRESET_DAYS};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::store_table;
+use crate::state::expiry::{self, Applied};
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
 
@@ -53,6 +55,7 @@ pub fn StoragePage() -> impl IntoView {
                 "the submissions it made, so a run can be run again, and bulk batches, so they survive a reload. "
                 "Never a credential. Nothing here leaves this browser unless you export it."
             </p>
+            <StoreRefusalNotice />
             <h2 class="section-title">"This workspace"</h2>
             {move || match counts.get() {
                 None => view! { <p class="loading">"Counting…"</p> }.into_any(),
@@ -64,6 +67,7 @@ pub fn StoragePage() -> impl IntoView {
             }}
             <SpaceSection changed />
             <OutputsSection changed />
+            <ExpirySection changed />
             <ExportImport changed />
             <ForgetHistory counts changed />
         </section>
@@ -176,6 +180,132 @@ fn OutputsSection(changed: RwSignal<u32>) -> impl IntoView {
     }
 }
 
+/// What a rule frees (or freed), as a sentence's end.
+fn freed_text(freed: &Freed) -> String {
+    format!(
+        "{} ({}) and the bodies of {} in the request log ({})",
+        counted(freed.outputs as u64, "kept output", "kept outputs"),
+        size(freed.output_bytes as f64),
+        counted(freed.log_bodies as u64, "request", "requests"),
+        size(freed.log_bytes as f64),
+    )
+}
+
+/// What an application of the rule did, for the person.
+fn applied_text(applied: &Applied) -> String {
+    let when = chrono::DateTime::from_timestamp_millis(applied.at as i64)
+        .map(local_time)
+        .unwrap_or_default();
+    let how = if applied.automatic {
+        "Applied by itself"
+    } else {
+        "Applied"
+    };
+    match &applied.result {
+        Ok(freed) if freed.is_nothing() => {
+            format!(
+                "{how} on {when}: nothing was older than {} days.",
+                applied.rule.text()
+            )
+        }
+        Ok(freed) => format!("{how} on {when}: forgot {}.", freed_text(freed)),
+        Err(error) => format!("{how} on {when}, but nothing was forgotten. {error}"),
+    }
+}
+
+/// The expiry rule: forget kept outputs (and the request log's bodies) older than a number of
+/// days, chosen here (kept as a preference), applied at once and then by itself
+/// (`state::expiry`); what the chosen rule frees is said before it is saved.
+#[component]
+fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
+    let workspace = use_workspace();
+    let saved = expiry::rule();
+    // The select's value: "off", one of the presets, or "other" (a number typed).
+    let preset = |rule: ForgetAfter| match rule.0 {
+        None => "off".to_owned(),
+        Some(days) if PRESET_DAYS.contains(&days) => days.to_string(),
+        Some(_) => "other".to_owned(),
+    };
+    let choice = RwSignal::new(preset(saved));
+    let typed = RwSignal::new(saved.0.map(|d| d.to_string()).unwrap_or_default());
+    let chosen = Memo::new(move |_| match choice.get().as_str() {
+        "other" => ForgetAfter::parse(&typed.get()),
+        text => ForgetAfter::parse(text),
+    });
+    let preview = LocalResource::new(move || {
+        changed.track();
+        let rule = chosen.get();
+        async move {
+            match rule {
+                Ok(rule) if rule.0.is_some() => {
+                    Some(archive::expiry_preview(rule, js_sys::Date::now()).await)
+                }
+                _ => None,
+            }
+        }
+    });
+    let save = Action::new_local(move |rule: &ForgetAfter| {
+        let rule = *rule;
+        let workspace_id = workspace.id_untracked();
+        async move {
+            let kept = expiry::set_rule(rule);
+            let note = if rule.0.is_none() {
+                "Off: nothing is forgotten by age.".to_owned()
+            } else {
+                applied_text(&expiry::apply(rule, workspace_id, false).await)
+            };
+            changed.update(|n| *n += 1);
+            match kept {
+                Ok(()) => note,
+                Err(why) => format!("{note} {why}"),
+            }
+        }
+    });
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        if let Ok(rule) = chosen.get_untracked() {
+            save.dispatch_local(rule);
+        }
+    };
+    let last = move || {
+        expiry::last_applied()
+            .filter(|applied| applied.automatic)
+            .map(|applied| applied_text(&applied))
+    };
+    view! {
+        <SectionIntro title="Forget old outputs">
+            "Forget the kept outputs older than a number of days, in every workspace: applied when the console starts and every hour while it is open. "
+            "The runs stay in the history with their cost, marked “output forgotten”; a run's page can fetch its output again while the API still has it. "
+            "The request log's bodies older than the days are dropped too (its entries stay, with method, path, status and time). "
+            "Outputs kept before this rule existed count their days from its first application. "
+            "A bulk batch's records are not touched: a batch is cleared whole, on the Bulk page."
+        </SectionIntro>
+        <form class="inline-form" on:submit=submit novalidate>
+            <label for="forget-after">"Forget kept outputs older than"</label>
+            <select id="forget-after" data-field="forget-after" bind:value=choice>
+                <option value="off">"Off"</option>
+                {PRESET_DAYS.map(|days| view! { <option value=days.to_string()>{format!("{days} days")}</option> }).collect_view()}
+                <option value="other">"Another number of days"</option>
+            </select>
+            <span hidden=move || choice.get() != "other">
+                <label for="forget-after-days">"Days"</label>
+                <input id="forget-after-days" type="number" min="1" max=MAX_DAYS step="1" inputmode="numeric"
+                    bind:value=typed />
+            </span>
+            <button type="submit" class="button secondary" disabled=move || save.pending().get() || chosen.get().is_err()>"Save and apply"</button>
+            <span role="status" data-field="expiry-note">{move || save.value().get()}</span>
+        </form>
+        {move || chosen.get().err().map(|why| view! { <p class="field-error" data-field="expiry-typo">{why}</p> })}
+        {move || preview.get().flatten().map(|freed| match freed {
+            Ok(freed) => view! {
+                <p data-field="expiry-frees">{format!("Applied now, this rule forgets {}.", freed_text(&freed))}</p>
+            }.into_any(),
+            Err(error) => view! { <Notice field="expiry-frees">{error.sentence()}</Notice> }.into_any(),
+        })}
+        {move || last().map(|text| view! { <p class="help" data-field="expiry-last">{text}</p> })}
+    }
+}
+
 /// A file chosen to import into a workspace's history.
 struct ImportFile {
     workspace: String,
@@ -195,9 +325,17 @@ fn export_note(export: &archive::HistoryExport) -> String {
             counted(runs as u64, "run", "runs")
         ),
     };
-    match left_out {
+    let done = match left_out {
         Some(left_out) => format!("{done} {left_out}"),
         None => done,
+    };
+    // The export never holds outputs; the runs whose output the expiry rule forgot say so.
+    match export.output_forgotten {
+        0 => done,
+        forgotten => format!(
+            "{done} Outputs are never exported; {} marked “output forgotten” (the rule above).",
+            counted(forgotten as u64, "run is", "runs are")
+        ),
     }
 }
 
@@ -220,7 +358,7 @@ fn ExportImport(changed: RwSignal<u32>) -> impl IntoView {
         if let Some(id) = workspace.id_untracked() {
             let file_prefix = environment.file_name("");
             gate.export(
-                "every run this browser keeps of the workspace, with its input and output"
+                "every run this browser keeps of the workspace, with the input this console sent and the run's error message"
                     .to_owned(),
                 move || {
                     export.dispatch_local((id.clone(), file_prefix.clone()));

@@ -169,6 +169,8 @@ fn write_next() {
         let logged = logged_entries(&waiting);
         let (waiting, saved_rows) = waiting.without_saved_rows();
         let written = write(super::workspace(), waiting).await;
+        let refused = written.clone().err();
+        let written = written.is_ok();
         let trims = WRITER.with_borrow_mut(|w| {
             w.writing = false;
             if !written {
@@ -186,10 +188,12 @@ fn write_next() {
             due
         });
         if let Some(rows) = saved_rows {
-            super::saved(rows, written);
+            super::saved(rows, refused);
         }
         for workspace in trims {
-            let _ = request_log::trim(&workspace).await;
+            if let Err(error) = request_log::trim(&workspace).await {
+                super::tell_page(&super::FromRunner::LogNotTrimmed { workspace, error });
+            }
         }
         // What came meanwhile: a save goes at once, the rest after its gathering time.
         if WRITER.with_borrow(|w| w.waiting.save.is_some()) {
@@ -210,11 +214,11 @@ fn logged_entries(waiting: &Waiting) -> Vec<(String, usize)> {
 }
 
 /// One transaction: the save, the history's sightings merged with what it kept, the reads of
-/// the run list, the log's entries (unless the person stopped the log). `false` when the store
-/// refused it: the engine keeps its rows to save again; the history and the log lose these
-/// (best effort, as everywhere in the console). The sightings go under `workspace`, the batch's
+/// the run list, the log's entries (unless the person stopped the log). The store's error when
+/// it refused it: the engine keeps its rows to save again and pauses with the error's sentence;
+/// the history and the log lose these. The sightings go under `workspace`, the batch's
 /// (dropped while it is not known).
-async fn write(workspace: Option<String>, waiting: Waiting) -> bool {
+async fn write(workspace: Option<String>, waiting: Waiting) -> Result<(), store::StoreError> {
     let Waiting {
         save,
         sightings,
@@ -265,5 +269,5 @@ async fn write(workspace: Option<String>, waiting: Waiting) -> bool {
         }
         changes
     };
-    store::update(reads, decide).await.is_ok()
+    store::update(reads, decide).await
 }

@@ -26,11 +26,15 @@ pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
 
 /// Reads the runs list when due, while this tab is visible, for as long as the tab lives.
 async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
-    ask_persistence_once().await;
+    let mut asked = false;
     loop {
         // Nothing while hidden: a tab in front reads for the workspace.
         until_visible().await;
         if let (Some(client), Some(id)) = (session.client_untracked(), workspace.id_untracked()) {
+            if !asked {
+                asked = true;
+                ask_persistence_once(&id).await;
+            }
             let lock =
                 request_lock(&format!("console-history-{id}"), LockRequest::IfAvailable).await;
             if !matches!(lock, LockAnswer::HeldElsewhere) {
@@ -40,7 +44,8 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
                     Err(error) => error == crate::store::StoreError::Damaged,
                 };
                 if due && let Ok(read) = client.runs().await {
-                    let _ = crate::archive::keep_list(&id, &read.value.runs).await;
+                    let kept = crate::archive::keep_list(&id, &read.value.runs).await;
+                    super::refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
                 }
             }
             if let LockAnswer::Held(lock) = lock {
@@ -51,20 +56,25 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
     }
 }
 
+/// What a refused mark of the persistence question leaves, as `state::refusals` tells it.
+const PERSISTENCE_NOT_KEPT: &str = "This browser did not keep that it asked to keep the \
+    console's data for good, so it will ask again.";
+
 /// The first time this browser keeps a history, asks it to keep the console's data until the
 /// person clears it (`navigator.storage.persist()`), rather than remove it when space runs low:
 /// the history and unfinished batches exist nowhere else. Chrome answers by itself (it grants
 /// it to sites used often or installed); Firefox asks the person. `/storage` says why, shows
 /// the answer, and can ask again.
-async fn ask_persistence_once() {
+async fn ask_persistence_once(workspace: &str) {
     use crate::store::{PERSISTENCE_ASKED, PERSISTENCE_ASKED_KEY};
     if matches!(
         PERSISTENCE_ASKED.get(&PERSISTENCE_ASKED_KEY).await,
         Ok(None)
     ) {
         let granted = crate::browser::ask_persistence().await;
-        let _ = PERSISTENCE_ASKED
+        let kept = PERSISTENCE_ASKED
             .put(&PERSISTENCE_ASKED_KEY, &granted)
             .await;
+        super::refusals::record(workspace, PERSISTENCE_NOT_KEPT, kept);
     }
 }

@@ -6,10 +6,12 @@
 pub mod bulk;
 pub mod drafts;
 pub mod environment;
+pub mod expiry;
 pub mod history;
 pub mod polling;
 pub mod presenter;
 pub mod readings;
+pub mod refusals;
 pub mod registry;
 pub mod safeguards;
 pub mod session;

@@ -408,13 +408,13 @@ test("a run the API no longer has is shown as this browser kept it, its output w
   // Not a number: said so, and nothing dropped.
   const keptBefore = (await keptOutputKeys(page)).length;
   await page.getByLabel("Allowance (MB)").fill("-1");
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.locator('[data-field="allowance-note"]')).toContainText("“-1” is not a number of megabytes");
   expect(await keptOutputKeys(page)).toHaveLength(keptBefore);
   const sizes = await keptOutputSizes(page);
   const newerBytes = sizes.find((o) => o.key.endsWith(`/${newer}`)).bytes;
   await page.getByLabel("Allowance (MB)").fill(String(newerBytes / 1e6));
-  await page.getByRole("button", { name: "Save" }).click();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page.locator('[data-field="allowance-note"]')).toContainText("Outputs are now kept up to");
   await expect(page.locator('[data-field="outputs-space"]').getByText(/^1 output kept/)).toBeVisible();
   expect((await keptOutputKeys(page)).map((k) => k.split("/").pop())).toEqual([newer]);

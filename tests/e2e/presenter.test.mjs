@@ -199,6 +199,11 @@ test("presenter mode: no personal text on any page, in any attribute, the title 
   await go(page, "/keys");
   await expect(page.locator('[data-field="key-name"]').first()).toBeVisible();
   await screenshot(page, "presenter-keys");
+  // The question before revoking names the key, masked.
+  await page.locator('[data-field="keys-table"]').getByRole("button", { name: /^Revoke key/ }).first().click();
+  await expect(page.locator('[data-field="confirm-revoke"]')).toBeVisible();
+  expect(await leaks(page, texts), "revoke question").toEqual([]);
+  await page.getByRole("button", { name: "Keep it" }).click();
   // A new key's secret is not drawn either; Copy still copies it.
   await page.getByLabel("New key's name").fill("Alan Turing's server");
   await page.getByRole("button", { name: "Create key" }).click();

@@ -16,7 +16,7 @@ use self::reuse::KeptResultOffer;
 use self::submission::use_submission;
 use crate::app::use_id_param;
 use crate::browser::focus_id;
-use crate::components::{ApiErrorPanel, ConfirmSpend};
+use crate::components::{ApiErrorPanel, ConfirmSpend, StoreRefusalNotice};
 use crate::model::form::{FormModel, Values, submission_request};
 use crate::model::safeguards::{Confirmation, Spend};
 use crate::model::same_input::Question;
@@ -54,6 +54,7 @@ pub fn ActionFormPage() -> impl IntoView {
                     })
                 }}
             </Transition>
+            <StoreRefusalNotice />
         </section>
     }
 }

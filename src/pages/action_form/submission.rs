@@ -16,6 +16,7 @@ use crate::browser::{focus_id, sleep};
 use crate::model::form::{SavedSubmission, idempotency_key, split_server_errors};
 use crate::model::submission::{SentKey, retry_wait_seconds};
 use crate::model::urls::run_path;
+use crate::state::refusals;
 use crate::state::workspace::{SharedWorkspace, use_workspace};
 use crate::store;
 
@@ -220,6 +221,12 @@ fn waited_timer(submission: Submission) {
     });
 }
 
+/// What a refused keep of a submitted run leaves out (`state::refusals`).
+const RUN_NOT_KEPT: &str = "The run was made, but this browser did not keep it in the history.";
+/// What a refused keep of a submission's input leaves out.
+const SUBMISSION_NOT_KEPT: &str = "The run was made, but this browser did not keep what was \
+    sent, so its page cannot offer \"Run again with changes\".";
+
 /// Keeps the submission in this browser by run id, for the run page's "Run again with
 /// changes", and its run in the workspace's history.
 fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
@@ -233,8 +240,10 @@ fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
         attempt.body.clone(),
         attempt.key.clone(),
     );
+    let history_of = workspace_id.clone();
     spawn_local(async move {
-        let _ = crate::archive::keep_submitted(&workspace_id, &seen, &body, &key).await;
+        let kept = crate::archive::keep_submitted(&workspace_id, &seen, &body, &key).await;
+        refusals::record(&history_of, RUN_NOT_KEPT, kept);
     });
     let saved = SavedSubmission {
         workspace: ws.workspace_id,
@@ -244,6 +253,8 @@ fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
     };
     let run_id = run.id.to_owned();
     spawn_local(async move {
-        let _ = store::SAVED_SUBMISSIONS.put(&run_id, &saved).await;
+        let workspace_id = saved.workspace.clone();
+        let kept = store::SAVED_SUBMISSIONS.put(&run_id, &saved).await;
+        refusals::record(&workspace_id, SUBMISSION_NOT_KEPT, kept);
     });
 }

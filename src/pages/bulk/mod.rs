@@ -19,7 +19,7 @@ use leptos::prelude::*;
 use self::batch::BatchView;
 use self::prepare::Prepare;
 use self::saved::SavedBatches;
-use crate::components::Notice;
+use crate::components::{Notice, StoreRefusalNotice};
 use crate::model::format::group_thousands;
 use crate::state::bulk::use_bulk;
 
@@ -35,6 +35,7 @@ pub fn BulkPage() -> impl IntoView {
                 "One async run per row of a CSV or TSV file, sent at the API's rate limit. Each row has "
                 "its own idempotency key, so a row sent again is never run or charged twice."
             </p>
+            <StoreRefusalNotice />
             {move || if has_batch.get() {
                 view! { <BatchView /> }.into_any()
             } else {

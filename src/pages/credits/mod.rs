@@ -15,7 +15,7 @@ use leptos_router::params::Params;
 use crate::api::ApiError;
 use crate::app::in_place;
 use crate::archive;
-use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns, Notice};
+use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns, Notice, StoreRefusalNotice};
 use crate::model::archive::{KeptRun, MissedSpan};
 use crate::model::credits::{CreditsOverTime, SpentRun};
 use crate::model::credits_view::{BUCKETS, CreditsQuery, CreditsView, RANGES};
@@ -92,7 +92,8 @@ pub fn CreditsPage() -> impl IntoView {
             let mut list_error = None;
             match client.ok_or(ApiError::SignedOut)?.runs().await {
                 Ok(read) => {
-                    let _ = archive::keep_list(&id, &read.value.runs).await;
+                    let kept = archive::keep_list(&id, &read.value.runs).await;
+                    crate::state::refusals::record(&id, archive::RUNS_NOT_KEPT, kept);
                 }
                 Err(error) => list_error = Some(error),
             }
@@ -126,6 +127,7 @@ pub fn CreditsPage() -> impl IntoView {
             <h1>"Credits over time"</h1>
             <p class="lead">"Where the workspace's credits went, from the runs this browser has seen: the API lists only the latest " {RUN_LIST_LIMIT} ", so older runs come from the history kept here ("
                 <a href="/storage">"what this browser keeps"</a>")."</p>
+            <StoreRefusalNotice />
             <div class="toolbar">
                 <div class="control"><label for="credits-range">"Range"</label>
                     <select id="credits-range" on:change:target=move |ev| {

@@ -248,10 +248,14 @@ impl Bulk {
     /// on their way are dropped (they belong to a batch that is no longer there).
     pub fn clear(&self) {
         let id = self.current_id();
+        let workspace = untrack(|| self.batch_workspace())
+            .or_else(|| self.workspace.id_untracked())
+            .unwrap_or_default();
         self.let_go_of_shown();
         if let Some(id) = id {
             spawn_local(async move {
-                let _ = store::write(vec![Change::DeleteBatch(id)]).await;
+                let cleared = store::write(vec![Change::DeleteBatch(id)]).await;
+                crate::state::refusals::record(&workspace, BATCH_NOT_CLEARED, cleared);
             });
         }
     }
@@ -320,3 +324,7 @@ fn lock_reply(answer: LockAnswer) -> (LockReply, Option<HeldLock>) {
 pub fn use_bulk() -> Bulk {
     expect_context::<Bulk>()
 }
+
+/// What a refused clear leaves, as `state::refusals` tells it.
+const BATCH_NOT_CLEARED: &str = "The batch was cleared from this page, but this browser still \
+    keeps it (it is listed among the saved batches).";

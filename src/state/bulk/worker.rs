@@ -226,6 +226,13 @@ impl Bulk {
             FromRunner::Unauthorized { message, sign_in } => {
                 self.session.expire(SignInId(sign_in), message);
             }
+            FromRunner::LogNotTrimmed { workspace, error } => {
+                crate::state::refusals::record::<()>(
+                    &workspace,
+                    crate::request_log::LOG_NOT_KEPT,
+                    Err(error),
+                );
+            }
             FromRunner::RefreshWorkspace => {
                 if untrack(|| self.in_view()) {
                     self.workspace.refresh();

@@ -74,7 +74,7 @@ pub enum Event {
         answer: CancelAnswer,
     },
     /// The save asked for last was written (`true`) or refused.
-    Saved(bool),
+    Saved(Result<(), crate::model::store_error::StoreError>),
     /// The person set the batch's credit budget (`None`: none). It does not resume a batch
     /// paused at the budget: Resume does, and pauses again at once if it is still too small.
     SetBudget(Option<u64>),

@@ -106,14 +106,19 @@ impl Engine {
     }
 
     /// Takes the store's answer to the save on its way.
-    pub(super) fn saved(&mut self, now: EngineTime, written: bool) {
+    pub(super) fn saved(
+        &mut self,
+        now: EngineTime,
+        written: Result<(), crate::model::store_error::StoreError>,
+    ) {
         let Some(save) = self.requests.save_in_flight.take() else {
             return;
         };
         self.standing.counters.store_busy_ms +=
             (now - self.store.last_save_at).max(Millis::ZERO).as_ms();
         self.telling.changed = true;
-        if written {
+        let refused = written.err();
+        if refused.is_none() {
             self.store.saved_summary = Some(save.summary);
             // The store lists these rows as "may have run" now: cleared, they may go.
             self.credits.listed_in_store = save.listed;
@@ -153,12 +158,11 @@ impl Engine {
                 // Kept so far, refused now (a full disk): stop sending, so that no key is sent
                 // that a reload could not find. What was received stays in this page.
                 if matches!(self.standing.phase, Phase::Running) {
-                    self.set_phase(Phase::Paused(Some(
-                        "Paused: this browser's storage refused to save the batch (it may be \
-                         full). Nothing received is lost while this page stays open; free some \
-                         space, then resume."
-                            .to_owned(),
-                    )));
+                    let why = refused.map(|error| error.sentence()).unwrap_or_default();
+                    self.set_phase(Phase::Paused(Some(format!(
+                        "Paused: this browser's storage refused to save the batch. Nothing \
+                         received is lost while this page stays open. {why} Then resume."
+                    ))));
                 }
             }
             Keeping::Refused => {}

@@ -479,9 +479,10 @@ impl Sim {
                     if commit_ms > 0.0 {
                         self.order += 1;
                         let at = self.now + commit_ms;
-                        self.arriving.push((at, self.order, Event::Saved(written)));
+                        self.arriving
+                            .push((at, self.order, Event::Saved(saved_as(written))));
                     } else {
-                        self.deliver_later(Event::Saved(written));
+                        self.deliver_later(Event::Saved(saved_as(written)));
                     }
                 }
                 Command::RefreshWorkspace => {}
@@ -1016,9 +1017,10 @@ fn nothing_is_sent_before_the_first_save_and_a_refusing_store_keeps_it_in_the_pa
             .handle(EngineTime::from_ms(START + 500.0), Event::Tick)
             .is_empty()
     );
-    let commands = sim
-        .engine
-        .handle(EngineTime::from_ms(START + 600.0), Event::Saved(false));
+    let commands = sim.engine.handle(
+        EngineTime::from_ms(START + 600.0),
+        Event::Saved(saved_as(false)),
+    );
     assert_eq!(sim.engine.keeping(), Keeping::Refused);
     assert!(commands.iter().all(|c| matches!(c, Command::Submit { .. })) && !commands.is_empty());
 }
@@ -1471,5 +1473,14 @@ proptest! {
         prop_assert_eq!(sim.api.runs.len(), attempts, "one run per row and attempt");
         prop_assert_eq!(sim.engine.spending().reserved, 0);
         prop_assert_eq!(sim.engine.spending().charged, sim.api.committed(sim.now));
+    }
+}
+
+/// A save's answer: written, or refused with a full disk.
+fn saved_as(written: bool) -> Result<(), crate::model::store_error::StoreError> {
+    if written {
+        Ok(())
+    } else {
+        Err(crate::model::store_error::StoreError::Full)
     }
 }

@@ -1,0 +1,29 @@
+//! The writes this browser's store refused for the workspace in view (`state::refusals`), each
+//! told as what was not kept and the store's sentence (what happened, what to do).
+
+use leptos::prelude::*;
+
+use super::{Notice, NoticeKind};
+use crate::state::workspace::use_workspace;
+
+/// Says what the store refused to keep for the workspace in view, while it stands.
+#[component]
+pub fn StoreRefusalNotice() -> impl IntoView {
+    let workspace = use_workspace();
+    move || {
+        let refusals = workspace
+            .id()
+            .map(|id| crate::state::refusals::refusals(&id))
+            .unwrap_or_default();
+        refusals
+            .into_iter()
+            .map(|refusal| {
+                view! {
+                    <Notice kind=NoticeKind::Problem field="store-refused">
+                        {format!("{} {}", refusal.what, refusal.error.sentence())}
+                    </Notice>
+                }
+            })
+            .collect_view()
+    }
+}

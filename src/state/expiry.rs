@@ -1,0 +1,95 @@
+//! The expiry rule's preference (localStorage: a preference, never data) and its application:
+//! at start, once the pages' chunk has arrived (off the first screen's path), and every hour
+//! while the console is open and shown. The work is `archive::forget_outputs_older_than`; the
+//! last application is kept for `/storage` to say, and a refusal is told (`state::refusals`).
+
+use std::sync::Once;
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use crate::browser::{sleep, until_visible};
+use crate::model::expiry::{APPLY_EVERY_MS, ForgetAfter, Freed, STORAGE_KEY};
+use crate::state::workspace::SharedWorkspace;
+use crate::store::StoreError;
+
+/// What a refused application leaves, as `state::refusals` tells it.
+pub const NOT_FORGOTTEN: &str =
+    "The kept outputs older than the days chosen on the Storage page were not forgotten.";
+
+/// One application of the rule: when, which rule, and what it freed or why it could not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    pub at: f64,
+    pub rule: ForgetAfter,
+    pub result: Result<Freed, StoreError>,
+    /// Applied by itself (at start or on the hour), not by the person on `/storage`.
+    pub automatic: bool,
+}
+
+thread_local! {
+    static LAST: ArcRwSignal<Option<Applied>> = ArcRwSignal::new(None);
+}
+
+static START: Once = Once::new();
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// The rule chosen in this browser (off when none was, or it does not read back).
+pub fn rule() -> ForgetAfter {
+    let kept = local_storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+    ForgetAfter::from_kept(kept.as_deref())
+}
+
+/// Keeps the rule chosen; `Err` with a sentence when the browser refuses preferences.
+pub fn set_rule(rule: ForgetAfter) -> Result<(), String> {
+    local_storage()
+        .and_then(|s| s.set_item(STORAGE_KEY, &rule.text()).ok())
+        .ok_or_else(|| {
+            "This browser did not keep the choice (its site data is blocked): it holds only \
+             until the page is closed."
+                .to_owned()
+        })
+}
+
+/// The last application of the rule in this tab; tracked.
+pub fn last_applied() -> Option<Applied> {
+    LAST.with(|last| last.get())
+}
+
+/// Applies the rule now (`archive::forget_outputs_older_than`), records what it did, and tells
+/// a refusal for the workspace in view.
+pub async fn apply(rule: ForgetAfter, workspace: Option<String>, automatic: bool) -> Applied {
+    let at = js_sys::Date::now();
+    let result = crate::archive::forget_outputs_older_than(rule, at).await;
+    if let Some(workspace) = workspace {
+        super::refusals::record(&workspace, NOT_FORGOTTEN, result.clone());
+    }
+    let applied = Applied {
+        at,
+        rule,
+        result,
+        automatic,
+    };
+    LAST.with(|last| last.set(Some(applied.clone())));
+    applied
+}
+
+/// Starts applying the rule (once; later calls do nothing): now, then every hour while the tab
+/// is shown. Called from the pages' chunk (`pages::lazy`).
+pub fn apply_in_background(workspace: SharedWorkspace) {
+    START.call_once(|| {
+        wasm_bindgen_futures::spawn_local(async move {
+            loop {
+                until_visible().await;
+                let rule = rule();
+                if rule.0.is_some() {
+                    apply(rule, workspace.id_untracked(), true).await;
+                }
+                sleep(Duration::from_millis(APPLY_EVERY_MS as u64)).await;
+            }
+        })
+    });
+}
