@@ -11,10 +11,11 @@ pub fn PresenterToggle() -> impl IntoView {
     let presenter = use_presenter();
     view! {
         <button type="button" class="button secondary presenter-toggle" data-field="presenter-toggle"
-            aria-pressed=move || presenter.is_on().to_string()
+            aria-pressed=move || presenter.is_on().to_string() aria-label="Presenter mode"
             title=format!("Presenter mode ({SHORTCUT}): hides names, profiles, texts and other personal data on every page, for a screen share or a demo")
             on:click=move |_| presenter.switch(!presenter.is_on_untracked())>
-            <span aria-hidden="true">"◑ "</span>"Presenter"
+            // The word on wide screens; narrower ones keep the header on one line.
+            <span aria-hidden="true">"◉"</span><span class="wide-only" aria-hidden="true">" Presenter"</span>
         </button>
     }
 }

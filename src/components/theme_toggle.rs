@@ -76,7 +76,9 @@ pub fn ThemeToggle() -> impl IntoView {
         <button type="button" class="button secondary theme-toggle" on:click=switch
             aria-label=move || format!("Theme: {}. Switch theme", theme.get().as_str())
             data-theme-choice=move || theme.get().as_str()>
-            {move || match theme.get() { Theme::System => "◐ System", Theme::Light => "☀ Light", Theme::Dark => "☾ Dark" }}
+            // The theme's name on wide screens; narrower ones keep the header on one line.
+            <span aria-hidden="true">{move || match theme.get() { Theme::System => "◐", Theme::Light => "☀", Theme::Dark => "☾" }}</span>
+            <span class="wide-only" aria-hidden="true">{move || match theme.get() { Theme::System => " System", Theme::Light => " Light", Theme::Dark => " Dark" }}</span>
         </button>
     }
 }
