@@ -384,16 +384,22 @@ async function measureCompare(browser, sandbox, [a, b], throttle = 1) {
   return timing;
 }
 
-/** That the throttling holds after a navigation: the same loop of JavaScript, timed in a page
- * of the console navigated to after the rate was set (ms; compare across rates). */
+/** That the throttling holds after a navigation: the same loop of JavaScript (~15 ms on this
+ * machine as it is), timed 7 times in a page of the console navigated to after the rate was set;
+ * the fastest round, the one least disturbed by other processes (on this 2-core machine with
+ * another build running, the ratio read at 4× was 2.5–3.5×, one round at a time). */
 async function throttleCheck(browser, throttle) {
   const p = await freshPage(browser, null, { throttle });
   await p.page.goto(`${sandbox.url}/sign-in`);
   const ms = await p.page.evaluate(() => {
-    const start = performance.now();
-    let x = 0;
-    for (let i = 0; i < 3e7; i++) x += Math.sqrt(i);
-    return performance.now() - start + (x < 0 ? 1 : 0);
+    let best = Infinity;
+    for (let round = 0; round < 7; round++) {
+      const start = performance.now();
+      let x = 0;
+      for (let i = 0; i < 3e6; i++) x += Math.sqrt(i);
+      best = Math.min(best, performance.now() - start + (x < 0 ? 1 : 0));
+    }
+    return best;
   });
   await p.context.close();
   return ms;
@@ -690,7 +696,7 @@ const byRate = Object.fromEntries(THROTTLES.map((rate) => {
   return [rate, {
     samples: samplesAt(rate),
     minutes: minutesBy[rate],
-    throttle_check_loop_ms: Math.round(checks[rate]),
+    throttle_check_loop_ms: +checks[rate].toFixed(1),
     first_load: L,
     floor: {
       measured_ms: Math.round(mid.fuc), floor_ms: Math.round(floorOf(mid, n)), ratio: +(mid.fuc / floorOf(mid, n)).toFixed(3),
@@ -823,7 +829,7 @@ console.log(`| … most requests in flight / after the terminal state / while hi
   console.log(`| measure | ${rates.map(label).join(" | ")} | aim |`);
   console.log(`|---|${rates.map(() => "---|").join("")}---|`);
   const line = (what, f, aim = "") => console.log(`| ${what} | ${rates.map((r) => f(R(r), r)).join(" | ")} | ${aim} |`);
-  line("the throttling taken: the same JavaScript loop in a console page after its navigation", (x) => `${x.throttle_check_loop_ms} ms (${(x.throttle_check_loop_ms / R(rates[0]).throttle_check_loop_ms).toFixed(1)}×)`);
+  line("the throttling taken: a loop of JavaScript in a console page after its navigation, fastest of 7 rounds (ratio to the first rate)", (x) => `${x.throttle_check_loop_ms} ms (${(x.throttle_check_loop_ms / R(rates[0]).throttle_check_loop_ms).toFixed(1)}×)`);
   for (const [l, name] of [["loopback", "loopback"], ["slow4g", "Slow 4G"]]) {
     line(`${name}: navigation → first useful content, console`, (x) => ms(x.first_load[l].console.first_useful_content));
     line(`${name}: … Swagger UI`, (x) => ms(x.first_load[l].swagger.first_useful_content));
