@@ -151,10 +151,12 @@ try {
     const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) tasks.push({ start: e.startTime, duration: e.duration }); });
     observer.observe({ type: "longtask", buffered: true });
     window.__bench = {
-      // The longest task that started between `from` and `to` (page clock; 0: none over 50 ms), and those over 100 ms.
+      // The longest task that ran between `from` and `to` (page clock; 0: none over 50 ms), and those
+      // over 100 ms. Overlapping, not started inside: the task that does the step's first, synchronous
+      // part began a moment before `from` was read in it.
       during(from, to) {
         for (const e of observer.takeRecords()) tasks.push({ start: e.startTime, duration: e.duration });
-        const inside = tasks.filter((t) => t.start >= from && t.start <= to);
+        const inside = tasks.filter((t) => t.start + t.duration >= from && t.start <= to);
         return { longestTaskMs: Math.max(0, ...inside.map((t) => t.duration)), tasksOver100: inside.filter((t) => t.duration > 100).length };
       },
     };
@@ -194,6 +196,9 @@ try {
         floor_ms: ms(r.floor.map((x) => x.ms)),
         sort_ms: ms(r.sorts.map((x) => x.frameMs)), sort_tasks: tasks(r.sorts),
         filter_ms: ms(r.filters.map((x) => x.frameMs)), filter_tasks: tasks(r.filters),
+        // Typing a word (a few hundred rows left) and clearing it (all 10,000 back) apart.
+        filter_word_ms: ms(r.filters.filter((x) => x.value).map((x) => x.frameMs)), filter_word_tasks: tasks(r.filters.filter((x) => x.value)),
+        filter_clear_ms: ms(r.filters.filter((x) => !x.value).map((x) => x.frameMs)), filter_clear_tasks: tasks(r.filters.filter((x) => !x.value)),
         exports: r.exports,
       }];
     })),
@@ -217,8 +222,10 @@ try {
   row("… its floor: the rows from IndexedDB, parsed by JavaScript", (r) => time(r.floor_ms), "–");
   row("sort by a column", (r) => time(r.sort_ms, AIMS.sortMs), `≤ ${AIMS.sortMs} ms`);
   row("… its longest task; tasks over 100 ms", (r) => tasksCell(r.sort_tasks), `none over ${AIMS.longTaskMs} ms`);
-  row("filter (typing a word, clearing it)", (r) => time(r.filter_ms, AIMS.filterMs), `≤ ${AIMS.filterMs} ms`);
-  row("… its longest task; tasks over 100 ms", (r) => tasksCell(r.filter_tasks), `none over ${AIMS.longTaskMs} ms`);
+  row("filter: typing a word", (r) => time(r.filter_word_ms, AIMS.filterMs), `≤ ${AIMS.filterMs} ms`);
+  row("… its longest task; tasks over 100 ms", (r) => tasksCell(r.filter_word_tasks), `none over ${AIMS.longTaskMs} ms`);
+  row("filter: clearing it (every row back)", (r) => time(r.filter_clear_ms, AIMS.filterMs), `≤ ${AIMS.filterMs} ms`);
+  row("… its longest task; tasks over 100 ms", (r) => tasksCell(r.filter_clear_tasks), `none over ${AIMS.longTaskMs} ms`);
   for (const kind of EXPORTS) {
     if (!R.every((r) => r.exports[kind])) continue;
     row(`merged ${kind.toUpperCase()} export (${(R[0].exports[kind].bytes / 1e6).toFixed(1)} MB): click → file saved; longest task; tasks over 100 ms`,
