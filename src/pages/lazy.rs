@@ -1,19 +1,15 @@
 //! The pages that are not needed for the first screen, loaded when first visited.
 //!
-//! Release builds (`--cfg console_split`, scripts/build-console.sh) mark [`build_page`] (and
-//! the other functions written with `in_pages_chunk!`) as split points: `wasm_split` (Leptos's
-//! re-export of `wasm_split_helpers`) turns each into an `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
-//! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
-//! the shell, sign-in and the workspace; actions, runs, bulk, keys, storage, credits and the request log come after, in the
-//! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
-//! is a plain `async fn`, so `trunk serve` needs no extra tool.
+//! Their code is the pages' wasm chunk (`crate::chunk`: in release builds [`build_page`] and the
+//! other functions written with `in_pages_chunk!` are split points, cut out of the main module by
+//! crates/wasm-split-link; dev builds are not split). The first load then carries the shell,
+//! sign-in and the workspace; actions, runs, bulk, keys, storage, credits and the request log
+//! come after, in the background ([`schedule_preload`]) or on the first visit.
 //!
 //! The routes are leptos_router's `Lazy` routes: the router keeps the current page on screen
 //! while the next one's chunk loads, and `set_is_routing` shows that it is loading. A chunk that
 //! fails to load (the network dropped) shows a message with a retry in place of the page,
 //! instead of aborting the app; nothing else on the page is lost.
-
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use leptos::prelude::*;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
@@ -21,6 +17,7 @@ use leptos_router::LazyRoute;
 use leptos_router::location::{BrowserUrl, LocationProvider};
 
 use crate::archive::KeptCounts;
+use crate::chunk::{self, ChunkError, InChunk};
 use crate::components::RequireSession;
 use crate::model::ledger::BalanceReading;
 use crate::model::request_log::{Exchange, Origin};
@@ -31,16 +28,6 @@ use super::{
     ActionFormPage, ActionsPage, BulkPage, CompareRunsPage, CreditsPage, KeysPage, LogEntryPage,
     RequestLogPage, RunDetailPage, RunsPage, SafeguardsPage, StoragePage,
 };
-
-/// A page's code could not be fetched or instantiated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkError;
-
-impl From<leptos::wasm_split::SplitLoaderError> for ChunkError {
-    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
-        ChunkError
-    }
-}
 
 type Loaded = Result<AnyView, ChunkError>;
 
@@ -61,43 +48,7 @@ pub enum PageKey {
     Safeguards,
 }
 
-/// Writes once, for both builds, a function whose body runs inside the pages' chunk: release
-/// builds (`console_split`) mark it as a split point, which `wasm_split` turns into an
-/// `async fn` that fetches the chunk on its first call (`fallible`: a chunk that does not arrive
-/// is an `Err`, not a panic); dev builds have the same body as a plain `async fn`. With
-/// `preload(name);`, `name` is an `async fn` that only fetches the chunk (nothing to fetch in
-/// dev builds). A split function cannot be `async` itself: one that awaits returns an
-/// [`InChunk`] future made inside the chunk.
-macro_rules! in_pages_chunk {
-    (
-        $(preload($preload:ident);)?
-        $(#[$attr:meta])*
-        fn $name:ident($($arg:ident: $arg_type:ty),* $(,)?) -> $output:ty $body:block
-    ) => {
-        $(#[$attr])*
-        #[cfg(console_split)]
-        #[leptos::wasm_split::wasm_split(
-            pages,
-            wasm_split_path = ::leptos::wasm_split,
-            fallible
-            $(, preload($preload))?
-        )]
-        fn $name($($arg: $arg_type),*) -> $output $body
-
-        $(#[$attr])*
-        #[cfg(not(console_split))]
-        async fn $name($($arg: $arg_type),*) -> $output $body
-
-        $(
-            #[cfg(not(console_split))]
-            async fn $preload() -> Result<(), leptos::wasm_split::SplitLoaderError> {
-                Ok(())
-            }
-        )?
-    };
-}
-
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     preload(preload_pages);
     /// Builds a page, inside the chunk. One chunk holds all of them rather than one per page
     /// group: code the groups share would otherwise sit in many more small chunks, and every
@@ -108,7 +59,7 @@ in_pages_chunk! {
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// Starts the background read of the workspace's runs list (`state::history`), inside the
     /// chunk: the history's code (its store, its serde) is not needed for the first screen, and
     /// the read starts once the chunk is there anyway (at most once; a failed fetch leaves it to
@@ -120,10 +71,7 @@ in_pages_chunk! {
     }
 }
 
-/// A future made inside the chunk (a split function itself cannot be `async`).
-type InChunk<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
-
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`forget_workspace`]'s work, inside the chunk.
     fn forget_in_chunk(
         workspace: String,
@@ -136,14 +84,14 @@ in_pages_chunk! {
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`kept_data_notice`]'s work, inside the chunk.
     fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
         Ok(Box::pin(super::storage::kept_data_notice()))
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`keep_log`]'s work, inside the chunk.
     fn keep_log_in_chunk(
         workspace: String,
@@ -157,7 +105,7 @@ in_pages_chunk! {
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`keep_reading`]'s work, inside the chunk.
     fn keep_reading_in_chunk(
         workspace: String,
@@ -167,17 +115,12 @@ in_pages_chunk! {
     }
 }
 
-/// Whether the pages' chunk has arrived, for code without the app's context.
-static PAGES_ARRIVED: AtomicBool = AtomicBool::new(false);
-
 /// Keeps the page's exchanges in the request log (`request_log::keep`, from the chunk). The
 /// first screen's requests wait in memory until the chunk has arrived as it would anyway, so
 /// the log never fetches it sooner, over a slow link, than the first screen's own requests.
 pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> InChunk<()> {
     Box::pin(async move {
-        while !PAGES_ARRIVED.load(Ordering::Relaxed) {
-            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
-        }
+        chunk::until_arrived().await;
         if let Ok(keeping) = keep_log_in_chunk(workspace, exchanges, origin).await {
             keeping.await;
         }
@@ -190,9 +133,7 @@ pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> 
 /// waits in memory until it has.
 pub fn keep_reading(workspace: String, reading: BalanceReading) -> InChunk<()> {
     Box::pin(async move {
-        while !PAGES_ARRIVED.load(Ordering::Relaxed) {
-            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
-        }
+        chunk::until_arrived().await;
         if let Ok(keeping) = keep_reading_in_chunk(workspace, reading).await {
             keeping.await;
         }
@@ -266,7 +207,7 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
     let preload = move || {
         spawn_local(async move {
             if preload_pages().await.is_ok() {
-                PAGES_ARRIVED.store(true, Ordering::Relaxed);
+                chunk::mark_arrived();
                 loaded.set(true);
                 let _ = start_history(session, workspace).await;
             }
@@ -301,7 +242,7 @@ async fn route_view(key: PageKey) -> AnyView {
     }
     match build_page(key).await {
         Ok(view) => {
-            PAGES_ARRIVED.store(true, Ordering::Relaxed);
+            chunk::mark_arrived();
             // The chunk is here: the history's read starts, if the preload could not start it.
             let (session, workspace) = (use_session(), crate::state::workspace::use_workspace());
             spawn_local(async move {
