@@ -16,8 +16,8 @@ use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
 use crate::pages::lazy::{
     ActionFormRoute, ActionsRoute, BulkRoute, CompareRunsRoute, CreditsRoute, KeysRoute,
-    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, SafeguardsRoute, StorageRoute,
-    schedule_preload,
+    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, SafeguardsRoute, StorageRoute, keep_log,
+    keep_reading, schedule_preload,
 };
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
@@ -34,10 +34,12 @@ pub fn App(
     /// What the console's own server said it is in front of, asked before mounting.
     served_environment: Option<api_contract::ConsoleEnvironment>,
 ) -> impl IntoView {
-    let session = Session::provide();
+    // The request log and the balance readings are kept by the pages' chunk (pages::lazy):
+    // handed down, so state/ never names a page.
+    let session = Session::provide(keep_log);
     let presenter = Presenter::provide();
     Environment::provide(session, served_environment);
-    SharedWorkspace::provide(session);
+    SharedWorkspace::provide(session, keep_reading);
     Registry::provide(session);
     Drafts::provide(session);
     SpendingSafeguards::provide(use_workspace());
