@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::Lazy;
 use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
 use leptos_router::hooks::{use_navigate, use_params};
 use leptos_router::params::Params;
@@ -14,11 +13,7 @@ use crate::components::{
 };
 use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
-use crate::pages::lazy::{
-    ActionFormRoute, ActionsRoute, BulkRoute, CompareRunsRoute, CreditsRoute, KeysRoute,
-    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, SafeguardsRoute, StorageRoute, keep_log,
-    keep_reading, schedule_preload,
-};
+use crate::pages::lazy::{LazyRoutes, keep_log, keep_reading, schedule_preload};
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
@@ -68,18 +63,8 @@ pub fn App(
                     <Route path=path!("/sign-in") view=SignInPage />
                     <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
                     <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
-                    <Route path=path!("/actions") view={Lazy::<ActionsRoute>::new()} />
-                    <Route path=path!("/actions/:id") view={Lazy::<ActionFormRoute>::new()} />
-                    <Route path=path!("/runs") view={Lazy::<RunsRoute>::new()} />
-                    <Route path=path!("/runs/compare") view={Lazy::<CompareRunsRoute>::new()} />
-                    <Route path=path!("/runs/:id") view={Lazy::<RunDetailRoute>::new()} />
-                    <Route path=path!("/bulk") view={Lazy::<BulkRoute>::new()} />
-                    <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />
-                    <Route path=path!("/storage") view={Lazy::<StorageRoute>::new()} />
-                    <Route path=path!("/credits") view={Lazy::<CreditsRoute>::new()} />
-                    <Route path=path!("/log") view={Lazy::<LogRoute>::new()} />
-                    <Route path=path!("/log/:id") view={Lazy::<LogEntryRoute>::new()} />
-                    <Route path=path!("/safeguards") view={Lazy::<SafeguardsRoute>::new()} />
+                    // Every page of the pages' chunk (pages::lazy's table).
+                    <LazyRoutes />
                 </FlatRoutes>
                 } }}
             </main>

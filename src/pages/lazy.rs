@@ -13,8 +13,9 @@
 
 use leptos::prelude::*;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
-use leptos_router::LazyRoute;
+use leptos_router::components::Route;
 use leptos_router::location::{BrowserUrl, LocationProvider};
+use leptos_router::{Lazy, MatchNestedRoutes, path};
 
 use crate::archive::KeptCounts;
 use crate::chunk::{self, ChunkError, InChunk};
@@ -24,28 +25,79 @@ use crate::model::request_log::{Exchange, Origin};
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
-use super::{
-    ActionFormPage, ActionsPage, BulkPage, CompareRunsPage, CreditsPage, KeysPage, LogEntryPage,
-    RequestLogPage, RunDetailPage, RunsPage, SafeguardsPage, StoragePage,
-};
-
 type Loaded = Result<AnyView, ChunkError>;
 
-/// Which page to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageKey {
-    Actions,
-    ActionForm,
-    Runs,
-    RunDetail,
-    Bulk,
-    Keys,
-    Storage,
-    Credits,
-    Log,
-    LogEntry,
-    CompareRuns,
-    Safeguards,
+/// Every page of the chunk, once: its key, its route's path (as `path!` reads it) and its
+/// component. From this table `lazy_pages!` makes [`PageKey`], the page's view behind
+/// `RequireSession` (`page_view`), its `LazyRoute` (`route::Key`), its `<Route>` in
+/// [`LazyRoutes`] and the first path segments that [`in_chunk`] knows, so a page is added by one
+/// line here and cannot be declared in some of those places only. A route listed earlier wins
+/// (`/runs/compare` before `/runs/:id`).
+macro_rules! lazy_pages {
+    ($($key:ident $path:tt => $page:ident,)+) => {
+        /// Which page to build.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum PageKey {
+            $($key,)+
+        }
+
+        /// Every page's path, as its route matches it.
+        const PATHS: &[&str] = &[$($path,)+];
+
+        /// The page behind the route guard, built inside the chunk ([`build_page`]).
+        fn page_view(key: PageKey) -> AnyView {
+            $(use super::$page;)+
+            match key {
+                $(PageKey::$key => view! { <RequireSession><$page /></RequireSession> }.into_any(),)+
+            }
+        }
+
+        /// Each page's `LazyRoute`, named as its key.
+        mod route {
+            use leptos::prelude::AnyView;
+            use leptos_router::LazyRoute;
+
+            $(
+                /// A route whose page is built by its chunk (see the module's documentation).
+                #[derive(Debug, Clone, Copy)]
+                pub struct $key;
+
+                impl LazyRoute for $key {
+                    fn data() -> Self {
+                        $key
+                    }
+
+                    async fn view(_: Self) -> AnyView {
+                        super::route_view(super::PageKey::$key).await
+                    }
+                }
+            )+
+        }
+
+        /// Every page of the chunk's `<Route>`, for `App`'s `<FlatRoutes>`.
+        #[component(transparent)]
+        pub fn LazyRoutes() -> impl MatchNestedRoutes + Clone {
+            view! {
+                $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+
+            }
+            .into_inner()
+        }
+    };
+}
+
+lazy_pages! {
+    Actions "/actions" => ActionsPage,
+    ActionForm "/actions/:id" => ActionFormPage,
+    Runs "/runs" => RunsPage,
+    CompareRuns "/runs/compare" => CompareRunsPage,
+    RunDetail "/runs/:id" => RunDetailPage,
+    Bulk "/bulk" => BulkPage,
+    Keys "/keys" => KeysPage,
+    Storage "/storage" => StoragePage,
+    Credits "/credits" => CreditsPage,
+    Log "/log" => RequestLogPage,
+    LogEntry "/log/:id" => LogEntryPage,
+    Safeguards "/safeguards" => SafeguardsPage,
 }
 
 chunk::in_pages_chunk! {
@@ -161,31 +213,6 @@ pub async fn kept_data_notice() -> Option<AnyView> {
 #[derive(Clone, Copy)]
 pub struct PagesLoaded(pub RwSignal<bool>);
 
-fn page_view(key: PageKey) -> AnyView {
-    match key {
-        PageKey::Actions => view! { <RequireSession><ActionsPage /></RequireSession> }.into_any(),
-        PageKey::ActionForm => {
-            view! { <RequireSession><ActionFormPage /></RequireSession> }.into_any()
-        }
-        PageKey::Runs => view! { <RequireSession><RunsPage /></RequireSession> }.into_any(),
-        PageKey::RunDetail => {
-            view! { <RequireSession><RunDetailPage /></RequireSession> }.into_any()
-        }
-        PageKey::Bulk => view! { <RequireSession><BulkPage /></RequireSession> }.into_any(),
-        PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
-        PageKey::Storage => view! { <RequireSession><StoragePage /></RequireSession> }.into_any(),
-        PageKey::Credits => view! { <RequireSession><CreditsPage /></RequireSession> }.into_any(),
-        PageKey::CompareRuns => {
-            view! { <RequireSession><CompareRunsPage /></RequireSession> }.into_any()
-        }
-        PageKey::Log => view! { <RequireSession><RequestLogPage /></RequireSession> }.into_any(),
-        PageKey::LogEntry => view! { <RequireSession><LogEntryPage /></RequireSession> }.into_any(),
-        PageKey::Safeguards => {
-            view! { <RequireSession><SafeguardsPage /></RequireSession> }.into_any()
-        }
-    }
-}
-
 /// Fetches the pages' chunk in the background (at most once; if it fails, the first visit to
 /// one of its pages tries again), so later navigation does not wait for the network: at once
 /// when the page opened, or the one sign-in will return to, is in the chunk; otherwise 1.5 s
@@ -220,17 +247,18 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
     }
 }
 
-/// Whether the page at `path` (with or without its query) is one of the chunk's.
+/// Whether the page at `path` (with or without its query) is one of the chunk's: its first
+/// segment is one of the table's paths'.
 fn in_chunk(path: &str) -> bool {
-    let first = path
-        .trim_start_matches('/')
+    let first = first_segment(path);
+    !first.is_empty() && PATHS.iter().any(|page| first_segment(page) == first)
+}
+
+fn first_segment(path: &str) -> &str {
+    path.trim_start_matches('/')
         .split(['/', '?'])
         .next()
-        .unwrap_or_default();
-    matches!(
-        first,
-        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits" | "log" | "safeguards"
-    )
+        .unwrap_or_default()
 }
 
 /// The router awaits `view`; on a failed fetch the page is a message with a retry. Signed out,
@@ -309,37 +337,6 @@ fn ChunkRetry(key: PageKey) -> impl IntoView {
     }
     }
 }
-
-macro_rules! lazy_route {
-    ($route:ident, $key:expr) => {
-        /// A route whose page is built by its chunk (see the module's documentation).
-        #[derive(Debug, Clone, Copy)]
-        pub struct $route;
-
-        impl LazyRoute for $route {
-            fn data() -> Self {
-                $route
-            }
-
-            async fn view(_: Self) -> AnyView {
-                route_view($key).await
-            }
-        }
-    };
-}
-
-lazy_route!(ActionsRoute, PageKey::Actions);
-lazy_route!(ActionFormRoute, PageKey::ActionForm);
-lazy_route!(RunsRoute, PageKey::Runs);
-lazy_route!(RunDetailRoute, PageKey::RunDetail);
-lazy_route!(BulkRoute, PageKey::Bulk);
-lazy_route!(KeysRoute, PageKey::Keys);
-lazy_route!(StorageRoute, PageKey::Storage);
-lazy_route!(CreditsRoute, PageKey::Credits);
-lazy_route!(LogRoute, PageKey::Log);
-lazy_route!(CompareRunsRoute, PageKey::CompareRuns);
-lazy_route!(LogEntryRoute, PageKey::LogEntry);
-lazy_route!(SafeguardsRoute, PageKey::Safeguards);
 
 #[cfg(test)]
 mod tests {
