@@ -13,9 +13,10 @@
 
 use leptos::prelude::*;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
+use leptos_router::any_nested_route::IntoAnyNestedRoute;
 use leptos_router::components::Route;
 use leptos_router::location::{BrowserUrl, LocationProvider};
-use leptos_router::{Lazy, MatchNestedRoutes, path};
+use leptos_router::{Lazy, path};
 
 use crate::archive::KeptCounts;
 use crate::chunk::{self, ChunkError, InChunk};
@@ -74,13 +75,16 @@ macro_rules! lazy_pages {
             )+
         }
 
-        /// Every page of the chunk's `<Route>`, for `App`'s `<FlatRoutes>`.
+        /// Every page of the chunk's `<Route>`, for `App`'s `<FlatRoutes>`. As one
+        /// `AnyNestedRoute`: release builds (`erase_components`) make a transparent component
+        /// that returns routes return that type, and dev builds accept it as well.
         #[component(transparent)]
-        pub fn LazyRoutes() -> impl MatchNestedRoutes + Clone {
+        pub fn LazyRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
             view! {
                 $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+
             }
             .into_inner()
+            .into_any_nested_route()
         }
     };
 }
