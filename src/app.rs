@@ -13,7 +13,7 @@ use crate::components::{
 };
 use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
-use crate::pages::lazy::{LazyRoutes, keep_log, keep_reading, schedule_preload};
+use crate::pages::lazy::{WithLazyRoutes, keep_log, keep_reading, schedule_preload};
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
@@ -60,11 +60,13 @@ pub fn App(
                 // batch and the log live above the pages, so nothing typed or running is lost).
                 {move || { session.current_id(); presenter.is_on(); view! {
                 <FlatRoutes fallback=NotFoundPage>
-                    <Route path=path!("/sign-in") view=SignInPage />
-                    <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
-                    <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
-                    // Every page of the pages' chunk (pages::lazy's table).
-                    <LazyRoutes />
+                    // App's own routes (the first screen), then every page of the pages'
+                    // chunk (pages::lazy's table).
+                    <WithLazyRoutes>
+                        <Route path=path!("/sign-in") view=SignInPage />
+                        <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
+                        <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
+                    </WithLazyRoutes>
                 </FlatRoutes>
                 } }}
             </main>

@@ -12,9 +12,14 @@
 //! instead of aborting the app; nothing else on the page is lost.
 
 use leptos::prelude::*;
+#[cfg(erase_components)]
+use leptos::tachys::view::iterators::StaticVec;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
-use leptos_router::any_nested_route::IntoAnyNestedRoute;
-use leptos_router::components::Route;
+#[cfg(not(erase_components))]
+use leptos_router::MatchNestedRoutes;
+#[cfg(erase_components)]
+use leptos_router::any_nested_route::AnyNestedRoute;
+use leptos_router::components::{Route, RouteChildren};
 use leptos_router::location::{BrowserUrl, LocationProvider};
 use leptos_router::{Lazy, path};
 
@@ -31,7 +36,7 @@ type Loaded = Result<AnyView, ChunkError>;
 /// Every page of the chunk, once: its key, its route's path (as `path!` reads it) and its
 /// component. From this table `lazy_pages!` makes [`PageKey`], the page's view behind
 /// `RequireSession` (`page_view`), its `LazyRoute` (`route::Key`), its `<Route>` in
-/// [`LazyRoutes`] and the first path segments that [`in_chunk`] knows, so a page is added by one
+/// [`WithLazyRoutes`] and the first path segments that [`in_chunk`] knows, so a page is added by one
 /// line here and cannot be declared in some of those places only. A route listed earlier wins
 /// (`/runs/compare` before `/runs/:id`).
 macro_rules! lazy_pages {
@@ -75,16 +80,38 @@ macro_rules! lazy_pages {
             )+
         }
 
-        /// Every page of the chunk's `<Route>`, for `App`'s `<FlatRoutes>`. As one
-        /// `AnyNestedRoute`: release builds (`erase_components`) make a transparent component
-        /// that returns routes return that type, and dev builds accept it as well.
+        /// The app's routes for `<FlatRoutes>`: its children (App's own, the first screen's),
+        /// then every page of the chunk's. Release builds (`erase_components`) hold each route
+        /// erased in one list: the chunk's join that list rather than sit in it as one more
+        /// erased route (a component returning `impl MatchNestedRoutes` would be one).
+        #[cfg(erase_components)]
         #[component(transparent)]
-        pub fn LazyRoutes() -> impl leptos_router::MatchNestedRoutes + Clone {
-            view! {
-                $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+
-            }
-            .into_inner()
-            .into_any_nested_route()
+        pub fn WithLazyRoutes(
+            children: RouteChildren<StaticVec<AnyNestedRoute>>,
+        ) -> StaticVec<AnyNestedRoute> {
+            let mut routes = Vec::from(children.into_inner());
+            routes.extend(Vec::from(
+                view! { $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+ }
+                    .into_inner(),
+            ));
+            StaticVec::from(routes)
+        }
+
+        /// The app's routes for `<FlatRoutes>`: its children (App's own, the first screen's),
+        /// then every page of the chunk's.
+        #[cfg(not(erase_components))]
+        #[component(transparent)]
+        pub fn WithLazyRoutes<Routes>(
+            children: RouteChildren<Routes>,
+        ) -> impl MatchNestedRoutes + Clone + Send + 'static
+        where
+            Routes: MatchNestedRoutes + Clone + Send + 'static,
+        {
+            (
+                children.into_inner(),
+                view! { $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+ }
+                    .into_inner(),
+            )
         }
     };
 }
