@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::Lazy;
 use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
 use leptos_router::hooks::{use_navigate, use_params};
 use leptos_router::params::Params;
@@ -14,11 +13,7 @@ use crate::components::{
 };
 use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
-use crate::pages::lazy::{
-    ActionFormRoute, ActionsRoute, BulkRoute, CompareRunsRoute, CreditsRoute, KeysRoute,
-    LogEntryRoute, LogRoute, RunDetailRoute, RunsRoute, SafeguardsRoute, StorageRoute,
-    schedule_preload,
-};
+use crate::pages::lazy::{WithLazyRoutes, keep_log, keep_reading, schedule_preload};
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::drafts::{Drafts, use_drafts};
@@ -34,10 +29,12 @@ pub fn App(
     /// What the console's own server said it is in front of, asked before mounting.
     served_environment: Option<api_contract::ConsoleEnvironment>,
 ) -> impl IntoView {
-    let session = Session::provide();
+    // The request log and the balance readings are kept by the pages' chunk (pages::lazy):
+    // handed down, so state/ never names a page.
+    let session = Session::provide(keep_log);
     let presenter = Presenter::provide();
     Environment::provide(session, served_environment);
-    SharedWorkspace::provide(session);
+    SharedWorkspace::provide(session, keep_reading);
     Registry::provide(session);
     Drafts::provide(session);
     SpendingSafeguards::provide(use_workspace());
@@ -63,21 +60,13 @@ pub fn App(
                 // batch and the log live above the pages, so nothing typed or running is lost).
                 {move || { session.current_id(); presenter.is_on(); view! {
                 <FlatRoutes fallback=NotFoundPage>
-                    <Route path=path!("/sign-in") view=SignInPage />
-                    <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
-                    <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
-                    <Route path=path!("/actions") view={Lazy::<ActionsRoute>::new()} />
-                    <Route path=path!("/actions/:id") view={Lazy::<ActionFormRoute>::new()} />
-                    <Route path=path!("/runs") view={Lazy::<RunsRoute>::new()} />
-                    <Route path=path!("/runs/compare") view={Lazy::<CompareRunsRoute>::new()} />
-                    <Route path=path!("/runs/:id") view={Lazy::<RunDetailRoute>::new()} />
-                    <Route path=path!("/bulk") view={Lazy::<BulkRoute>::new()} />
-                    <Route path=path!("/keys") view={Lazy::<KeysRoute>::new()} />
-                    <Route path=path!("/storage") view={Lazy::<StorageRoute>::new()} />
-                    <Route path=path!("/credits") view={Lazy::<CreditsRoute>::new()} />
-                    <Route path=path!("/log") view={Lazy::<LogRoute>::new()} />
-                    <Route path=path!("/log/:id") view={Lazy::<LogEntryRoute>::new()} />
-                    <Route path=path!("/safeguards") view={Lazy::<SafeguardsRoute>::new()} />
+                    // App's own routes (the first screen), then every page of the pages'
+                    // chunk (pages::lazy's table).
+                    <WithLazyRoutes>
+                        <Route path=path!("/sign-in") view=SignInPage />
+                        <Route path=path!("/") view=|| view! { <Redirect path="/workspace" options=replace() /> } />
+                        <Route path=path!("/workspace") view=|| view! { <RequireSession><WorkspacePage /></RequireSession> } />
+                    </WithLazyRoutes>
                 </FlatRoutes>
                 } }}
             </main>

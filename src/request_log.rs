@@ -26,7 +26,8 @@ use crate::store::{
 };
 
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
-/// in the page (`pages::lazy::keep_log`), so the store's code stays out of the first load.
+/// in the page (`pages::lazy::keep_log`, handed to `Session::provide` by the app), so the
+/// store's code stays out of the first load.
 pub type Keeper = fn(String, Vec<Exchange>, Origin) -> Pin<Box<dyn Future<Output = ()>>>;
 
 /// How long exchanges gather before they are written together.

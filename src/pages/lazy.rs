@@ -1,103 +1,137 @@
 //! The pages that are not needed for the first screen, loaded when first visited.
 //!
-//! Release builds (`--cfg console_split`, scripts/build-console.sh) mark [`build_page`] (and
-//! the other functions written with `in_pages_chunk!`) as split points: `wasm_split` (Leptos's
-//! re-export of `wasm_split_helpers`) turns each into an `async fn` that fetches the pages' wasm chunk on its first call, and the linker step
-//! (crates/wasm-split-link) cuts that chunk out of the main module. The first load then carries
-//! the shell, sign-in and the workspace; actions, runs, bulk, keys, storage, credits and the request log come after, in the
-//! background ([`preload`]) or on the first visit. Dev builds are not split: the same function
-//! is a plain `async fn`, so `trunk serve` needs no extra tool.
+//! Their code is the pages' wasm chunk (`crate::chunk`: in release builds [`build_page`] and the
+//! other functions written with `in_pages_chunk!` are split points, cut out of the main module by
+//! crates/wasm-split-link; dev builds are not split). The first load then carries the shell,
+//! sign-in and the workspace; actions, runs, bulk, keys, storage, credits and the request log
+//! come after, in the background ([`schedule_preload`]) or on the first visit.
 //!
 //! The routes are leptos_router's `Lazy` routes: the router keeps the current page on screen
 //! while the next one's chunk loads, and `set_is_routing` shows that it is loading. A chunk that
 //! fails to load (the network dropped) shows a message with a retry in place of the page,
 //! instead of aborting the app; nothing else on the page is lost.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use leptos::prelude::*;
+#[cfg(erase_components)]
+use leptos::tachys::view::iterators::StaticVec;
 use leptos::task::{spawn_local, spawn_local_scoped_with_cancellation};
-use leptos_router::LazyRoute;
+#[cfg(not(erase_components))]
+use leptos_router::MatchNestedRoutes;
+#[cfg(erase_components)]
+use leptos_router::any_nested_route::AnyNestedRoute;
+use leptos_router::components::{Route, RouteChildren};
 use leptos_router::location::{BrowserUrl, LocationProvider};
+use leptos_router::{Lazy, path};
 
 use crate::archive::KeptCounts;
+use crate::chunk::{self, ChunkError, InChunk};
 use crate::components::RequireSession;
 use crate::model::ledger::BalanceReading;
 use crate::model::request_log::{Exchange, Origin};
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
-use super::{
-    ActionFormPage, ActionsPage, BulkPage, CompareRunsPage, CreditsPage, KeysPage, LogEntryPage,
-    RequestLogPage, RunDetailPage, RunsPage, SafeguardsPage, StoragePage,
-};
-
-/// A page's code could not be fetched or instantiated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChunkError;
-
-impl From<leptos::wasm_split::SplitLoaderError> for ChunkError {
-    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
-        ChunkError
-    }
-}
-
 type Loaded = Result<AnyView, ChunkError>;
 
-/// Which page to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageKey {
-    Actions,
-    ActionForm,
-    Runs,
-    RunDetail,
-    Bulk,
-    Keys,
-    Storage,
-    Credits,
-    Log,
-    LogEntry,
-    CompareRuns,
-    Safeguards,
-}
+/// Every page of the chunk, once: its key, its route's path (as `path!` reads it) and its
+/// component. From this table `lazy_pages!` makes [`PageKey`], the page's view behind
+/// `RequireSession` (`page_view`), its `LazyRoute` (`route::Key`), its `<Route>` in
+/// [`WithLazyRoutes`] and the first path segments that [`in_chunk`] knows, so a page is added by one
+/// line here and cannot be declared in some of those places only. A route listed earlier wins
+/// (`/runs/compare` before `/runs/:id`).
+macro_rules! lazy_pages {
+    ($($key:ident $path:tt => $page:ident,)+) => {
+        /// Which page to build.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum PageKey {
+            $($key,)+
+        }
 
-/// Writes once, for both builds, a function whose body runs inside the pages' chunk: release
-/// builds (`console_split`) mark it as a split point, which `wasm_split` turns into an
-/// `async fn` that fetches the chunk on its first call (`fallible`: a chunk that does not arrive
-/// is an `Err`, not a panic); dev builds have the same body as a plain `async fn`. With
-/// `preload(name);`, `name` is an `async fn` that only fetches the chunk (nothing to fetch in
-/// dev builds). A split function cannot be `async` itself: one that awaits returns an
-/// [`InChunk`] future made inside the chunk.
-macro_rules! in_pages_chunk {
-    (
-        $(preload($preload:ident);)?
-        $(#[$attr:meta])*
-        fn $name:ident($($arg:ident: $arg_type:ty),* $(,)?) -> $output:ty $body:block
-    ) => {
-        $(#[$attr])*
-        #[cfg(console_split)]
-        #[leptos::wasm_split::wasm_split(
-            pages,
-            wasm_split_path = ::leptos::wasm_split,
-            fallible
-            $(, preload($preload))?
-        )]
-        fn $name($($arg: $arg_type),*) -> $output $body
+        /// Every page's path, as its route matches it.
+        const PATHS: &[&str] = &[$($path,)+];
 
-        $(#[$attr])*
-        #[cfg(not(console_split))]
-        async fn $name($($arg: $arg_type),*) -> $output $body
-
-        $(
-            #[cfg(not(console_split))]
-            async fn $preload() -> Result<(), leptos::wasm_split::SplitLoaderError> {
-                Ok(())
+        /// The page behind the route guard, built inside the chunk ([`build_page`]).
+        fn page_view(key: PageKey) -> AnyView {
+            $(use super::$page;)+
+            match key {
+                $(PageKey::$key => view! { <RequireSession><$page /></RequireSession> }.into_any(),)+
             }
-        )?
+        }
+
+        /// Each page's `LazyRoute`, named as its key.
+        mod route {
+            use leptos::prelude::AnyView;
+            use leptos_router::LazyRoute;
+
+            $(
+                /// A route whose page is built by its chunk (see the module's documentation).
+                #[derive(Debug, Clone, Copy)]
+                pub struct $key;
+
+                impl LazyRoute for $key {
+                    fn data() -> Self {
+                        $key
+                    }
+
+                    async fn view(_: Self) -> AnyView {
+                        super::route_view(super::PageKey::$key).await
+                    }
+                }
+            )+
+        }
+
+        /// The app's routes for `<FlatRoutes>`: its children (App's own, the first screen's),
+        /// then every page of the chunk's. Release builds (`erase_components`) hold each route
+        /// erased in one list: the chunk's join that list rather than sit in it as one more
+        /// erased route (a component returning `impl MatchNestedRoutes` would be one).
+        #[cfg(erase_components)]
+        #[component(transparent)]
+        pub fn WithLazyRoutes(
+            children: RouteChildren<StaticVec<AnyNestedRoute>>,
+        ) -> StaticVec<AnyNestedRoute> {
+            let mut routes = Vec::from(children.into_inner());
+            routes.extend(Vec::from(
+                view! { $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+ }
+                    .into_inner(),
+            ));
+            StaticVec::from(routes)
+        }
+
+        /// The app's routes for `<FlatRoutes>`: its children (App's own, the first screen's),
+        /// then every page of the chunk's.
+        #[cfg(not(erase_components))]
+        #[component(transparent)]
+        pub fn WithLazyRoutes<Routes>(
+            children: RouteChildren<Routes>,
+        ) -> impl MatchNestedRoutes + Clone + Send + 'static
+        where
+            Routes: MatchNestedRoutes + Clone + Send + 'static,
+        {
+            (
+                children.into_inner(),
+                view! { $(<Route path=path!($path) view={Lazy::<route::$key>::new()} />)+ }
+                    .into_inner(),
+            )
+        }
     };
 }
 
-in_pages_chunk! {
+lazy_pages! {
+    Actions "/actions" => ActionsPage,
+    ActionForm "/actions/:id" => ActionFormPage,
+    Runs "/runs" => RunsPage,
+    CompareRuns "/runs/compare" => CompareRunsPage,
+    RunDetail "/runs/:id" => RunDetailPage,
+    Bulk "/bulk" => BulkPage,
+    Keys "/keys" => KeysPage,
+    Storage "/storage" => StoragePage,
+    Credits "/credits" => CreditsPage,
+    Log "/log" => RequestLogPage,
+    LogEntry "/log/:id" => LogEntryPage,
+    Safeguards "/safeguards" => SafeguardsPage,
+}
+
+chunk::in_pages_chunk! {
     preload(preload_pages);
     /// Builds a page, inside the chunk. One chunk holds all of them rather than one per page
     /// group: code the groups share would otherwise sit in many more small chunks, and every
@@ -108,7 +142,7 @@ in_pages_chunk! {
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// Starts the background read of the workspace's runs list (`state::history`), inside the
     /// chunk: the history's code (its store, its serde) is not needed for the first screen, and
     /// the read starts once the chunk is there anyway (at most once; a failed fetch leaves it to
@@ -120,10 +154,7 @@ in_pages_chunk! {
     }
 }
 
-/// A future made inside the chunk (a split function itself cannot be `async`).
-type InChunk<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T>>>;
-
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`forget_workspace`]'s work, inside the chunk.
     fn forget_in_chunk(
         workspace: String,
@@ -136,14 +167,14 @@ in_pages_chunk! {
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`kept_data_notice`]'s work, inside the chunk.
     fn kept_data_in_chunk() -> Result<InChunk<Option<AnyView>>, ChunkError> {
         Ok(Box::pin(super::storage::kept_data_notice()))
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`keep_log`]'s work, inside the chunk.
     fn keep_log_in_chunk(
         workspace: String,
@@ -157,7 +188,7 @@ in_pages_chunk! {
     }
 }
 
-in_pages_chunk! {
+chunk::in_pages_chunk! {
     /// [`keep_reading`]'s work, inside the chunk.
     fn keep_reading_in_chunk(
         workspace: String,
@@ -167,17 +198,12 @@ in_pages_chunk! {
     }
 }
 
-/// Whether the pages' chunk has arrived, for code without the app's context.
-static PAGES_ARRIVED: AtomicBool = AtomicBool::new(false);
-
 /// Keeps the page's exchanges in the request log (`request_log::keep`, from the chunk). The
 /// first screen's requests wait in memory until the chunk has arrived as it would anyway, so
 /// the log never fetches it sooner, over a slow link, than the first screen's own requests.
 pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> InChunk<()> {
     Box::pin(async move {
-        while !PAGES_ARRIVED.load(Ordering::Relaxed) {
-            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
-        }
+        chunk::until_arrived().await;
         if let Ok(keeping) = keep_log_in_chunk(workspace, exchanges, origin).await {
             keeping.await;
         }
@@ -190,9 +216,7 @@ pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> 
 /// waits in memory until it has.
 pub fn keep_reading(workspace: String, reading: BalanceReading) -> InChunk<()> {
     Box::pin(async move {
-        while !PAGES_ARRIVED.load(Ordering::Relaxed) {
-            crate::browser::sleep(std::time::Duration::from_secs(1)).await;
-        }
+        chunk::until_arrived().await;
         if let Ok(keeping) = keep_reading_in_chunk(workspace, reading).await {
             keeping.await;
         }
@@ -220,31 +244,6 @@ pub async fn kept_data_notice() -> Option<AnyView> {
 #[derive(Clone, Copy)]
 pub struct PagesLoaded(pub RwSignal<bool>);
 
-fn page_view(key: PageKey) -> AnyView {
-    match key {
-        PageKey::Actions => view! { <RequireSession><ActionsPage /></RequireSession> }.into_any(),
-        PageKey::ActionForm => {
-            view! { <RequireSession><ActionFormPage /></RequireSession> }.into_any()
-        }
-        PageKey::Runs => view! { <RequireSession><RunsPage /></RequireSession> }.into_any(),
-        PageKey::RunDetail => {
-            view! { <RequireSession><RunDetailPage /></RequireSession> }.into_any()
-        }
-        PageKey::Bulk => view! { <RequireSession><BulkPage /></RequireSession> }.into_any(),
-        PageKey::Keys => view! { <RequireSession><KeysPage /></RequireSession> }.into_any(),
-        PageKey::Storage => view! { <RequireSession><StoragePage /></RequireSession> }.into_any(),
-        PageKey::Credits => view! { <RequireSession><CreditsPage /></RequireSession> }.into_any(),
-        PageKey::CompareRuns => {
-            view! { <RequireSession><CompareRunsPage /></RequireSession> }.into_any()
-        }
-        PageKey::Log => view! { <RequireSession><RequestLogPage /></RequireSession> }.into_any(),
-        PageKey::LogEntry => view! { <RequireSession><LogEntryPage /></RequireSession> }.into_any(),
-        PageKey::Safeguards => {
-            view! { <RequireSession><SafeguardsPage /></RequireSession> }.into_any()
-        }
-    }
-}
-
 /// Fetches the pages' chunk in the background (at most once; if it fails, the first visit to
 /// one of its pages tries again), so later navigation does not wait for the network: at once
 /// when the page opened, or the one sign-in will return to, is in the chunk; otherwise 1.5 s
@@ -266,7 +265,7 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
     let preload = move || {
         spawn_local(async move {
             if preload_pages().await.is_ok() {
-                PAGES_ARRIVED.store(true, Ordering::Relaxed);
+                chunk::mark_arrived();
                 loaded.set(true);
                 let _ = start_history(session, workspace).await;
             }
@@ -279,17 +278,18 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
     }
 }
 
-/// Whether the page at `path` (with or without its query) is one of the chunk's.
+/// Whether the page at `path` (with or without its query) is one of the chunk's: its first
+/// segment is one of the table's paths'.
 fn in_chunk(path: &str) -> bool {
-    let first = path
-        .trim_start_matches('/')
+    let first = first_segment(path);
+    !first.is_empty() && PATHS.iter().any(|page| first_segment(page) == first)
+}
+
+fn first_segment(path: &str) -> &str {
+    path.trim_start_matches('/')
         .split(['/', '?'])
         .next()
-        .unwrap_or_default();
-    matches!(
-        first,
-        "actions" | "runs" | "bulk" | "keys" | "storage" | "credits" | "log" | "safeguards"
-    )
+        .unwrap_or_default()
 }
 
 /// The router awaits `view`; on a failed fetch the page is a message with a retry. Signed out,
@@ -301,7 +301,7 @@ async fn route_view(key: PageKey) -> AnyView {
     }
     match build_page(key).await {
         Ok(view) => {
-            PAGES_ARRIVED.store(true, Ordering::Relaxed);
+            chunk::mark_arrived();
             // The chunk is here: the history's read starts, if the preload could not start it.
             let (session, workspace) = (use_session(), crate::state::workspace::use_workspace());
             spawn_local(async move {
@@ -368,37 +368,6 @@ fn ChunkRetry(key: PageKey) -> impl IntoView {
     }
     }
 }
-
-macro_rules! lazy_route {
-    ($route:ident, $key:expr) => {
-        /// A route whose page is built by its chunk (see the module's documentation).
-        #[derive(Debug, Clone, Copy)]
-        pub struct $route;
-
-        impl LazyRoute for $route {
-            fn data() -> Self {
-                $route
-            }
-
-            async fn view(_: Self) -> AnyView {
-                route_view($key).await
-            }
-        }
-    };
-}
-
-lazy_route!(ActionsRoute, PageKey::Actions);
-lazy_route!(ActionFormRoute, PageKey::ActionForm);
-lazy_route!(RunsRoute, PageKey::Runs);
-lazy_route!(RunDetailRoute, PageKey::RunDetail);
-lazy_route!(BulkRoute, PageKey::Bulk);
-lazy_route!(KeysRoute, PageKey::Keys);
-lazy_route!(StorageRoute, PageKey::Storage);
-lazy_route!(CreditsRoute, PageKey::Credits);
-lazy_route!(LogRoute, PageKey::Log);
-lazy_route!(CompareRunsRoute, PageKey::CompareRuns);
-lazy_route!(LogEntryRoute, PageKey::LogEntry);
-lazy_route!(SafeguardsRoute, PageKey::Safeguards);
 
 #[cfg(test)]
 mod tests {

@@ -156,7 +156,7 @@ pub fn SignInPage() -> impl IntoView {
             Ok(base) => {
                 form_error.set(None);
                 checked_base.set(base.clone());
-                check.dispatch_local(SignedIn::new(base, token));
+                check.dispatch_local(session.new_sign_in(base, token));
             }
             Err(message) => form_error.set(Some(message)),
         }

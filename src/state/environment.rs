@@ -1,7 +1,8 @@
 //! Which API the console is spending on, in view on every page. For the console's own origin,
-//! what the server that serves it says ([`ENVIRONMENT_PATH`]: the sandbox says "Sandbox",
-//! console-server the name it was started with); for a base URL typed at sign-in, or a server
-//! that says nothing (nginx, `trunk serve` without the sandbox), live, named by its host.
+//! what the server that serves it says (`api_contract::ENVIRONMENT_PATH`, asked through `api`:
+//! the sandbox says "Sandbox", console-server the name it was started with); for a base URL
+//! typed at sign-in, or a server that says nothing (nginx, `trunk serve` without the sandbox),
+//! live, named by its host.
 //!
 //! The document is asked for beside the wasm (a preload in index.html) and the app is mounted
 //! once it has answered ([`served_environment`], from `main`): the sandbox's band is there at
@@ -9,7 +10,7 @@
 
 use std::time::Duration;
 
-use api_contract::{ConsoleEnvironment, ENVIRONMENT_PATH};
+use api_contract::ConsoleEnvironment;
 use leptos::prelude::*;
 
 use super::session::Session;
@@ -17,40 +18,10 @@ use super::session::Session;
 /// How long the first render waits for the console's server to say what it is in front of.
 const WAIT_AT_MOST: Duration = Duration::from_millis(1500);
 
-/// What the console's own server says; `None` when it says nothing this console can read
-/// within [`WAIT_AT_MOST`].
+/// What the console's own server says (`api::served_environment`); `None` when it says nothing
+/// this console can read within [`WAIT_AT_MOST`].
 pub async fn served_environment() -> Option<ConsoleEnvironment> {
-    let abort = web_sys::AbortController::new().ok()?;
-    let signal = abort.signal();
-    let timer = abort_after(abort, WAIT_AT_MOST);
-    let answer = gloo_net::http::Request::get(ENVIRONMENT_PATH)
-        .header("Accept", "application/json")
-        .abort_signal(Some(&signal))
-        .send()
-        .await
-        .ok();
-    drop(timer);
-    let answer = answer?;
-    if !answer.ok() {
-        return None;
-    }
-    serde_json::from_str::<ConsoleEnvironment>(&answer.text().await.ok()?).ok()
-}
-
-/// Aborts the request after `delay`, unless the returned guard is dropped first.
-fn abort_after(abort: web_sys::AbortController, delay: Duration) -> impl Drop {
-    let handle = set_timeout_with_handle(move || abort.abort(), delay).ok();
-    TimerGuard(handle)
-}
-
-struct TimerGuard(Option<TimeoutHandle>);
-
-impl Drop for TimerGuard {
-    fn drop(&mut self) {
-        if let Some(handle) = self.0.take() {
-            handle.clear();
-        }
-    }
+    crate::api::served_environment(WAIT_AT_MOST).await
 }
 
 #[derive(Clone, Copy)]

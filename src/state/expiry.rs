@@ -78,7 +78,7 @@ pub async fn apply(rule: ForgetAfter, workspace: Option<String>, automatic: bool
 }
 
 /// Starts applying the rule (once; later calls do nothing): now, then every hour while the tab
-/// is shown. Called from the pages' chunk (`pages::lazy`).
+/// is shown. Called from the pages' chunk once it has arrived.
 pub fn apply_in_background(workspace: SharedWorkspace) {
     START.call_once(|| {
         wasm_bindgen_futures::spawn_local(async move {

@@ -19,7 +19,7 @@ const LOOK_EVERY: Duration = Duration::from_secs(10);
 static START: std::sync::Once = std::sync::Once::new();
 
 /// Starts the reads for this tab (once; later calls do nothing). Called from the pages' chunk
-/// (`pages::lazy`), so that its code is not part of the first load.
+/// once it has arrived, so that its code is not part of the first load.
 pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
     START.call_once(|| spawn_local(read_list_while_visible(session, workspace)));
 }

@@ -1,7 +1,7 @@
 //! The balance readings' writes for the credit ledger (`archive::keep_reading`), and the last
 //! one the store refused per workspace, for `/credits` to tell. Reached only through the pages'
-//! chunk (`pages::lazy::keep_reading`), so none of it is in the first load: the workspace
-//! resource hands each reading over and goes on.
+//! chunk (the keeper the app gives `SharedWorkspace::provide`), so none of it is in the first
+//! load: the workspace resource hands each reading over and goes on.
 
 use leptos::prelude::*;
 

@@ -16,7 +16,7 @@ use crate::model::credential::{CredentialKind, classify};
 use crate::model::request_log::Origin;
 pub use crate::model::sign_ins::SeenWorkspace;
 use crate::model::sign_ins::{Entry, KeptSignIn, KeptSignIns, SignInId, SignIns};
-use crate::request_log::RequestLogger;
+use crate::request_log::{Keeper, RequestLogger};
 
 /// A signed-in person's API base URL and bearer credential.
 #[derive(Clone, PartialEq, Eq)]
@@ -42,13 +42,15 @@ impl std::fmt::Debug for SignedIn {
 }
 
 impl SignedIn {
-    pub fn new(base_url: String, bearer: String) -> Self {
+    /// A credential for the API at `base_url`, whose exchanges `keep_log` keeps in the request
+    /// log (the session's: [`Session::new_sign_in`]).
+    fn new(base_url: String, bearer: String, keep_log: Keeper) -> Self {
         let kind = classify(&bearer);
         SignedIn {
             base_url,
             bearer,
             kind,
-            log: RequestLogger::new(Origin::Page, crate::pages::lazy::keep_log),
+            log: RequestLogger::new(Origin::Page, keep_log),
             keep_in_tab: false,
         }
     }
@@ -93,6 +95,9 @@ pub struct Session {
     signed_in: Memo<bool>,
     /// Why the last sign-in in use ended, shown once on the sign-in page.
     notice: RwSignal<Option<String>>,
+    /// Keeps each sign-in's exchanges in the request log: given by the app (the keeper writes
+    /// from the pages' chunk), so `state` names no page.
+    keep_log: Keeper,
 }
 
 /// The sessionStorage key of the opted-in sign-ins.
@@ -107,7 +112,7 @@ fn tab_storage() -> Option<web_sys::Storage> {
 }
 
 /// The sign-ins kept in this tab's storage, unless there are none or they are damaged.
-fn restore_kept() -> SignIns<SignedIn> {
+fn restore_kept(keep_log: Keeper) -> SignIns<SignedIn> {
     let mut sign_ins = SignIns::default();
     let Some(kept) = tab_storage()
         .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
@@ -117,7 +122,7 @@ fn restore_kept() -> SignIns<SignedIn> {
     };
     let mut in_use = None;
     for (index, KeptSignIn { base_url, bearer }) in kept.sign_ins.into_iter().enumerate() {
-        let mut signed_in = SignedIn::new(base_url, bearer);
+        let mut signed_in = SignedIn::new(base_url, bearer, keep_log);
         signed_in.keep_in_tab = true;
         let probe = signed_in.clone();
         if let Ok(id) = sign_ins.add(signed_in, |s| s.same_credential(&probe))
@@ -167,14 +172,14 @@ fn keep_in_tab(sign_ins: &SignIns<SignedIn>) {
 
 impl Session {
     /// The session restored from this tab's storage if the person opted in before a reload,
-    /// provided as context.
-    pub fn provide() -> Session {
-        let session = Session::from_sign_ins(restore_kept());
+    /// provided as context. `keep_log` keeps each sign-in's exchanges in the request log.
+    pub fn provide(keep_log: Keeper) -> Session {
+        let session = Session::from_sign_ins(restore_kept(keep_log), keep_log);
         provide_context(session);
         session
     }
 
-    fn from_sign_ins(sign_ins: SignIns<SignedIn>) -> Session {
+    fn from_sign_ins(sign_ins: SignIns<SignedIn>, keep_log: Keeper) -> Session {
         let sign_ins = RwSignal::new(sign_ins);
         let current = Memo::new(move |_| {
             sign_ins.with(|s| {
@@ -189,7 +194,14 @@ impl Session {
             current,
             signed_in: Memo::new(move |_| current.with(Option::is_some)),
             notice: RwSignal::new(None),
+            keep_log,
         }
+    }
+
+    /// A credential for the API at `base_url`, not signed in yet (sign-in checks it first),
+    /// whose exchanges go to the request log as every sign-in's do.
+    pub fn new_sign_in(&self, base_url: String, bearer: String) -> SignedIn {
+        SignedIn::new(base_url, bearer, self.keep_log)
     }
 
     /// Whether a sign-in is in use; tracked.
@@ -418,17 +430,23 @@ pub fn use_session() -> Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chunk::InChunk;
+    use crate::model::request_log::Exchange;
+
+    fn keep_nothing(_: String, _: Vec<Exchange>, _: Origin) -> InChunk<()> {
+        Box::pin(async {})
+    }
 
     fn session_with(bearers: &[&str]) -> Session {
         let mut sign_ins = SignIns::default();
         for bearer in bearers {
-            let signed_in = SignedIn::new("http://x".into(), (*bearer).into());
+            let signed_in = SignedIn::new("http://x".into(), (*bearer).into(), keep_nothing);
             let probe = signed_in.clone();
             sign_ins
                 .add(signed_in, |s| s.same_credential(&probe))
                 .unwrap();
         }
-        Session::from_sign_ins(sign_ins)
+        Session::from_sign_ins(sign_ins, keep_nothing)
     }
 
     #[test]
@@ -481,7 +499,7 @@ mod tests {
 
     #[test]
     fn debug_output_never_shows_the_bearer() {
-        let signed_in = SignedIn::new("http://x".into(), "sk_secret_value".into());
+        let signed_in = SignedIn::new("http://x".into(), "sk_secret_value".into(), keep_nothing);
         assert!(!format!("{signed_in:?}").contains("sk_secret_value"));
     }
 }

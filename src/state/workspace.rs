@@ -9,8 +9,9 @@
 //! Every answer's balance is also a reading for the credit ledger (`model::ledger`): this is the
 //! one place the console reads the workspace (sign-in's check through [`SharedWorkspace::prime`],
 //! the pages' and the bulk batch's refreshes through [`SharedWorkspace::refresh`]), so each
-//! reading is handed from here to the store (`pages::lazy::keep_reading`, `state::readings`),
-//! which `/credits` reads back, with the store's sentence for a write it refused.
+//! reading is handed from here to the keeper the app gives [`SharedWorkspace::provide`] (which
+//! writes it with `state::readings` from the pages' chunk), and `/credits` reads it back, with
+//! the store's sentence for a write it refused.
 
 use api_contract::Workspace;
 use leptos::prelude::*;
@@ -19,6 +20,11 @@ use super::session::{SeenWorkspace, Session};
 use crate::api::ApiError;
 use crate::model::ledger::BalanceReading;
 use crate::model::sign_ins::SignInId;
+
+/// Keeps a reading of a workspace's balance (by its id) for the credit ledger, in a task of its
+/// own.
+pub type ReadingKeeper =
+    fn(String, BalanceReading) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
 
 /// An answer to `GET /v1/workspace`, and the sign-in it was asked with.
 #[derive(Clone, Debug)]
@@ -57,8 +63,9 @@ const RELOAD_TURNS: u32 = 10;
 const FRESH_MS: f64 = 2_000.0;
 
 impl SharedWorkspace {
-    /// Provided as context at the root, under the `Session`.
-    pub fn provide(session: Session) {
+    /// Provided as context at the root, under the `Session`; `keep_reading` keeps each
+    /// answer's balance for the ledger.
+    pub fn provide(session: Session, keep_reading: ReadingKeeper) {
         let loading = StoredValue::new(false);
         let primed = StoredValue::new(None::<Primed>);
         let answered_at = StoredValue::new(0.0);
@@ -96,7 +103,7 @@ impl SharedWorkspace {
                 }
                 if let (Some(reading), Ok(workspace)) = (reading, &result) {
                     // In a task of its own: the answer is not held back for the store.
-                    leptos::task::spawn_local(crate::pages::lazy::keep_reading(
+                    leptos::task::spawn_local(keep_reading(
                         workspace.workspace_id.clone(),
                         reading,
                     ));
