@@ -6,16 +6,20 @@
 //! (never as HTML), only [`safe_link`] URLs become links, long text is shortened with the whole
 //! text a click away, nested values are summarised and expand to indented JSON.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{RealDataGate, RealDataQuestion};
-use crate::browser::{copy_text, download};
+use super::{RealDataGate, RealDataQuestion, sliced_rows};
+use crate::browser::{copy_text, download, sleep};
 use crate::model::explore::{ColumnChoice, ColumnState, Explorer, PAGE_SIZE, SortBy};
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
 };
+use crate::model::slice_pace::SlicePace;
 use crate::state::presenter::use_masker;
 
 /// Where an action's column choice is kept in this browser (not a secret: column names).
@@ -49,8 +53,9 @@ pub fn OutputExplorer(
     /// The action that produced the records (it decides the chained actions and where the
     /// column choice is kept).
     action: String,
-    /// The records.
-    records: Vec<Value>,
+    /// The records (a `Vec` or a shared slice: nothing is copied).
+    #[prop(into)]
+    records: Arc<[Value]>,
     /// The exports' file name, without the extension.
     name: String,
     /// Set to a sentence after a copy or an export.
@@ -61,12 +66,13 @@ pub fn OutputExplorer(
     let masker = use_masker();
     let gate = RealDataGate::default();
     let (records, real) = if masker.is_on() {
-        let masked = records.iter().map(|record| masker.json(record)).collect();
-        (masked, Some(StoredValue::new(records)))
+        let masked: Vec<Value> = records.iter().map(|record| masker.json(record)).collect();
+        (masked.into(), Some(StoredValue::new(records)))
     } else {
         (records, None)
     };
     let explorer = StoredValue::new(Explorer::new(records));
+    prepare_search_after_first_screenful(explorer);
     let count = explorer.with_value(|e| e.records.len());
     let choice = RwSignal::new(remembered_choice(&action));
     let arranged =
@@ -120,7 +126,7 @@ pub fn OutputExplorer(
                 ExportFormat::JsonLines => e.json_lines(&shown, &columns),
             };
             let text = match real {
-                Some(real) => real.with_value(|records| write(&Explorer::new(records.clone()))),
+                Some(real) => write(&Explorer::new(real.get_value())),
                 None => explorer.with_value(write),
             };
             let file = name.with_value(|name| format!("{name}.{}", format.extension()));
@@ -161,7 +167,9 @@ pub fn OutputExplorer(
         <RealDataQuestion gate />
         <ColumnsPanel action=action.clone() columns=ColumnView { choice, arranged, shown: columns } hidden=show_json />
         {move || if show_json.get() {
-            let text = explorer.with_value(|e| pretty(&Value::Array(e.records.clone())));
+            let text = explorer.with_value(|e| {
+                serde_json::to_string_pretty(&e.records[..]).unwrap_or_default()
+            });
             view! {
                 <details class="json-view" open>
                     <summary>"All records as JSON"</summary>
@@ -178,6 +186,28 @@ pub fn OutputExplorer(
             }.into_any()
         }}
     }
+}
+
+/// How long the explorer waits after it opens before it prepares the filter's search text:
+/// long enough for the first screenful and the rest of the page's rows to be drawn first.
+const SEARCH_AFTER: Duration = Duration::from_millis(300);
+
+/// Makes the filter's search text a slice at a time (`SlicePace`) once the first screenful is
+/// on screen, so the first filter over 10,000 records is a pass over plain text rather than one
+/// long task that makes it; cancelled with the explorer (its owner).
+fn prepare_search_after_first_screenful(explorer: StoredValue<Explorer>) {
+    leptos::task::spawn_local_scoped_with_cancellation(async move {
+        sleep(SEARCH_AFTER).await;
+        let mut pace = SlicePace::default();
+        loop {
+            let began = js_sys::Date::now();
+            match explorer.try_with_value(|e| e.prepare_search(pace.records())) {
+                None | Some(0) => return,
+                Some(prepared) => pace.took(prepared, js_sys::Date::now() - began),
+            }
+            sleep(Duration::ZERO).await;
+        }
+    });
 }
 
 /// The person's column choice and what it makes of the columns found.
@@ -302,9 +332,9 @@ impl ExportFormat {
 
 /// `<table class="output-table">`: `#` (the record's place in the run), the shown columns
 /// (each heading sorts), then per row a Copy button and the record's chained actions. A page's
-/// rows are built in two slices: the rows a tall window can show with the page, the rest one
-/// frame after it has been painted, so the first screenful is on screen in a fraction of the
-/// time the whole page takes.
+/// rows are built in slices: the rows a tall window can show with the page, then the rest a
+/// slice per frame, so the first screenful is on screen in a fraction of the time the whole page
+/// takes and no step holds the page for long.
 #[component]
 fn OutputTable(
     action: String,
@@ -381,26 +411,7 @@ fn OutputTable(
                 })
             }
         };
-        let first_rows = build(0..first);
-        let rest_shown = RwSignal::new(false);
-        if first < count {
-            // A timeout set from an animation frame runs after that frame, with the first
-            // slice, has been painted. If the table is gone by then, nothing is set.
-            request_animation_frame(move || {
-                set_timeout(
-                    move || {
-                        rest_shown.try_set(true);
-                    },
-                    std::time::Duration::ZERO,
-                )
-            });
-        }
-        view! {
-            <tbody>
-                {first_rows}
-                {move || rest_shown.get().then(|| build(first..count))}
-            </tbody>
-        }
+        view! { <tbody>{sliced_rows(count, first, rest_slice_rows(columns.len()), build)}</tbody> }
     };
     view! {
         <table class="output-table" data-field="output-table">
@@ -414,6 +425,17 @@ fn OutputTable(
             {body}
         </table>
     }
+}
+
+/// Cells in one slice of the rows built after the first screenful (`sliced_rows`): about 20
+/// rows of 16 columns, which took 50 to 60 ms to build and lay out with the CPU four times
+/// slower.
+const REST_SLICE_CELLS: usize = 320;
+
+/// Rows in one slice after the first screenful, for a table of `columns` shown columns (and the
+/// number and actions cells): [`REST_SLICE_CELLS`] cells, 4 to 25 rows.
+fn rest_slice_rows(columns: usize) -> usize {
+    (REST_SLICE_CELLS / (columns + 2)).clamp(4, 25)
 }
 
 /// Height of the shortest row (one line of text), in CSS pixels.
@@ -506,7 +528,17 @@ fn value_view(value: &Value) -> AnyView {
 
 #[cfg(test)]
 mod tests {
-    use super::first_slice;
+    use super::{first_slice, rest_slice_rows};
+
+    #[test]
+    fn a_slice_after_the_first_screenful_holds_about_the_same_cells_at_any_width() {
+        assert_eq!(rest_slice_rows(14), 20);
+        assert_eq!(rest_slice_rows(38), 8);
+        // Bounds: a narrow table does not build a whole page at once, a very wide one still
+        // goes forward.
+        assert_eq!(rest_slice_rows(1), 25);
+        assert_eq!(rest_slice_rows(200), 4);
+    }
 
     #[test]
     fn the_first_slice_fills_the_window_with_one_line_rows() {

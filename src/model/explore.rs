@@ -2,12 +2,13 @@
 //! chosen and reordered by the person and remembered per action), sorting by any column,
 //! filtering as one types, a page at a time, and the current view as CSV, JSON or JSON Lines.
 //!
-//! Built for large record sets: each record's searchable text is computed once (on the first
-//! filter) and a sort computes each record's key once, so a sort or a filter over 10,000
+//! Built for large record sets: each record's searchable text is computed once (a slice at a
+//! time after the explorer opens, [`Explorer::prepare_search`], or what is left of it on the
+//! first filter) and a sort computes each record's key once, so a sort or a filter over 10,000
 //! records is a pass over plain values.
 
 use std::cmp::Ordering;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -165,38 +166,46 @@ fn compare(a: &SortKey, b: &SortKey) -> Ordering {
 
 /// Records prepared for exploring: their columns and each record's search text.
 pub struct Explorer {
-    pub records: Vec<Value>,
+    /// The records, shared with whoever handed them over (no copy of a large set).
+    pub records: Arc<[Value]>,
     /// Every column, in the records' own order.
     pub found: Vec<String>,
-    /// Each record's values as lower-case text, for the filter: made on the first filter, so
-    /// the first screenful does not wait for it.
-    search: OnceLock<Vec<String>>,
+    /// The search text of the first records, in order: each record's values as lower-case
+    /// text, for the filter. Made after the first screenful ([`Explorer::prepare_search`]),
+    /// finished by the first filter if it comes sooner.
+    search: Mutex<Vec<String>>,
 }
 
 impl Explorer {
-    pub fn new(records: Vec<Value>) -> Self {
+    pub fn new(records: impl Into<Arc<[Value]>>) -> Self {
+        let records = records.into();
         Explorer {
             found: columns(&records),
             records,
-            search: OnceLock::new(),
+            search: Mutex::new(Vec::new()),
         }
     }
 
-    fn search_text(&self) -> &[String] {
-        self.search.get_or_init(|| {
-            self.records
+    /// Adds the search text of up to `at_most` more records; how many it added (0: all have
+    /// theirs).
+    pub fn prepare_search(&self, at_most: usize) -> usize {
+        let mut search = self.search.lock().unwrap_or_else(PoisonError::into_inner);
+        self.extend_search(&mut search, at_most)
+    }
+
+    fn extend_search(&self, search: &mut Vec<String>, at_most: usize) -> usize {
+        let from = search.len();
+        let to = from.saturating_add(at_most).min(self.records.len());
+        search.extend(self.records[from..to].iter().map(|record| {
+            self.found
                 .iter()
-                .map(|record| {
-                    self.found
-                        .iter()
-                        .filter_map(|c| cell(record, c))
-                        .map(plain)
-                        .collect::<Vec<_>>()
-                        .join("\u{1f}")
-                        .to_lowercase()
-                })
-                .collect()
-        })
+                .filter_map(|c| cell(record, c))
+                .map(plain)
+                .collect::<Vec<_>>()
+                .join("\u{1f}")
+                .to_lowercase()
+        }));
+        to - from
     }
 
     /// The indices of the records that hold every word of `filter`, in `sort`'s order (the
@@ -206,7 +215,8 @@ impl Explorer {
         let mut shown: Vec<usize> = if words.is_empty() {
             (0..self.records.len()).collect()
         } else {
-            let search = self.search_text();
+            let mut search = self.search.lock().unwrap_or_else(PoisonError::into_inner);
+            self.extend_search(&mut search, usize::MAX);
             (0..self.records.len())
                 .filter(|&i| words.iter().all(|w| search[i].contains(w.as_str())))
                 .collect()
@@ -384,6 +394,24 @@ mod tests {
             ["Ada", "bob", "Cy"]
         );
         assert!(explorer.view("nobody", None).is_empty());
+    }
+
+    #[test]
+    fn the_search_text_prepared_a_slice_at_a_time_filters_as_one_made_at_once() {
+        let explorer = Explorer::new(people());
+        assert_eq!(explorer.prepare_search(2), 2);
+        // A filter before the preparation is done finishes it.
+        assert_eq!(names(&explorer, &explorer.view("cy", None)), ["Cy"]);
+        assert_eq!(explorer.prepare_search(2), 0, "all prepared by the filter");
+        let sliced = Explorer::new(people());
+        while sliced.prepare_search(1) > 0 {}
+        for filter in ["engineer", "x/", "globex 42", "nobody"] {
+            assert_eq!(
+                sliced.view(filter, None),
+                Explorer::new(people()).view(filter, None),
+                "{filter}"
+            );
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod runs_view;
 pub mod safeguards;
 pub mod same_input;
 pub mod sign_ins;
+pub mod slice_pace;
 pub mod snippets;
 pub mod store_error;
 pub mod store_table;

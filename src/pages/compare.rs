@@ -9,7 +9,7 @@ use leptos_router::hooks::{use_navigate, use_query_map};
 use serde_json::Value;
 
 use crate::api::{ApiClient, ApiError};
-use crate::components::{ApiErrorPanel, Notice, RunStatusBadge};
+use crate::components::{ApiErrorPanel, Notice, RunStatusBadge, sliced_rows};
 use crate::model::archive::input_of_body;
 use crate::model::compare::{
     Change, InputField, RecordPair, compare_inputs, compare_records, counts,
@@ -274,30 +274,40 @@ fn comparison(a: Compared, b: Compared) -> impl IntoView {
         </label>
         {move || {
             let show_same = show_same.get();
-            pairs.with_value(|pairs| {
-                let shown: Vec<&RecordPair> = pairs.iter().filter(|p| show_same || p.change != Change::Same).collect();
-                if shown.is_empty() {
-                    return view! { <p class="muted" data-field="no-differences">"No record changed."</p> }.into_any();
-                }
-                let rows = records_a.with_value(|ra| records_b.with_value(|rb| {
-                    shown.into_iter().map(|pair| pair_row(pair, ra, rb)).collect_view()
-                }));
-                view! {
-                    <div class="table-wrap">
-                        <table class="compare-table" data-field="compare-table">
-                            <thead><tr>
-                                <th scope="col">"Change"</th>
-                                <th scope="col">"Record"</th>
-                                <th scope="col">"What differs (A → B)"</th>
-                            </tr></thead>
-                            <tbody>{rows}</tbody>
-                        </table>
-                    </div>
-                }.into_any()
-            })
+            let shown: Vec<usize> = pairs.with_value(|pairs| {
+                (0..pairs.len()).filter(|&i| show_same || pairs[i].change != Change::Same).collect()
+            });
+            if shown.is_empty() {
+                return view! { <p class="muted" data-field="no-differences">"No record changed."</p> }.into_any();
+            }
+            let count = shown.len();
+            let build = move |range: std::ops::Range<usize>| {
+                pairs.with_value(|pairs| records_a.with_value(|ra| records_b.with_value(|rb| {
+                    shown[range].iter().map(|&i| pair_row(&pairs[i], ra, rb)).collect_view().into_any()
+                })))
+            };
+            let rows = sliced_rows(count, FIRST_ROWS, ROWS_PER_SLICE, build);
+            view! {
+                <div class="table-wrap">
+                    <table class="compare-table" data-field="compare-table">
+                        <thead><tr>
+                            <th scope="col">"Change"</th>
+                            <th scope="col">"Record"</th>
+                            <th scope="col">"What differs (A → B)"</th>
+                        </tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+            }.into_any()
         }}
     }
 }
+
+/// Rows of the comparison built with the page (more than a window shows), then
+/// [`ROWS_PER_SLICE`] a frame (`sliced_rows`): a row holds three cells and a changed record's
+/// fields, so a slice is about what one slice of the output table holds.
+const FIRST_ROWS: usize = 15;
+const ROWS_PER_SLICE: usize = 25;
 
 fn run_head(which: &'static str, compared: &Compared) -> impl IntoView + use<> {
     let run = &compared.run;

@@ -115,8 +115,13 @@ pub(super) fn BatchView() -> impl IntoView {
                 })}
             </div>
             <RealDataQuestion gate=export.gate />
-            {move || export.progress.get().map(|p| view! {
-                <p class="help" role="status" data-field="export-progress">{export_progress(p.rows_done, p.rows)}</p>
+            // One paragraph for the whole export, its text updated: a paragraph made anew at each
+            // step would move everything below it (the explored records) and have the page
+            // laid out and painted again.
+            {move || export.progress.with(Option::is_some).then(|| view! {
+                <p class="help" role="status" data-field="export-progress">
+                    {move || export.progress.get().map(|p| export_progress(p.rows_done, p.rows))}
+                </p>
             })}
             {move || export.problem.get().map(|problem| view! {
                 <Notice kind=NoticeKind::Problem field="export-problem">{problem}</Notice>

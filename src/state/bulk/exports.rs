@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
@@ -13,13 +14,32 @@ use crate::model::bulk::{
     BatchRow, ExportFormat, MergedExport, SameRecord, SavedBatch, add_output_columns,
 };
 use crate::model::bulk_view::row_at_line;
+use crate::model::slice_pace::SlicePace;
 use crate::runner::BatchToRun;
 use crate::store::{BATCH_ROWS, SAVED_BATCHES, StoreError};
 
-/// Rows an export (or a batch being opened) reads from the store at a time: a slice of 100 rows
-/// with 100 records each took 55 to 90 ms to read and write (`bench/bulk.mjs 1000 large`); half
-/// that keeps each step nearer the 50 ms a page can take without the person feeling it.
-const EXPORT_SLICE_ROWS: usize = 50;
+/// Rows a kept batch being opened reads from the store at a time (its rows' records are not
+/// known before they are read, so the pace of `SlicePace` cannot size these slices): a slice of
+/// 100 rows with 100 records each took 55 to 90 ms to read and write (`bench/bulk.mjs 1000
+/// large`); half that keeps each step nearer the 50 ms a page can take without the person
+/// feeling it.
+const OPENED_SLICE_ROWS: usize = 50;
+
+/// How often an export's progress is shown, in milliseconds.
+const PROGRESS_EVERY_MS: f64 = 250.0;
+
+/// Why an export or a reading stopped when the batch shown changed under it.
+const BATCH_CLOSED: &str = "The batch was closed while it was being exported.";
+
+/// The records `row` shows: its own, or its first row's when it repeats one (a finished row's
+/// records may have left memory: `records` counts them).
+fn records_shown(rows: &[BatchRow], row: &BatchRow) -> usize {
+    let shown = row
+        .repeat_of
+        .and_then(|line| row_at_line(rows, line))
+        .unwrap_or(row);
+    shown.records.max(shown.output.len())
+}
 
 /// How far an export has come, for the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +72,8 @@ pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, StoreErro
 /// A batch's records as read to explore them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExploredRecords {
-    pub records: Vec<serde_json::Value>,
+    /// Shared with the explorer that shows them (no copy of 10,000 records per look).
+    pub records: Arc<[serde_json::Value]>,
     /// How many records the batch holds in all (more than `records` past the limit).
     pub total: usize,
 }
@@ -78,23 +99,29 @@ impl Bulk {
         };
         let passes = if format == ExportFormat::Csv { 2 } else { 1 };
         let mut done = 0;
-        progress.set(Some(ExportProgress {
-            rows_done: 0,
-            rows: total * passes,
-        }));
+        let mut last_shown = f64::NEG_INFINITY;
+        // Shown a few times a second, not at every slice: each change is a frame to draw.
+        let mut advance = |rows: usize| {
+            done += rows;
+            let now = js_sys::Date::now();
+            if now - last_shown >= PROGRESS_EVERY_MS {
+                last_shown = now;
+                progress.set(Some(ExportProgress {
+                    rows_done: done,
+                    rows: total * passes,
+                }));
+            }
+        };
+        advance(0);
         let result = async {
             let mut columns = Vec::new();
             if format == ExportFormat::Csv {
-                for start in (0..total).step_by(EXPORT_SLICE_ROWS) {
-                    let rows = self.export_slice(&id, start).await?;
+                self.through_rows(&id, |rows| {
                     add_output_columns(&mut columns, &rows);
-                    done += rows.len();
-                    progress.set(Some(ExportProgress {
-                        rows_done: done,
-                        rows: total * passes,
-                    }));
-                    sleep(Duration::ZERO).await;
-                }
+                    advance(rows.len());
+                    Ok(true)
+                })
+                .await?;
             }
             let mut export = MergedExport::new(format, headers, columns);
             if let Some(same_record) = same_record {
@@ -103,17 +130,12 @@ impl Bulk {
             let no_room = || "This browser could not hold the export.".to_owned();
             let mut file = FileParts::new(format.mime()).ok_or_else(no_room)?;
             file.push(&export.start()).ok_or_else(no_room)?;
-            for start in (0..total).step_by(EXPORT_SLICE_ROWS) {
-                let rows = self.export_slice(&id, start).await?;
+            self.through_rows(&id, |rows| {
                 file.push(&export.rows(&rows)).ok_or_else(no_room)?;
-                done += rows.len();
-                progress.set(Some(ExportProgress {
-                    rows_done: done,
-                    rows: total * passes,
-                }));
-                // Let the page draw and answer between slices.
-                sleep(Duration::ZERO).await;
-            }
+                advance(rows.len());
+                Ok(true)
+            })
+            .await?;
             file.push(&export.finish()).ok_or_else(no_room)?;
             file.download(&format!(
                 "{file_prefix}bulk-{}-{}.{}",
@@ -133,59 +155,97 @@ impl Bulk {
     /// The batch's records to explore (`BatchRow::into_explored_records`), the first `limit` of them
     /// in line order, read a slice of rows at a time, with how many the batch holds in all.
     pub async fn explore_records(&self, limit: usize) -> Result<ExploredRecords, String> {
-        let Some((id, headers, total_rows, total_records)) = self.batch.with_untracked(|b| {
+        let Some((id, headers, total_records)) = self.batch.with_untracked(|b| {
             b.as_ref().map(|e| {
                 let rows = e.rows();
                 (
                     e.id.clone(),
                     e.headers.clone(),
-                    rows.len(),
-                    rows.iter()
-                        .map(|r| {
-                            let shown = r
-                                .repeat_of
-                                .and_then(|line| row_at_line(rows, line))
-                                .unwrap_or(r);
-                            shown.records.max(shown.output.len())
-                        })
-                        .sum(),
+                    rows.iter().map(|row| records_shown(rows, row)).sum(),
                 )
             })
         }) else {
             return Ok(ExploredRecords::default());
         };
         let mut records = Vec::new();
-        for start in (0..total_rows).step_by(EXPORT_SLICE_ROWS) {
-            if records.len() >= limit {
-                break;
-            }
-            for row in self.export_slice(&id, start).await? {
+        self.through_rows(&id, |rows| {
+            for row in rows {
                 records.extend(row.into_explored_records(&headers));
             }
-            // Let the page draw and answer between slices.
-            sleep(Duration::ZERO).await;
-        }
+            Ok(records.len() < limit)
+        })
+        .await?;
         records.truncate(limit);
         Ok(ExploredRecords {
-            records,
+            records: records.into(),
             total: total_records,
         })
     }
 
-    /// The rows from index `start` on (a slice), with their records: from memory where they
-    /// still are, else from this browser's store.
-    async fn export_slice(&self, batch: &str, start: usize) -> Result<Vec<BatchRow>, String> {
-        let gone = || "The batch was closed while it was being exported.".to_owned();
+    /// Goes through the rows of `batch` in line order, a slice at a time, each with its records
+    /// (`export_slice`), giving each slice to `each` until it says to stop (`false`) or fails.
+    /// The slices are sized to take about the same time on any computer (`SlicePace`), and the
+    /// page draws and answers between them.
+    async fn through_rows(
+        &self,
+        batch: &str,
+        mut each: impl FnMut(Vec<BatchRow>) -> Result<bool, String>,
+    ) -> Result<(), String> {
+        let mut pace = SlicePace::default();
+        let mut start = 0;
+        loop {
+            let began = js_sys::Date::now();
+            let Some(take) = self.rows_ahead(batch, start, &pace) else {
+                return Err(BATCH_CLOSED.to_owned());
+            };
+            if take == 0 {
+                return Ok(());
+            }
+            let rows = self.export_slice(batch, start, take).await?;
+            let records = rows.iter().map(|row| row.output.len()).sum();
+            let go_on = each(rows)?;
+            pace.took(records, js_sys::Date::now() - began);
+            if !go_on {
+                return Ok(());
+            }
+            start += take;
+            // Let the page draw and answer between slices.
+            sleep(Duration::ZERO).await;
+        }
+    }
+
+    /// How many rows from index `start` on the next slice takes at `pace` (0: none left);
+    /// `None` when `batch` is no longer the batch shown.
+    fn rows_ahead(&self, batch: &str, start: usize, pace: &SlicePace) -> Option<usize> {
+        self.batch.with_untracked(|b| {
+            b.as_ref().filter(|e| e.id == batch).map(|e| {
+                let rows = e.rows();
+                pace.rows_to_take(
+                    rows[start.min(rows.len())..]
+                        .iter()
+                        .map(|row| records_shown(rows, row)),
+                )
+            })
+        })
+    }
+
+    /// The `count` rows from index `start` on (a slice), with their records: from memory where
+    /// they still are, else from this browser's store.
+    async fn export_slice(
+        &self,
+        batch: &str,
+        start: usize,
+        count: usize,
+    ) -> Result<Vec<BatchRow>, String> {
         let mut rows: Vec<BatchRow> = self
             .batch
             .with_untracked(|b| {
                 b.as_ref().filter(|e| e.id == batch).map(|e| {
                     let rows = e.rows();
-                    rows[start.min(rows.len())..(start + EXPORT_SLICE_ROWS).min(rows.len())]
-                        .to_vec()
+                    rows[start.min(rows.len())..(start + count).min(rows.len())].to_vec()
                 })
             })
-            .ok_or_else(gone)?;
+            .ok_or_else(|| BATCH_CLOSED.to_owned())?;
         let kept_only = |r: &BatchRow| r.output.is_empty() && r.records > 0;
         let (Some(first), true) = (rows.first(), rows.iter().any(kept_only)) else {
             return Ok(rows);
@@ -240,7 +300,6 @@ impl Bulk {
     /// The row of `line` with its records: from the page's copy, its records from the store
     /// once they left memory.
     async fn first_row(&self, batch: &str, line: usize) -> Result<BatchRow, String> {
-        let gone = || "The batch was closed while it was being exported.".to_owned();
         let row = self
             .batch
             .with_untracked(|b| {
@@ -248,7 +307,7 @@ impl Bulk {
                     .filter(|e| e.id == batch)
                     .and_then(|e| row_at_line(e.rows(), line).cloned())
             })
-            .ok_or_else(gone)?;
+            .ok_or_else(|| BATCH_CLOSED.to_owned())?;
         if !(row.output.is_empty() && row.records > 0) {
             return Ok(row);
         }
@@ -302,10 +361,10 @@ pub async fn saved_rows(batch: &str) -> Result<Vec<BatchRow>, StoreError> {
     loop {
         let first_line = rows.last().map_or(0, |row| row.line + 1);
         let slice = BATCH_ROWS
-            .rows_from(batch, first_line, EXPORT_SLICE_ROWS as u32)
+            .rows_from(batch, first_line, OPENED_SLICE_ROWS as u32)
             .await?
             .whole()?;
-        let last_slice = slice.len() < EXPORT_SLICE_ROWS;
+        let last_slice = slice.len() < OPENED_SLICE_ROWS;
         for mut row in slice {
             if row.records == 0 {
                 row.records = row.output.len();
