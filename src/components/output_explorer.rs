@@ -56,6 +56,9 @@ pub fn OutputExplorer(
     /// The records (a `Vec` or a shared slice: nothing is copied).
     #[prop(into)]
     records: Arc<[Value]>,
+    /// The records' columns (`output::columns`), when the caller found them already.
+    #[prop(optional)]
+    columns: Option<Vec<String>>,
     /// The exports' file name, without the extension.
     name: String,
     /// Set to a sentence after a copy or an export.
@@ -71,7 +74,10 @@ pub fn OutputExplorer(
     } else {
         (records, None)
     };
-    let explorer = StoredValue::new(Explorer::new(records));
+    let explorer = StoredValue::new(match columns {
+        Some(found) => Explorer::with_columns(found, records),
+        None => Explorer::new(records),
+    });
     prepare_search_after_first_screenful(explorer);
     let count = explorer.with_value(|e| e.records.len());
     let choice = RwSignal::new(remembered_choice(&action));

@@ -179,9 +179,15 @@ pub struct Explorer {
 impl Explorer {
     pub fn new(records: impl Into<Arc<[Value]>>) -> Self {
         let records = records.into();
+        Explorer::with_columns(columns(&records), records)
+    }
+
+    /// As [`Explorer::new`], with the records' columns already known (`output::columns` of
+    /// them, e.g. found while they were read a slice at a time).
+    pub fn with_columns(found: Vec<String>, records: impl Into<Arc<[Value]>>) -> Self {
         Explorer {
-            found: columns(&records),
-            records,
+            found,
+            records: records.into(),
             search: Mutex::new(Vec::new()),
         }
     }

@@ -19,26 +19,42 @@ pub const SHORT_TEXT: usize = 160;
 /// The table's columns: every key of the object records, in the order first seen. Records that
 /// are not objects are shown under `value`.
 pub fn columns(records: &[Value]) -> Vec<String> {
-    let mut columns: Vec<String> = Vec::new();
-    // The names met so far: a look-up per key, so 10,000 records of 30 fields are one pass.
-    let mut seen: HashSet<&str> = HashSet::new();
-    for record in records {
-        match record {
-            Value::Object(map) => {
-                for key in map.keys() {
-                    if seen.insert(key) {
-                        columns.push(key.clone());
+    let mut found = ColumnsFound::default();
+    found.add(records);
+    found.columns
+}
+
+/// The columns of records met a slice at a time, in the order [`columns`] gives for all of them
+/// at once: a look-up per key, so 10,000 records of 30 fields are one pass, which a reading of
+/// records in slices makes on the way.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ColumnsFound {
+    /// The columns, in the order they were met.
+    pub columns: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl ColumnsFound {
+    /// Adds the columns of `records` not met yet.
+    pub fn add(&mut self, records: &[Value]) {
+        for record in records {
+            match record {
+                Value::Object(map) => {
+                    for key in map.keys() {
+                        self.met(key);
                     }
                 }
-            }
-            _ => {
-                if seen.insert("value") {
-                    columns.push("value".to_owned());
-                }
+                _ => self.met("value"),
             }
         }
     }
-    columns
+
+    fn met(&mut self, column: &str) {
+        if !self.seen.contains(column) {
+            self.seen.insert(column.to_owned());
+            self.columns.push(column.to_owned());
+        }
+    }
 }
 
 /// A record's value in a column (`None` when the record has no such key).
@@ -245,6 +261,22 @@ mod tests {
         assert_eq!(columns(&records), ["a", "b", "c", "value"]);
         assert_eq!(cell(&records[2], "value"), Some(&json!(5)));
         assert_eq!(cell(&records[1], "b"), None);
+    }
+
+    #[test]
+    fn columns_met_a_slice_at_a_time_are_those_of_all_the_records_at_once() {
+        let records = vec![
+            json!({"b": 1, "a": 2}),
+            json!(5),
+            json!({"c": 3, "a": 4}),
+            json!({"d": 1, "b": 2}),
+        ];
+        let mut found = ColumnsFound::default();
+        for slice in records.chunks(1) {
+            found.add(slice);
+        }
+        assert_eq!(found.columns, columns(&records));
+        assert_eq!(found.columns, ["a", "b", "value", "c", "d"]);
     }
 
     #[test]

@@ -367,7 +367,7 @@ fn ResultButtons(shown: ShownBatch, export: BatchExport, results: ResultsReading
 fn ExportRecordsChoice(export: BatchExport, results: ResultsReading) -> impl IntoView {
     let known_columns = move || {
         results.read.with(|read| match read {
-            Some(Ok(explored)) => crate::model::output::columns(&explored.records),
+            Some(Ok(explored)) => explored.columns.clone(),
             _ => Vec::new(),
         })
     };
@@ -398,13 +398,13 @@ fn ExploredResults(results: ResultsReading, action: Memo<&'static str>) -> impl 
     move || {
         results.read.get().map(|read| match read {
             Err(problem) => view! { <Notice kind=NoticeKind::Problem field="explore-problem">{problem}</Notice> }.into_any(),
-            Ok(ExploredRecords { records, total }) => view! {
+            Ok(ExploredRecords { records, columns, total }) => view! {
                 <section class="explore-results" data-field="explored-results" aria-label="The batch's results">
                     <h3 class="section-title">"Results"</h3>
                     <p class="help">{explored_note(records.len(), total)}</p>
                     <OutputExplorer action=action.get_untracked().to_owned()
                         name=use_environment().file_name(&format!("bulk-{}-results", action.get_untracked()))
-                        records notice />
+                        records columns notice />
                     <p class="help" role="status">{move || notice.get()}</p>
                 </section>
             }.into_any(),

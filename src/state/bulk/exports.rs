@@ -14,6 +14,7 @@ use crate::model::bulk::{
     BatchRow, ExportFormat, MergedExport, SameRecord, SavedBatch, add_output_columns,
 };
 use crate::model::bulk_view::row_at_line;
+use crate::model::output::ColumnsFound;
 use crate::model::slice_pace::SlicePace;
 use crate::runner::BatchToRun;
 use crate::store::{BATCH_ROWS, SAVED_BATCHES, StoreError};
@@ -74,6 +75,8 @@ pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, StoreErro
 pub struct ExploredRecords {
     /// Shared with the explorer that shows them (no copy of 10,000 records per look).
     pub records: Arc<[serde_json::Value]>,
+    /// Their columns (`output::columns`), found as they were read.
+    pub columns: Vec<String>,
     /// How many records the batch holds in all (more than `records` past the limit).
     pub total: usize,
 }
@@ -168,16 +171,20 @@ impl Bulk {
             return Ok(ExploredRecords::default());
         };
         let mut records = Vec::new();
+        let mut columns = ColumnsFound::default();
         self.through_rows(&id, |rows| {
+            let from = records.len();
             for row in rows {
                 records.extend(row.into_explored_records(&headers));
             }
+            columns.add(&records[from..limit.max(from).min(records.len())]);
             Ok(records.len() < limit)
         })
         .await?;
         records.truncate(limit);
         Ok(ExploredRecords {
             records: records.into(),
+            columns: columns.columns,
             total: total_records,
         })
     }
