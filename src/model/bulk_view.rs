@@ -447,8 +447,9 @@ pub fn row_at_line(rows: &[BatchRow], line: usize) -> Option<&BatchRow> {
         .map(|index| &rows[index])
 }
 
-/// One line of the batch's table: what it shows of a row.
-#[derive(Clone, Debug, PartialEq)]
+/// One line of the batch's table: what it shows of a row. The table keys its lines by the whole
+/// value, so a line is drawn again only when what it shows changed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ShownRow {
     pub line: usize,
     /// The row's cells, `a · b · c`.
@@ -465,7 +466,7 @@ pub struct ShownRow {
 }
 
 /// The first row asking what a repeated row asks: its line and where it stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SameAs {
     pub line: usize,
     pub state: RowState,

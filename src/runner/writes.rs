@@ -27,8 +27,12 @@ use crate::store::{self, Change};
 /// How long sightings and requests gather before they are written without a save to go with.
 const GATHER_MS: u64 = 1_000;
 /// Entries the request log may hold past its limit before the oldest are dropped: trimming
-/// counts the whole log, so it is done once in a while rather than at every write.
-const TRIM_EVERY_ENTRIES: usize = 500;
+/// counts the whole log, so it is done once in a while rather than at every write. Not much
+/// more often than that: the page's own keeper trims the same log after its requests, on the
+/// main thread, and deletes whatever the worker logged past the limit since its last trim (at
+/// 500, up to 2,000 keys a time, 300 ms and more of the page's main thread at 4× CPU
+/// throttling).
+const TRIM_EVERY_ENTRIES: usize = 100;
 
 /// The engine's save, as the store's changes, with the rows it writes (without their records)
 /// for the other tabs once it is written.

@@ -102,7 +102,7 @@ impl RowState {
 }
 
 /// Why a row failed: the API's refusal, the run's error, or the rules an invalid row breaks.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RowError {
     pub code: String,
     pub message: String,

@@ -243,11 +243,16 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
     });
     let asking = RwSignal::new(None::<Confirmation>);
     let start_with = move |budget: u64| {
-        let (Some(Ok(table)), rows) = (table.get_untracked(), checked.get_untracked()) else {
+        // The headers only: the table's 10,000 rows are not copied for nothing.
+        let Some(headers) = table.with_untracked(|t| {
+            t.as_ref()
+                .and_then(|t| t.as_ref().ok())
+                .map(|t| t.headers.clone())
+        }) else {
             return;
         };
         if let Some(action) = ActionId::parse(&action.get_untracked()) {
-            bulk.start(action, table.headers, rows, Some(budget));
+            bulk.start(action, headers, checked.get_untracked(), Some(budget));
         }
     };
     let start = move |_| {

@@ -161,6 +161,9 @@ impl Bulk {
         if let Some(workspace) = session.workspace {
             waiting.push(ToRunner::WorkspaceKnown(workspace));
         }
+        // A large batch's rows go in pieces before it, posted a task apart (`post_waiting`).
+        let mut to_run = to_run;
+        waiting.extend(to_run.take_rows_in_pieces().into_iter().map(ToRunner::Rows));
         waiting.push(ToRunner::Run(to_run));
         self.runner.set_value(Some(RunnerHandle {
             batch: id.to_owned(),
@@ -200,13 +203,7 @@ impl Bulk {
             return;
         }
         match message {
-            FromRunner::Ready => self.runner.update_value(|runner| {
-                if let Some(runner) = runner {
-                    for message in runner.waiting.take().unwrap_or_default() {
-                        post(&runner.worker, &message);
-                    }
-                }
-            }),
+            FromRunner::Ready => self.post_waiting(batch.to_owned()),
             FromRunner::Failed(reason) => self.runner_stopped(batch, reason, false),
             FromRunner::News(news) => {
                 self.batch.update(|b| {
@@ -240,6 +237,34 @@ impl Bulk {
             }
             FromRunner::Settled => self.settled(),
         }
+    }
+
+    /// Posts the messages that waited for the worker of the batch `batch` to listen, one per
+    /// task (serialising a piece of a large batch's rows is a task's work); what is sent
+    /// meanwhile waits behind them, and goes at once after.
+    fn post_waiting(&self, batch: String) {
+        let bulk = *self;
+        spawn_local(async move {
+            loop {
+                let posted = bulk
+                    .runner
+                    .try_update_value(|runner| {
+                        let runner = runner.as_mut().filter(|r| r.batch == batch)?;
+                        let waiting = runner.waiting.as_mut()?;
+                        if waiting.is_empty() {
+                            runner.waiting = None;
+                            return None;
+                        }
+                        post(&runner.worker, &waiting.remove(0));
+                        Some(())
+                    })
+                    .flatten();
+                if posted.is_none() {
+                    return;
+                }
+                crate::browser::sleep(std::time::Duration::ZERO).await;
+            }
+        });
     }
 
     /// The worker could not start (`started` false: nothing was sent) or stopped: the batch
