@@ -284,7 +284,8 @@ const TRIM_CHANGES_AT_ONCE: usize = 40;
 /// Writes `changes` in transactions of [`TRIM_CHANGES_AT_ONCE`], yielding between them. A
 /// page's trim while a bulk batch's worker logs deletes what the worker logged past the limit
 /// since its own last trim (up to 400 keys); issued in one task, 2,000 of them kept the page's
-/// main thread busy for 300 ms and more at 4× CPU throttling. A slice that fails stops the trim: the entries left go at the next one.
+/// main thread busy for 300 ms and more at 4× CPU throttling. A slice that fails stops the
+/// trim: the entries left go at the next one.
 async fn write_in_slices(mut changes: Vec<Change>) -> Result<(), StoreError> {
     while !changes.is_empty() {
         let rest = changes.split_off(changes.len().min(TRIM_CHANGES_AT_ONCE));

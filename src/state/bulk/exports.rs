@@ -212,8 +212,8 @@ impl Bulk {
             let rows = self.export_slice(batch, start, take, &mut waited).await?;
             let records = rows.iter().map(|row| row.output.len()).sum();
             let go_on = each(rows)?;
-            // The page's own time: waiting for the store is not (counted, it kept the slices
-            // small and made a reading several store round trips longer).
+            // The page's own time, without the wait for the store's answer: counting the wait
+            // kept the slices small, and a reading took several more store round trips.
             pace.took(records, js_sys::Date::now() - began - waited);
             if !go_on {
                 return Ok(());
