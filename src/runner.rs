@@ -463,10 +463,10 @@ fn hear(message: ToRunner) {
                 clock_running: false,
                 news: NewsFlow::default(),
             }));
-            handle(Event::Tick);
-            if resume {
-                handle(Event::Resume);
-            }
+            // A batch resumed as it is opened is told to the page as running from its first
+            // news: a tick first told it as paused ("taken up again"), for as long as the page
+            // took to show that news and ask for the next.
+            handle(if resume { Event::Resume } else { Event::Tick });
         }
         ToRunner::Pause => handle(Event::Pause),
         ToRunner::Resume => handle(Event::Resume),

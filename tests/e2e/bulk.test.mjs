@@ -206,10 +206,21 @@ test("a reload mid-batch, sign in, resume: still exactly one run per row; a row'
   await expect(saved).toContainText("network-search-schools");
   await axeClean(page, "kept batches");
   await screenshot(page, "bulk-kept");
+  // Every phase the batch is shown in from the click on resume on, as the page draws them.
+  await page.evaluate(() => {
+    window.phasesShown = [];
+    const note = () => {
+      const phase = document.querySelector('[data-field="batch"]')?.dataset.phase;
+      if (phase && window.phasesShown.at(-1) !== phase) window.phasesShown.push(phase);
+    };
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-phase"] });
+  });
   await saved.locator('[data-field="resume-saved"]').click();
   await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
   const c = await counts(page);
   expect(c.completed, JSON.stringify(c)).toBe(rows);
+  // Resumed from the first frame on: never shown paused ("taken up again") on the way.
+  expect(await page.evaluate(() => window.phasesShown)).not.toContain("paused");
 
   // One key per row, one run per key, and the API holds exactly one run per row.
   expect(keys.size).toBe(rows);
