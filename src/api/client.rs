@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use api_contract::{
     ActionList, CreateKeyRequest, CreatedApiKey, KeyList, REQUEST_ID_HEADER, Run, RunList,
-    Workspace,
+    RunListCounted, Workspace,
 };
 use serde::de::DeserializeOwned;
 
@@ -224,6 +224,12 @@ impl ApiClient {
 
     /// `GET /v1/runs`: the latest 100.
     pub async fn runs(&self) -> Result<WithRequestId<RunList>, ApiError> {
+        self.get("/v1/runs").await
+    }
+
+    /// `GET /v1/runs`: the latest 100, each run's records counted and not kept (a list of 100
+    /// finished runs can carry 10,000 records).
+    pub async fn runs_counted(&self) -> Result<WithRequestId<RunListCounted>, ApiError> {
         self.get("/v1/runs").await
     }
 

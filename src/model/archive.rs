@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use api_contract::{RUN_LIST_LIMIT, Run, RunStatus};
+use api_contract::{RUN_LIST_LIMIT, Run, RunCounted, RunStatus};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -145,13 +145,21 @@ fn progress(status: RunStatus) -> u8 {
 impl KeptRun {
     /// `run` as seen now, for `workspace`.
     pub fn seen(workspace: &str, run: &Run, seen_at: f64) -> KeptRun {
+        KeptRun::without_records(workspace, run.without_output(), run.output.len(), seen_at)
+    }
+
+    /// `run` as a list read with its records counted (`RunCounted`) saw it now, for `workspace`.
+    pub fn seen_counted(workspace: &str, run: RunCounted, seen_at: f64) -> KeptRun {
+        let records = run.records;
+        KeptRun::without_records(workspace, run.into_run(), records, seen_at)
+    }
+
+    /// `run`, its output left out, which held `records` records.
+    fn without_records(workspace: &str, run: Run, records: usize, seen_at: f64) -> KeptRun {
         KeptRun {
             workspace: workspace.to_owned(),
-            run: Run {
-                output: Vec::new(),
-                ..run.clone()
-            },
-            records: run.output.len(),
+            run,
+            records,
             seen_at,
             input: None,
             idempotency_key: None,

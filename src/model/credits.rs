@@ -6,7 +6,7 @@
 //! its completion time (when it was charged); failed and cancelled runs cost nothing but are
 //! still counted as runs of their action.
 
-use api_contract::{ActionGroup, ActionId, Run};
+use api_contract::{ActionGroup, ActionId, Run, RunCounted};
 use chrono::{
     DateTime, Datelike, Duration, NaiveDate, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc,
 };
@@ -157,6 +157,19 @@ impl CreditsOverTime {
         CreditsOverTime::from_spent(&spent, zone, None)
     }
 
+    /// [`CreditsOverTime::from_runs`] for a list read with each run's records counted, not
+    /// kept (`RunCounted`): what a chart of the latest runs needs of them.
+    pub fn from_counted<Tz: TimeZone>(runs: Vec<RunCounted>, zone: &Tz) -> CreditsOverTime {
+        let records: Vec<u64> = runs.iter().map(|run| run.records as u64).collect();
+        let runs: Vec<Run> = runs.into_iter().map(RunCounted::into_run).collect();
+        let spent: Vec<SpentRun> = runs
+            .iter()
+            .zip(records)
+            .map(|(run, records)| SpentRun { run, records })
+            .collect();
+        CreditsOverTime::from_spent(&spent, zone, None)
+    }
+
     /// Reads `runs` (any order) in the local time of `zone`: over `span` when given, else from
     /// the first finished run to the last in buckets that fit.
     pub fn from_spent<Tz: TimeZone>(
@@ -302,6 +315,22 @@ mod tests {
     /// A run of `action` completed at `done` that used `used` credits.
     fn completed(action: &str, done: &str, used: u64) -> Run {
         run(action, RunStatus::Completed, Some(done), used, 0)
+    }
+
+    #[test]
+    fn runs_read_with_their_records_counted_chart_as_the_runs_themselves() {
+        use RunStatus::*;
+        let runs = vec![
+            completed("premium-search-people", "2026-11-20T09:10:00Z", 10),
+            completed("network-extract-people", "2026-11-21T09:50:00Z", 20),
+            run("premium-search-people", Processing, None, 0, 40),
+        ];
+        let counted: Vec<RunCounted> =
+            serde_json::from_value(serde_json::to_value(&runs).unwrap()).unwrap();
+        assert_eq!(
+            CreditsOverTime::from_counted(counted, &Utc),
+            CreditsOverTime::from_runs(&runs, &Utc)
+        );
     }
 
     #[test]

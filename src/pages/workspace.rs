@@ -25,10 +25,14 @@ const REFRESH_EVERY: Duration = Duration::from_secs(30);
 pub fn WorkspacePage() -> impl IntoView {
     let workspace = use_workspace();
     let session = use_session();
-    // The latest runs, for the chart.
+    // The latest runs, for the chart: their records counted, not kept (100 runs can carry
+    // 10,000 records, which the chart has no use for).
     let runs = LocalResource::new(move || {
         let client = session.client_untracked();
-        async move { Ok::<_, ApiError>(client.ok_or(ApiError::SignedOut)?.runs().await?.value.runs) }
+        async move {
+            let read = client.ok_or(ApiError::SignedOut)?.runs_counted().await?;
+            Ok::<_, ApiError>(read.value.runs)
+        }
     });
     // Fresh numbers on arrival (unless a load is under way), then every 30 s while the tab is
     // visible, the chart with them; the header's summary follows, as it reads the same
@@ -57,7 +61,7 @@ pub fn WorkspacePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match runs.await {
                         Ok(runs) => {
-                            let data = CreditsOverTime::from_runs(&runs, &Local);
+                            let data = CreditsOverTime::from_counted(runs, &Local);
                             let scope = if data.runs == 1 {
                                 "From the workspace's only run; the API keeps no longer history.".to_owned()
                             } else {

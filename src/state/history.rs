@@ -43,8 +43,8 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
                     Ok(reads) => reads.due(js_sys::Date::now()),
                     Err(error) => error == crate::store::StoreError::Damaged,
                 };
-                if due && let Ok(read) = client.runs().await {
-                    let kept = crate::archive::keep_list(&id, &read.value.runs).await;
+                if due && let Ok(read) = client.runs_counted().await {
+                    let kept = crate::archive::keep_list_counted(&id, read.value.runs).await;
                     super::refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
                 }
             }

@@ -326,3 +326,62 @@ fn submission_body_of_each_shape_validates() {
         assert_eq!(serde_json::to_value(&sub.input).unwrap(), input, "{action}");
     }
 }
+
+#[test]
+fn a_run_counted_reads_the_same_json_as_a_run_with_its_records_counted() {
+    let text = json!({
+        "id": "r1", "action": "premium-search-people", "status": "failed",
+        "output": [{ "name": "Ada", "skills": ["rust", { "deep": [1, 2] }] }, { "name": "Bob" }, null],
+        "credits_used": 3, "credits_reserved": 0,
+        "created_at": "2026-11-20T10:00:00.000Z", "completed_at": "2026-11-20T10:00:02.345Z",
+        "completeness": { "has_more": true, "scope": "single_page" },
+        "error": { "code": "partial", "message": "Stopped early." }
+    });
+    let run: Run = serde_json::from_value(text.clone()).unwrap();
+    let list: RunListCounted = serde_json::from_value(json!({ "runs": [text] })).unwrap();
+    let counted = list.runs.into_iter().next().unwrap();
+    assert_eq!(counted.records, 3);
+    assert_eq!(counted.into_run(), run.without_output());
+    assert!(run.without_output().output.is_empty());
+    assert_eq!(
+        Run {
+            output: run.output.clone(),
+            ..run.without_output()
+        },
+        run
+    );
+    // Whatever a run refuses, a counted run refuses too: output must be an array, and present.
+    for (field, value) in [
+        ("output", json!({ "name": "Ada" })),
+        ("output", Value::Null),
+        ("status", json!("lost")),
+    ] {
+        let mut bad = json!({
+            "id": "r1", "action": "a", "status": "completed", "output": [],
+            "credits_used": 0, "credits_reserved": 0, "created_at": "2026-11-20T10:00:00Z",
+            "completeness": { "has_more": false, "scope": "single_page" }
+        });
+        bad[field] = value;
+        assert!(
+            serde_json::from_value::<Run>(bad.clone()).is_err(),
+            "{field}"
+        );
+        assert!(
+            serde_json::from_value::<RunCounted>(bad).is_err(),
+            "{field}"
+        );
+    }
+    let mut missing = json!({
+        "id": "r1", "action": "a", "status": "completed",
+        "credits_used": 0, "credits_reserved": 0, "created_at": "2026-11-20T10:00:00Z",
+        "completeness": { "has_more": false, "scope": "single_page" }
+    });
+    assert!(serde_json::from_value::<RunCounted>(missing.clone()).is_err());
+    missing["output"] = json!([]);
+    assert_eq!(
+        serde_json::from_value::<RunCounted>(missing)
+            .unwrap()
+            .records,
+        0
+    );
+}

@@ -90,9 +90,9 @@ pub fn CreditsPage() -> impl IntoView {
             };
             // The API's latest runs join the history first, so that it holds them as they are.
             let mut list_error = None;
-            match client.ok_or(ApiError::SignedOut)?.runs().await {
+            match client.ok_or(ApiError::SignedOut)?.runs_counted().await {
                 Ok(read) => {
-                    let kept = archive::keep_list(&id, &read.value.runs).await;
+                    let kept = archive::keep_list_counted(&id, read.value.runs).await;
                     crate::state::refusals::record(&id, archive::RUNS_NOT_KEPT, kept);
                 }
                 Err(error) => list_error = Some(error),
