@@ -62,6 +62,18 @@ pub fn focus_id(id: &str) {
     }
 }
 
+/// Empties the text area `id` on the page, without telling its bound signal (no `input` event):
+/// for a text area about to be removed, whose large text costs the browser as much to drop as
+/// to remove (10,000 lines: 60 to 150 ms at 4× CPU), so that cost can have a task of its own.
+pub fn empty_text_area(id: &str) {
+    if let Some(area) = document()
+        .get_element_by_id(id)
+        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+    {
+        area.set_value("");
+    }
+}
+
 /// The file chosen in the file input an event comes from, with the input; `None` when none
 /// was chosen.
 pub fn chosen_file(event: &web_sys::Event) -> Option<(web_sys::HtmlInputElement, web_sys::File)> {

@@ -26,6 +26,7 @@ mod tab;
 mod worker;
 
 use std::rc::Rc;
+use std::time::Duration;
 
 use api_contract::ActionId;
 use leptos::prelude::*;
@@ -34,7 +35,7 @@ use leptos::task::spawn_local;
 use self::worker::RunnerHandle;
 use super::session::Session;
 use super::workspace::SharedWorkspace;
-use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock};
+use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep};
 use crate::model::batch_tab::{BatchTab, LockReply, TabStep};
 use crate::model::bulk::engine::Engine;
 use crate::model::bulk::{BatchRow, CheckedRow, SavedBatch};
@@ -51,6 +52,8 @@ pub use crate::model::bulk::engine::{Keeping, Phase};
 pub struct Bulk {
     /// The batch as its runner last reported it (the page's copy).
     pub batch: RwSignal<Option<Engine>>,
+    /// A batch is being started (`start`): its copy is being built, the form still shown.
+    pub starting: RwSignal<bool>,
     /// This tab's part in the batch shown: runs it or watches it, and its hold on the lock.
     tab: RwSignal<Option<BatchTab>>,
     /// Whether this tab runs the batch shown (it does when none is shown).
@@ -92,6 +95,7 @@ impl Bulk {
         let tab = RwSignal::new(None::<BatchTab>);
         let bulk = Bulk {
             batch: RwSignal::new(None),
+            starting: RwSignal::new(false),
             tab,
             role: Memo::new(move |_| tab.with(|t| t.as_ref().map_or(Role::Runs, BatchTab::role))),
             started_with: StoredValue::new(None),
@@ -172,32 +176,53 @@ impl Bulk {
 
     /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent),
     /// which pauses before a row that would take it past `budget` credits.
+    ///
+    /// In four tasks, so that no one of them holds the page for long with 10,000 rows on a slow
+    /// computer: the click's (which only marks the batch as starting, `starting`), the one that
+    /// builds the page's copy of the batch, `let_go_of_form` (the page drops what its form
+    /// holds), and the one that shows the batch in place of the form (the framework removes the
+    /// form and mounts the batch's view in one update).
     pub fn start(
         &self,
         action: ActionId,
         headers: Vec<String>,
         rows: Vec<CheckedRow>,
         budget: Option<u64>,
+        let_go_of_form: impl FnOnce() + 'static,
     ) {
-        let to_run = BatchToRun::New {
-            id: uuid::Uuid::new_v4().simple().to_string(),
-            workspace: self.workspace.id_untracked(),
-            action,
-            headers,
-            rows: rows.into_iter().map(BatchRow::new).collect(),
-            created_at: now(),
-            budget,
-        };
-        let Some(engine) = to_run.clone().engine(now()) else {
+        if self.starting.get_untracked() {
             return;
-        };
-        let id = engine.id.clone();
-        self.started_with
-            .set_value(self.session.current_id_untracked());
-        // A new batch's lock is free: no other tab knows its id yet. The model waits for the
-        // answer from now on, so a command meanwhile does not ask again.
-        self.run(engine, to_run, BatchTab::runs(&id), None);
-        self.ask_for_lock(id);
+        }
+        self.starting.set(true);
+        let workspace = self.workspace.id_untracked();
+        let sign_in = self.session.current_id_untracked();
+        let bulk = *self;
+        spawn_local(async move {
+            sleep(Duration::ZERO).await;
+            let to_run = BatchToRun::New {
+                id: uuid::Uuid::new_v4().simple().to_string(),
+                workspace,
+                action,
+                headers,
+                rows: rows.into_iter().map(BatchRow::new).collect(),
+                created_at: now(),
+                budget,
+            };
+            let engine = to_run.clone().engine(now());
+            sleep(Duration::ZERO).await;
+            let_go_of_form();
+            sleep(Duration::ZERO).await;
+            bulk.starting.set(false);
+            let Some(engine) = engine else {
+                return;
+            };
+            let id = engine.id.clone();
+            bulk.started_with.set_value(sign_in);
+            // A new batch's lock is free: no other tab knows its id yet. The model waits for
+            // the answer from now on, so a command meanwhile does not ask again.
+            bulk.run(engine, to_run, BatchTab::runs(&id), None);
+            bulk.ask_for_lock(id);
+        });
     }
 
     /// Opens a batch kept in this browser: run here, paused (or going on with its cancel) and
