@@ -19,6 +19,7 @@ use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
 };
+use crate::model::presenter::MaskedRecords;
 use crate::model::slice_pace::SlicePace;
 use crate::state::presenter::use_masker;
 
@@ -59,6 +60,10 @@ pub fn OutputExplorer(
     /// The records' columns (`output::columns`), when the caller found them already.
     #[prop(optional)]
     columns: Option<Vec<String>>,
+    /// The records masked already (read a slice at a time in presenter mode); used when
+    /// presenter mode is on with the same masker, else they are masked here.
+    #[prop(optional_no_strip)]
+    masked: Option<MaskedRecords>,
     /// The exports' file name, without the extension.
     name: String,
     /// Set to a sentence after a copy or an export.
@@ -69,8 +74,11 @@ pub fn OutputExplorer(
     let masker = use_masker();
     let gate = RealDataGate::default();
     let (records, real) = if masker.is_on() {
-        let masked: Vec<Value> = records.iter().map(|record| masker.json(record)).collect();
-        (masked.into(), Some(StoredValue::new(records)))
+        let masked: Arc<[Value]> = match masked {
+            Some(done) if done.by == masker && done.records.len() == records.len() => done.records,
+            _ => records.iter().map(|record| masker.json(record)).collect(),
+        };
+        (masked, Some(StoredValue::new(records)))
     } else {
         (records, None)
     };

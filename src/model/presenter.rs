@@ -11,6 +11,7 @@
 
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -44,6 +45,14 @@ const URL_KINDS: &[&str] = &[
 
 /// The letters of a tag: no look-alikes (`0`/`o`, `1`/`l`/`i`).
 const TAG_LETTERS: &[u8] = b"abcdefghjkmnpqrstuvwxyz23456789";
+
+/// Records masked ahead of time (a slice at a time as they were read), so that the page that
+/// shows them need not mask thousands in one task; `by` says with which masker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaskedRecords {
+    pub by: Masker,
+    pub records: Arc<[Value]>,
+}
 
 /// How values are shown: as they are, or masked (presenter mode). Cheap to copy; a page takes
 /// one when it is built (pages are built again when the mode changes).

@@ -15,10 +15,12 @@ use crate::model::bulk_view::{
 };
 use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::format::group_thousands;
+use crate::model::presenter::Masker;
 use crate::state::bulk::{
     Bulk, ExploredRecords, ExportDone, ExportProgress, Keeping, Phase, Role, use_bulk,
 };
 use crate::state::environment::{Environment, use_environment};
+use crate::state::presenter::use_masker;
 
 /// The parts of the batch the page shows, each a memo, so a part's view redraws when that part
 /// changes rather than at every answer. `Copy`, like the signals inside.
@@ -315,6 +317,8 @@ struct ResultsReading {
     reading: RwSignal<bool>,
     /// What the explorer last said (a copy, an export).
     notice: RwSignal<&'static str>,
+    /// How the page shows values (it is built again when presenter mode changes).
+    masker: Masker,
 }
 
 impl ResultsReading {
@@ -324,6 +328,7 @@ impl ResultsReading {
             read: RwSignal::new(None),
             reading: RwSignal::new(false),
             notice: RwSignal::new(""),
+            masker: use_masker(),
         }
     }
 
@@ -334,7 +339,10 @@ impl ResultsReading {
         }
         self.reading.set(true);
         leptos::task::spawn_local(async move {
-            let read = self.bulk.explore_records(EXPLORED_AT_MOST).await;
+            let read = self
+                .bulk
+                .explore_records(EXPLORED_AT_MOST, self.masker)
+                .await;
             self.read.set(Some(read));
             self.reading.set(false);
         });
@@ -398,13 +406,13 @@ fn ExploredResults(results: ResultsReading, action: Memo<&'static str>) -> impl 
     move || {
         results.read.get().map(|read| match read {
             Err(problem) => view! { <Notice kind=NoticeKind::Problem field="explore-problem">{problem}</Notice> }.into_any(),
-            Ok(ExploredRecords { records, columns, total }) => view! {
+            Ok(ExploredRecords { records, columns, total, masked }) => view! {
                 <section class="explore-results" data-field="explored-results" aria-label="The batch's results">
                     <h3 class="section-title">"Results"</h3>
                     <p class="help">{explored_note(records.len(), total)}</p>
                     <OutputExplorer action=action.get_untracked().to_owned()
                         name=use_environment().file_name(&format!("bulk-{}-results", action.get_untracked()))
-                        records columns notice />
+                        records columns masked notice />
                     <p class="help" role="status">{move || notice.get()}</p>
                 </section>
             }.into_any(),
