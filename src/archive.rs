@@ -160,18 +160,13 @@ fn seen_now(workspace: &str, runs: &[Run]) -> Vec<KeptRun> {
 /// Keeps `seen` ([`keep`]), [`RUNS_PER_TRANSACTION`] at a time, letting the page draw and
 /// answer between them.
 async fn keep_in_groups(workspace: &str, seen: Vec<KeptRun>) -> Result<(), StoreError> {
-    let mut seen = seen.into_iter().peekable();
-    let mut first = true;
-    while seen.peek().is_some() {
-        if !first {
+    let mut rest = seen;
+    while !rest.is_empty() {
+        let group: Vec<KeptRun> = rest.drain(..RUNS_PER_TRANSACTION.min(rest.len())).collect();
+        keep(workspace, group).await?;
+        if !rest.is_empty() {
             crate::browser::sleep(std::time::Duration::ZERO).await;
         }
-        first = false;
-        keep(
-            workspace,
-            seen.by_ref().take(RUNS_PER_TRANSACTION).collect(),
-        )
-        .await?;
     }
     Ok(())
 }
