@@ -12,9 +12,10 @@
 pub const SLICE_BUDGET_MS: f64 = 40.0;
 
 /// Records in the first slice, before anything was measured: sized for a slow computer, since
-/// the aim doubles at each slice on a fast one. 1,000 records (ten full rows of a search) took
-/// 100 to 150 ms with the CPU four times slower to read from the store, and twice that masked
-/// for presenter mode; a quarter of that is about 25 to 50 ms there.
+/// the aim doubles at each slice on a fast one. With 1,000 (ten full rows of a search) and the
+/// CPU four times slower, reading a batch's records to explore them had script tasks of 100 to
+/// 165 ms, and masking 1,000 records for presenter mode takes 80 to 130 ms more there (10,000
+/// took 0.8 to 1.3 s).
 const FIRST_SLICE_RECORDS: usize = 250;
 
 /// The fewest records a slice aims at: below that the store's own time per read (a transaction,
