@@ -181,6 +181,11 @@ impl LocationProvider for BrowserUrl {
 
                     if is_navigating_back {
                         stack.pop();
+                    } else {
+                        // Forward (or a jump): the entry reached is now the
+                        // top, so a later back navigation is recognised and
+                        // the stack keeps following the browser's history.
+                        stack.push(new_url.clone());
                     }
 
                     is_back.set(is_navigating_back);
@@ -214,12 +219,17 @@ impl LocationProvider for BrowserUrl {
     fn complete_navigation(&self, loc: &LocationChange) {
         let history = window().history().unwrap();
 
-        let current_path = self
-            .path_stack
-            .read_value()
-            .last()
-            .map(|url| url.to_full_path());
-        let add_to_stack = current_path.as_ref() != Some(&loc.value);
+        // Whether the browser is already at the new URL (a link to the page
+        // shown): asked of the browser's own location, which back, forward
+        // and replace navigations keep right. The path stack's top is not
+        // always the page shown (after a forward navigation, or a replace),
+        // and a push decided from it left the address bar behind the view.
+        let already_there = match (Self::current(), Self::parse(&loc.value)) {
+            (Ok(current), Ok(new_url)) => {
+                current.to_full_path() == new_url.to_full_path()
+            }
+            _ => false,
+        };
 
         if loc.replace {
             history
@@ -229,7 +239,7 @@ impl LocationProvider for BrowserUrl {
                     Some(&loc.value),
                 )
                 .unwrap();
-        } else if add_to_stack {
+        } else if !already_there {
             // push the "forward direction" marker
             let state = &loc.state.to_js_value();
             history
@@ -237,12 +247,18 @@ impl LocationProvider for BrowserUrl {
                 .unwrap();
         }
 
-        // add this URL to the "path stack" for detecting back navigations, and
+        // keep the "path stack" for detecting back navigations in step with
+        // the browser's history (a replaced entry replaces the top), and
         // unset "navigating back" state
         if let Ok(url) = Self::current() {
-            if add_to_stack {
-                self.path_stack.write_value().push(url);
+            let mut stack = self.path_stack.write_value();
+            if loc.replace {
+                stack.pop();
+                stack.push(url);
+            } else if !already_there {
+                stack.push(url);
             }
+            drop(stack);
             self.is_back.set(false);
         }
 
