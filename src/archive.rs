@@ -259,9 +259,14 @@ async fn keep_list_seen(workspace: &str, seen: Vec<KeptRun>) -> Result<(), Store
     }
     let runs: Vec<Run> = seen.iter().map(|kept| kept.run.clone()).collect();
     keep_in_groups(workspace, seen).await?;
-    let kept = store::get(LIST_READS.store, &list_reads_read(workspace).key).await?;
+    // Recorded once its runs are kept (a page gone before then leaves no read that claims
+    // them), and merged with the reads kept in the same transaction (another tab's, the bulk
+    // worker's).
     let now = js_sys::Date::now();
-    store::write(vec![list_reads_change(workspace, kept, &[(&runs, now)])?]).await
+    store::update_one(list_reads_read(workspace), |kept| {
+        list_reads_change(workspace, kept, &[(&runs, now)])
+    })
+    .await
 }
 
 /// The change that records reads of the runs list, each its runs and when, in the order they

@@ -66,9 +66,21 @@ pub(crate) use in_pages_chunk;
 /// Whether the pages' chunk has arrived, for code without the app's context.
 static PAGES_ARRIVED: AtomicBool = AtomicBool::new(false);
 
+thread_local! {
+    /// Settles when the pages' chunk arrives ([`mark_arrived`] calls the function): what
+    /// [`until_arrived`] awaits.
+    static ARRIVAL: (js_sys::Promise, js_sys::Function) = {
+        let mut settle = None;
+        let arrival = js_sys::Promise::new(&mut |resolve, _reject| settle = Some(resolve));
+        (arrival, settle.expect("a promise calls its executor at once"))
+    };
+}
+
 /// Notes that the pages' chunk has arrived (its preload, or a split function, answered).
 pub fn mark_arrived() {
-    PAGES_ARRIVED.store(true, Ordering::Relaxed);
+    if !PAGES_ARRIVED.swap(true, Ordering::Relaxed) {
+        ARRIVAL.with(|(_, settle)| settle.call0(&wasm_bindgen::JsValue::UNDEFINED).ok());
+    }
 }
 
 /// Whether the pages' chunk has arrived.
@@ -78,9 +90,14 @@ pub fn arrived() -> bool {
 
 /// Resolves once the pages' chunk has arrived, as it would anyway (`pages::lazy`'s preload):
 /// work of the first screen that needs the chunk waits for it with this, so it never fetches the
-/// chunk sooner, over a slow link, than the first screen's own requests.
+/// chunk sooner, over a slow link, than the first screen's own requests. It goes on as the
+/// chunk arrives: what waits in memory until then (the request log's first exchanges, a balance
+/// reading) is lost if the page goes first.
 pub async fn until_arrived() {
-    while !arrived() {
-        crate::browser::sleep(std::time::Duration::from_secs(1)).await;
+    if arrived() {
+        return;
     }
+    let arrival = ARRIVAL.with(|(arrival, _)| arrival.clone());
+    // The promise is never rejected.
+    let _ = wasm_bindgen_futures::JsFuture::from(arrival).await;
 }

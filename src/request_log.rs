@@ -1,23 +1,23 @@
 //! The request log in this browser (`model::request_log` is what an entry is).
 //!
 //! A [`RequestLogger`] hears every exchange of the clients it is attached to (the page's, per
-//! credential; the bulk worker's) and hands them, about once a second, to the function that
-//! keeps them under the workspace. The workspace is learned from the answer to
-//! `GET /v1/workspace` (the page) or told (the worker); exchanges made before it is known wait
-//! in memory, and go with the logger when the credential was refused. The functions below it
-//! keep, list, read and clear the log in the store, and honour the person's switch to stop
-//! keeping it.
+//! credential; the bulk worker's) and hands them at once to the function that keeps them under
+//! the workspace, one write at a time (`model::log_queue` decides what each carries). The
+//! workspace is learned from the answer to `GET /v1/workspace` (the page) or told (the worker);
+//! exchanges made before it is known wait in memory, and go with the logger when the
+//! credential was refused. As the page goes away, [`RequestLogger::leaving`] writes what has not
+//! been written yet in a transaction committed at once. The functions below it keep, list, read
+//! and clear the log in the store, and honour the person's switch to stop keeping it.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use api_contract::Workspace;
-
 use crate::api::ExchangeObserver;
 use crate::model::expiry::ForgetAfter;
+use crate::model::log_queue::{LogQueue, LogWrite, WriteFound, WriteMode};
 use crate::model::request_log::{
-    Entry, Exchange, KEPT_ENTRIES, KeptBody, Origin, WHOLE_BODIES_KEPT, entry_id,
+    Entry, Exchange, Heard, KEPT_ENTRIES, KeptBody, Origin, WHOLE_BODIES_KEPT,
 };
 pub use crate::model::store_table::WholeBody;
 use crate::model::store_table::{FactKey, LogKey, WholeBodyKey, WorkspaceFact};
@@ -28,40 +28,20 @@ use crate::store::{
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
 /// in the page (`pages::lazy::keep_log`, handed to `Session::provide` by the app), so the
 /// store's code stays out of the first load.
-pub type Keeper = fn(String, Vec<Exchange>, Origin) -> Pin<Box<dyn Future<Output = ()>>>;
-
-/// How long exchanges gather before they are written together.
-const GATHER_MS: u64 = 1_000;
-
-#[derive(Default)]
-struct Gathered {
-    workspace: Option<String>,
-    pending: Vec<Exchange>,
-    writing_soon: bool,
-    /// Signed out: nothing more is kept, not even what was waiting (a workspace forgotten at
-    /// sign-out stays forgotten).
-    closed: bool,
-    /// Writes taken from `pending` and not finished yet.
-    writing: u32,
-}
-
-/// Exchanges held while the workspace is not known yet (a credential being checked); past
-/// this, the oldest go.
-const WAITING_AT_MOST: usize = 100;
+pub type Keeper = fn(LogWrite, Origin, WriteMode) -> Pin<Box<dyn Future<Output = WriteFound>>>;
 
 /// Collects one credential's (or the worker's) exchanges for the log. Clones share the same
 /// collection.
 #[derive(Clone)]
 pub struct RequestLogger {
-    gathered: Arc<Mutex<Gathered>>,
+    queue: Arc<Mutex<LogQueue>>,
     origin: Origin,
     keeper: Keeper,
-    gather: std::time::Duration,
 }
 
 impl PartialEq for RequestLogger {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.gathered, &other.gathered)
+        Arc::ptr_eq(&self.queue, &other.queue)
     }
 }
 
@@ -70,43 +50,31 @@ impl Eq for RequestLogger {}
 impl RequestLogger {
     pub fn new(origin: Origin, keeper: Keeper) -> Self {
         RequestLogger {
-            gathered: Arc::default(),
+            queue: Arc::default(),
             origin,
             keeper,
-            gather: std::time::Duration::from_millis(GATHER_MS),
-        }
-    }
-
-    /// Hands exchanges to the keeper at once rather than every second: for a keeper that only
-    /// queues them (the bulk worker's writer gathers them with its own writes).
-    pub fn without_gathering(self) -> Self {
-        RequestLogger {
-            gather: std::time::Duration::ZERO,
-            ..self
         }
     }
 
     /// From now on, exchanges are kept under `workspace` (with those waiting for it).
     pub fn workspace_known(&self, workspace: String) {
-        let Ok(mut gathered) = self.gathered.lock() else {
-            return;
-        };
-        gathered.workspace = Some(workspace);
-        self.write_soon(&mut gathered);
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.workspace_known(workspace);
+        }
+        self.write_next();
     }
 
     /// Stops logging for good, dropping what waits to be written: at sign-out.
     pub fn close(&self) {
-        if let Ok(mut gathered) = self.gathered.lock() {
-            gathered.closed = true;
-            gathered.pending.clear();
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.close();
         }
     }
 
     /// Resolves once no write of this logger is under way (after [`RequestLogger::close`],
     /// none starts again): forgetting the workspace waits for it.
     pub async fn settled(&self) {
-        while self.gathered.lock().is_ok_and(|g| g.writing > 0) {
+        while self.queue.lock().is_ok_and(|queue| queue.is_writing()) {
             crate::browser::sleep(std::time::Duration::from_millis(20)).await;
         }
     }
@@ -118,57 +86,44 @@ impl RequestLogger {
     }
 
     fn heard(&self, exchange: Exchange) {
-        let Ok(mut gathered) = self.gathered.lock() else {
-            return;
-        };
-        if gathered.closed {
-            return;
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.heard(exchange, uuid::Uuid::new_v4().as_u128() as u32);
         }
-        if exchange.status == Some(200)
-            && exchange.method == "GET"
-            && exchange.path == "/v1/workspace"
-            && let Ok(workspace) = serde_json::from_str::<Workspace>(&exchange.answer)
-        {
-            gathered.workspace = Some(workspace.workspace_id);
-        }
-        gathered.pending.push(exchange);
-        if gathered.workspace.is_none() && gathered.pending.len() > WAITING_AT_MOST {
-            gathered.pending.remove(0);
-        }
-        self.write_soon(&mut gathered);
+        self.write_next();
     }
 
-    /// Writes what is pending in a moment, unless a write is already coming or under way: one
-    /// at a time, so writes never pile up behind a slow store (what arrives meanwhile goes with
-    /// the next one).
-    fn write_soon(&self, gathered: &mut Gathered) {
-        if gathered.writing_soon
-            || gathered.writing > 0
-            || gathered.workspace.is_none()
-            || gathered.pending.is_empty()
-        {
+    /// Starts the next write, unless one is under way: one at a time, so writes never pile up
+    /// behind a slow store (what arrives meanwhile goes with the next one). It starts in a task
+    /// of its own, so the exchanges of one turn of the page go together.
+    fn write_next(&self) {
+        let Some(write) = self.queue.lock().ok().and_then(|mut q| q.next_write()) else {
             return;
-        }
-        gathered.writing_soon = true;
+        };
         let logger = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            crate::browser::sleep(logger.gather).await;
-            let taken = logger.gathered.lock().ok().and_then(|mut gathered| {
-                gathered.writing_soon = false;
-                if gathered.closed {
-                    return None;
-                }
-                let workspace = gathered.workspace.clone()?;
-                gathered.writing += 1;
-                Some((workspace, std::mem::take(&mut gathered.pending)))
-            });
-            if let Some((workspace, exchanges)) = taken {
-                (logger.keeper)(workspace, exchanges, logger.origin).await;
-                if let Ok(mut gathered) = logger.gathered.lock() {
-                    gathered.writing -= 1;
-                    logger.write_soon(&mut gathered);
-                }
+            let found = (logger.keeper)(write, logger.origin, WriteMode::Checked).await;
+            if let Ok(mut queue) = logger.queue.lock() {
+                queue.written(found);
             }
+            logger.write_next();
+        });
+    }
+
+    /// The page is going away (`pagehide`): writes every exchange not known to be written, in a
+    /// transaction committed before the page goes (`WriteMode::Leaving`), when the last write
+    /// found the log kept. An exchange the write under way carries too is written under the
+    /// same entry id, so it is kept once. Should the page stay (the browser's back-forward
+    /// cache), the writes go on as before.
+    pub fn leaving(&self) {
+        let Some(write) = self.queue.lock().ok().and_then(|q| q.leaving()) else {
+            return;
+        };
+        // The write's transaction is made and committed in this task's microtasks, which run
+        // before the page goes; what it answers later nobody hears.
+        let (keeper, origin) = (self.keeper, self.origin);
+        wasm_bindgen_futures::spawn_local(async move {
+            // A refusal is recorded by the keeper; nobody is left to read what it found.
+            keeper(write, origin, WriteMode::Leaving).await;
         });
     }
 }
@@ -194,35 +149,53 @@ fn log_key(workspace: &str, entry_id: &str) -> LogKey {
     }
 }
 
-/// Keeps the exchanges in the workspace's log (unless the person stopped it), then drops the
-/// oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past [`WHOLE_BODIES_KEPT`].
-/// A store that refuses loses the entries, never the page's work; the refusal is answered (the
-/// caller tells it: `pages::lazy`'s `keep_log`).
+/// Keeps the exchanges in the workspace's log, unless the person stopped it (the switch is read
+/// in the write's transaction); then, for a [`WriteMode::Checked`] write, drops the oldest
+/// entries past [`KEPT_ENTRIES`] and the oldest whole bodies past [`WHOLE_BODIES_KEPT`]. A
+/// [`WriteMode::Leaving`] write reads nothing: its transaction is committed as it is made, as
+/// the page goes. A store that refuses loses the entries, never the page's work; the refusal is
+/// answered (the caller tells it: `pages::lazy`'s `keep_log`).
 pub async fn keep(
-    workspace: String,
-    exchanges: Vec<Exchange>,
+    write: LogWrite,
     origin: Origin,
-) -> Result<(), StoreError> {
-    if !is_keeping(&workspace).await {
-        return Ok(());
+    mode: WriteMode,
+) -> Result<WriteFound, StoreError> {
+    let LogWrite { workspace, heard } = write;
+    match mode {
+        WriteMode::Leaving => {
+            store::write(entry_changes(&workspace, heard, origin)).await?;
+            Ok(WriteFound::Kept)
+        }
+        WriteMode::Checked => {
+            let mut found = WriteFound::Stopped;
+            store::update(vec![paused_read(&workspace)], |switch| {
+                if switch.first().is_some_and(Option::is_some) {
+                    return Vec::new();
+                }
+                found = WriteFound::Kept;
+                entry_changes(&workspace, heard, origin)
+            })
+            .await?;
+            if found == WriteFound::Kept {
+                trim(&workspace).await?;
+            }
+            Ok(found)
+        }
     }
-    store::write(entry_changes(&workspace, exchanges, origin)).await?;
-    trim(&workspace).await
 }
 
 /// What a refused [`keep`] or [`trim`] leaves, as `state::refusals` tells it.
 pub const LOG_NOT_KEPT: &str = "The latest requests were not kept in this browser's request \
     log (or its oldest entries were not dropped).";
 
-/// The changes that add the exchanges to the workspace's log: for a writer that puts them in a
-/// transaction with other changes (the bulk worker's), after it read [`paused_read`]. An
-/// exchange that cannot be written is left out.
-pub fn entry_changes(workspace: &str, exchanges: Vec<Exchange>, origin: Origin) -> Vec<Change> {
-    let mut changes = Vec::with_capacity(exchanges.len() * 3);
-    for exchange in exchanges {
-        let id = entry_id(exchange.at, uuid::Uuid::new_v4().as_u128() as u32);
-        let key = log_key(workspace, &id);
-        let recorded = exchange.recorded(id, origin);
+/// The changes that add the exchanges to the workspace's log, each under the entry id it was
+/// heard with: for a writer that puts them in a transaction with other changes (the bulk
+/// worker's), after it read [`paused_read`]. An exchange that cannot be written is left out.
+pub fn entry_changes(workspace: &str, heard: Vec<Heard>, origin: Origin) -> Vec<Change> {
+    let mut changes = Vec::with_capacity(heard.len() * 3);
+    for Heard { entry_id, exchange } in heard {
+        let key = log_key(workspace, &entry_id);
+        let recorded = exchange.recorded(entry_id, origin);
         let (Ok(entry), Ok(answer)) = (
             LOG_ENTRIES.put_change(&key, &recorded.entry),
             LOG_ANSWER_BODIES.put_change(&key, &recorded.answer),

@@ -35,7 +35,8 @@ use crate::model::bulk::engine::{
 };
 use crate::model::bulk::{BatchRow, RowError, SavedBatch};
 use crate::model::form::SavedSubmission;
-use crate::model::request_log::{Exchange, Origin};
+use crate::model::log_queue::{LogWrite, WriteFound, WriteMode};
+use crate::model::request_log::Origin;
 use crate::model::store_table::RowKey;
 use crate::request_log::RequestLogger;
 use crate::store::{BATCH_ROWS, Change, SAVED_BATCHES, SAVED_SUBMISSIONS, StoreError};
@@ -365,18 +366,20 @@ thread_local! {
     /// The worker's requests, for the request log: a new logger for each credential, so a
     /// request made before the page says which workspace it is for waits for it.
     static LOG: RefCell<RequestLogger> =
-        RefCell::new(RequestLogger::new(Origin::BulkWorker, keep_in_log).without_gathering());
+        RefCell::new(RequestLogger::new(Origin::BulkWorker, keep_in_log));
 }
 
 /// The worker's logger hands its requests to the worker's one writer, which writes them with
-/// the batch's next save.
+/// the batch's next save (reading the log's switch in that transaction). A worker hears no
+/// `pagehide`, so every write is [`WriteMode::Checked`], and handed over is as far as the
+/// logger follows it.
 fn keep_in_log(
-    workspace: String,
-    exchanges: Vec<Exchange>,
+    write: LogWrite,
     _origin: Origin,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
-    writes::log(workspace, exchanges);
-    Box::pin(std::future::ready(()))
+    _mode: WriteMode,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = WriteFound>>> {
+    writes::log(write);
+    Box::pin(std::future::ready(WriteFound::Kept))
 }
 
 #[wasm_bindgen]
@@ -426,8 +429,7 @@ fn hear(message: ToRunner) {
                     .on_exchange(LOG.with_borrow_mut(|log| {
                         // What the previous logger holds is for its own workspace: it writes
                         // it there.
-                        *log =
-                            RequestLogger::new(Origin::BulkWorker, keep_in_log).without_gathering();
+                        *log = RequestLogger::new(Origin::BulkWorker, keep_in_log);
                         log.observer()
                     }))
             });

@@ -231,6 +231,27 @@ pub async fn update(
     commit(&tx, changes).await
 }
 
+/// Reads one value and writes the change `change` makes of it (`None` where there is none) in
+/// one transaction, as [`update`]; `change`'s error (a value that cannot be written) writes
+/// nothing and is answered.
+pub async fn update_one(
+    read: Read,
+    change: impl FnOnce(Option<String>) -> Result<Change, StoreError>,
+) -> Result<(), StoreError> {
+    let mut made = Ok(());
+    update(vec![read], |values| {
+        match change(values.into_iter().next().flatten()) {
+            Ok(change) => vec![change],
+            Err(error) => {
+                made = Err(error);
+                Vec::new()
+            }
+        }
+    })
+    .await?;
+    made
+}
+
 /// A read-write transaction over every store.
 fn writing(db: &IdbDatabase) -> Result<web_sys::IdbTransaction, JsValue> {
     let names = js_sys::Array::new();
@@ -268,6 +289,13 @@ async fn commit(tx: &web_sys::IdbTransaction, changes: Vec<Change>) -> Result<()
         let _ = tx.abort();
         return Err(refused.into());
     }
+    // Committed now, not when its requests have run and the page's tasks let it end by itself:
+    // a page that goes away (a reload, a closed tab) before then would have the transaction
+    // aborted, and these changes lost. A browser without `commit` (before 2021) throws; its
+    // transaction still ends by itself. (web-sys marks `commit` deprecated after its WebIDL
+    // source; it is in IndexedDB 3.0 and in every current engine.)
+    #[allow(deprecated)]
+    let _ = tx.commit();
     let done = js_sys::Promise::new(&mut |resolve, reject| {
         tx.set_oncomplete(Some(&resolve));
         tx.set_onerror(Some(&reject));

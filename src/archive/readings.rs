@@ -17,23 +17,15 @@ pub async fn keep_reading(workspace: &str, reading: BalanceReading) -> Result<()
         return Ok(());
     }
     let key = fact_key(workspace, WorkspaceFact::BalanceReadings);
-    let mut written = Ok(());
-    store::update(vec![BALANCE_READINGS.read(&key)], |values| {
+    store::update_one(BALANCE_READINGS.read(&key), |kept| {
         let kept = BALANCE_READINGS
-            .decode_read(values.into_iter().next().flatten().as_deref())
+            .decode_read(kept.as_deref())
             .ok()
             .flatten()
             .unwrap_or_default();
-        match BALANCE_READINGS.put_change(&key, &kept.with([reading], &Local)) {
-            Ok(change) => vec![change],
-            Err(error) => {
-                written = Err(error);
-                Vec::new()
-            }
-        }
+        BALANCE_READINGS.put_change(&key, &kept.with([reading], &Local))
     })
-    .await?;
-    written
+    .await
 }
 
 /// The readings kept for `workspace`, in time order (none yet: empty). `Err(Damaged)` when

@@ -15,6 +15,7 @@ pub mod form;
 pub mod format;
 pub mod keys;
 pub mod ledger;
+pub mod log_queue;
 pub mod no_answer;
 pub mod output;
 pub mod presenter;

@@ -186,6 +186,25 @@ pub fn entry_id(at: DateTime<Utc>, random: u32) -> String {
     format!("{:013}-{random:08x}", at.timestamp_millis().max(0))
 }
 
+/// An exchange heard by a logger, with the id its entry is kept under. The id is given when
+/// the exchange is heard, not when it is written, so that writing it twice (a write the page's
+/// going away cut short, then the page's last write) keeps one entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heard {
+    pub entry_id: String,
+    pub exchange: Exchange,
+}
+
+impl Heard {
+    /// `exchange`, under a new id from its time and `random`.
+    pub fn new(exchange: Exchange, random: u32) -> Heard {
+        Heard {
+            entry_id: entry_id(exchange.at, random),
+            exchange,
+        }
+    }
+}
+
 /// A key's secret (`api_key`) taken out of an answer of `/v1/keys`; anything that is not the
 /// contract's JSON is kept as a note instead, in case it holds one.
 fn without_secrets(answer: &str) -> String {

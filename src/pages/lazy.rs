@@ -27,7 +27,8 @@ use crate::archive::KeptCounts;
 use crate::chunk::{self, ChunkError, InChunk};
 use crate::components::RequireSession;
 use crate::model::ledger::BalanceReading;
-use crate::model::request_log::{Exchange, Origin};
+use crate::model::log_queue::{LogWrite, WriteFound, WriteMode};
+use crate::model::request_log::Origin;
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
 
@@ -177,13 +178,20 @@ chunk::in_pages_chunk! {
 chunk::in_pages_chunk! {
     /// [`keep_log`]'s work, inside the chunk.
     fn keep_log_in_chunk(
-        workspace: String,
-        exchanges: Vec<Exchange>,
+        write: LogWrite,
         origin: Origin,
-    ) -> Result<InChunk<()>, ChunkError> {
+        mode: WriteMode,
+    ) -> Result<InChunk<WriteFound>, ChunkError> {
         Ok(Box::pin(async move {
-            let kept = crate::request_log::keep(workspace.clone(), exchanges, origin).await;
-            crate::state::refusals::record(&workspace, crate::request_log::LOG_NOT_KEPT, kept);
+            let workspace = write.workspace.clone();
+            let kept = crate::request_log::keep(write, origin, mode).await;
+            let found = kept.clone().unwrap_or(WriteFound::Failed);
+            crate::state::refusals::record(
+                &workspace,
+                crate::request_log::LOG_NOT_KEPT,
+                kept.map(|_| ()),
+            );
+            found
         }))
     }
 }
@@ -200,12 +208,18 @@ chunk::in_pages_chunk! {
 
 /// Keeps the page's exchanges in the request log (`request_log::keep`, from the chunk). The
 /// first screen's requests wait in memory until the chunk has arrived as it would anyway, so
-/// the log never fetches it sooner, over a slow link, than the first screen's own requests.
-pub fn keep_log(workspace: String, exchanges: Vec<Exchange>, origin: Origin) -> InChunk<()> {
+/// the log never fetches it sooner, over a slow link, than the first screen's own requests. A
+/// write as the page goes ([`WriteMode::Leaving`]) cannot wait: without the chunk it writes
+/// nothing.
+pub fn keep_log(write: LogWrite, origin: Origin, mode: WriteMode) -> InChunk<WriteFound> {
     Box::pin(async move {
+        if mode == WriteMode::Leaving && !chunk::arrived() {
+            return WriteFound::Failed;
+        }
         chunk::until_arrived().await;
-        if let Ok(keeping) = keep_log_in_chunk(workspace, exchanges, origin).await {
-            keeping.await;
+        match keep_log_in_chunk(write, origin, mode).await {
+            Ok(keeping) => keeping.await,
+            Err(ChunkError) => WriteFound::Failed,
         }
     })
 }

@@ -20,7 +20,8 @@ use api_contract::Run;
 use crate::archive;
 use crate::model::archive::{KeptRun, input_of_body};
 use crate::model::bulk::BatchRow;
-use crate::model::request_log::{Exchange, Origin};
+use crate::model::log_queue::LogWrite;
+use crate::model::request_log::{Heard, Origin};
 use crate::request_log;
 use crate::store::{self, Change};
 
@@ -51,7 +52,7 @@ struct Waiting {
     /// Reads of the run list, in order: their runs (without records) and when.
     list_reads: Vec<(Vec<Run>, f64)>,
     /// Requests for the log, by workspace.
-    exchanges: Vec<(String, Vec<Exchange>)>,
+    exchanges: Vec<(String, Vec<Heard>)>,
 }
 
 impl Waiting {
@@ -126,8 +127,8 @@ pub fn list_read(workspace: &str, runs: &[Run]) {
 }
 
 /// Requests for the workspace's log (the worker's `RequestLogger` hands them here).
-pub fn log(workspace: String, exchanges: Vec<Exchange>) {
-    WRITER.with_borrow_mut(|w| w.waiting.exchanges.push((workspace, exchanges)));
+pub fn log(write: LogWrite) {
+    WRITER.with_borrow_mut(|w| w.waiting.exchanges.push((write.workspace, write.heard)));
     write_soon();
 }
 

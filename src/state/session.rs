@@ -176,6 +176,18 @@ impl Session {
     pub fn provide(keep_log: Keeper) -> Session {
         let session = Session::from_sign_ins(restore_kept(keep_log), keep_log);
         provide_context(session);
+        // As the page goes (a reload, a closed tab, a link away), every sign-in's log writes
+        // what it heard and has not written yet. Registered for the page's life.
+        if cfg!(target_arch = "wasm32") {
+            let sign_ins = session.sign_ins;
+            window_event_listener(leptos::ev::pagehide, move |_| {
+                sign_ins.with_untracked(|sign_ins| {
+                    for entry in sign_ins.entries() {
+                        entry.value.log.leaving();
+                    }
+                });
+            });
+        }
         session
     }
 
@@ -431,10 +443,10 @@ pub fn use_session() -> Session {
 mod tests {
     use super::*;
     use crate::chunk::InChunk;
-    use crate::model::request_log::Exchange;
+    use crate::model::log_queue::{LogWrite, WriteFound, WriteMode};
 
-    fn keep_nothing(_: String, _: Vec<Exchange>, _: Origin) -> InChunk<()> {
-        Box::pin(async {})
+    fn keep_nothing(_: LogWrite, _: Origin, _: WriteMode) -> InChunk<WriteFound> {
+        Box::pin(async { WriteFound::Failed })
     }
 
     fn session_with(bearers: &[&str]) -> Session {

@@ -2,7 +2,7 @@
 // applied when the console starts: the outputs go, the runs stay with their cost, marked; a run's
 // page says so and fetches the output again on request. And a write the store refuses is told.
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, go, runIdOf, screenshot, signIn, trackRequests } from "./harness.mjs";
+import { api, go, runIdOf, screenshot, settled, signIn, trackRequests } from "./harness.mjs";
 
 const test = withSandbox();
 const DAY = 24 * 3600 * 1000;
@@ -123,6 +123,129 @@ test("outputs older than 7 days are forgotten at start: the runs keep their cost
   // Shown, not kept again.
   expect((await table(page, "outputs")).filter((o) => keys.includes(o.key))).toEqual([]);
   expect(problems).toEqual([]);
+});
+
+/** Puts `count` request-log entries of `workspace`, `days` old, with their answer bodies, as the console keeps them. */
+const seedOldEntries = (page, workspace, count, days, tag) => page.evaluate(({ workspace, count, days, tag }) => new Promise((resolve, reject) => {
+  const open = indexedDB.open("console");
+  open.onerror = () => reject(open.error);
+  open.onsuccess = () => {
+    const db = open.result;
+    const tx = db.transaction(["log", "log_answers"], "readwrite");
+    const at = Date.now() - days * 24 * 3600 * 1000;
+    for (let n = 0; n < count; n++) {
+      const id = `${String(at + n).padStart(13, "0")}-${tag}${String(n).padStart(4, "0")}`;
+      const answer = JSON.stringify({ seeded: n, tag });
+      tx.objectStore("log").put(JSON.stringify({
+        id, at: new Date(at + n).toISOString(), duration_ms: 5, origin: "page", method: "GET", base_url: "",
+        path: `/v1/runs/seeded-${tag}-${n}`, request_body: null, status: 200, request_id: `req_${tag}_${n}`,
+        answer_bytes: answer.length, error: null,
+      }), `${workspace}/${id}`);
+      tx.objectStore("log_answers").put(JSON.stringify({ text: answer, whole_bytes: answer.length }), `${workspace}/${id}`);
+    }
+    tx.oncomplete = () => { db.close(); resolve(); };
+    tx.onerror = () => reject(tx.error);
+  };
+}), { workspace, count, days, tag });
+
+/**
+ * In every document of the page from now on: the `limit`-th write of an entry whose bodies the
+ * expiry pass forgot (its `log` put) breaks the store, as a crash or a closed tab would, and
+ * reloads the page; once per tab (sessionStorage), so the next start finishes the pass.
+ */
+const breakThePassOnce = (page, limit) => page.addInitScript((limit) => {
+  if (sessionStorage.getItem("e2e-pass-broken")) {
+    window.e2eStartedAfterTheBreak = true;
+    return;
+  }
+  const put = IDBObjectStore.prototype.put;
+  let forgotten = 0;
+  let broken = false;
+  IDBObjectStore.prototype.put = function (value, key) {
+    if (broken) throw new DOMException("The page is going away.", "AbortError");
+    if (this.name === "log" && String(value).includes('"bodies_forgotten_after_days"') && ++forgotten === limit) {
+      broken = true;
+      sessionStorage.setItem("e2e-pass-broken", String(forgotten));
+      location.reload();
+      throw new DOMException("The page is going away.", "AbortError");
+    }
+    return put.call(this, value, key);
+  };
+}, limit);
+
+test("a reload right after 'Save and apply', and a pass broken half-way then reloaded, lose no request-log entry: old ones lose their bodies, the rest keep theirs", async ({ sandbox, pages }) => {
+  test.setTimeout(120_000);
+  const { page, problems } = await pages.open();
+  await page.goto(`${sandbox.url}/workspace`);
+  // Kept in the tab, so each reload starts the console signed in, and the pass runs at start.
+  await page.getByLabel("Keep me signed in in this tab").check();
+  await signIn(page, sandbox.api_key);
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  await go(page, "/runs");
+  // The session's own requests are in the log (written as they are heard).
+  await expect.poll(async () => (await table(page, "log")).length).toBeGreaterThanOrEqual(2);
+  await seedOldEntries(page, workspace, 1_200, 10, "a");
+
+  /** Every entry now, with its answer body, by key. */
+  const snapshot = async () => {
+    const answers = new Map((await table(page, "log_answers")).map((a) => [a.key, a.value.text]));
+    return new Map((await table(page, "log")).map((e) => [e.key, { entry: e.value, answer: answers.get(e.key) }]));
+  };
+  /** Waits for the pass to finish, then checks every entry of `before` against the store. */
+  const everyEntryKept = async (before) => {
+    const cutoff = Date.now() - 7 * DAY;
+    const old = [...before.values()].filter(({ entry }) => Date.parse(entry.at) < cutoff);
+    expect(old.length).toBeGreaterThan(0);
+    await expect.poll(async () => (await table(page, "log")).filter((e) => e.value.bodies_forgotten_after_days === 7).length, { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(old.length);
+    const after = await snapshot();
+    // Gathered, then asserted once: thousands of `expect`s would each be a step of the report.
+    const wrong = [];
+    for (const [key, { entry, answer }] of before) {
+      const now = after.get(key);
+      if (!now) {
+        wrong.push(`${key}: gone`);
+      } else if (now.entry.path !== entry.path || now.entry.request_id !== entry.request_id) {
+        wrong.push(`${key}: changed`);
+      } else if (Date.parse(entry.at) < cutoff) {
+        if (now.entry.bodies_forgotten_after_days !== 7 || now.answer !== undefined) wrong.push(`${key}: old, bodies kept`);
+      } else if ((now.entry.bodies_forgotten_after_days ?? null) !== null || now.answer !== answer) {
+        wrong.push(`${key}: recent, bodies not as they were`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  };
+
+  // 1. Saved and applied, and the page reloaded at once, whatever the pass had done by then.
+  await go(page, "/storage");
+  await page.locator('[data-field="forget-after"]').selectOption("7");
+  const beforeSave = await snapshot();
+  await page.getByRole("button", { name: "Save and apply" }).click();
+  await page.reload();
+  await expect(page).toHaveURL(/\/storage$/);
+  await everyEntryKept(beforeSave);
+
+  // 2. More old entries, and the pass at the next start broken at its 700th entry (the second
+  // of its transactions of 500), the page reloaded from there.
+  await seedOldEntries(page, workspace, 1_500, 9, "b");
+  const beforeBreak = await snapshot();
+  await breakThePassOnce(page, 700);
+  await page.reload();
+  // The broken page reloads itself: the next document starts clean and finishes the pass.
+  const afterTheBreak = async () => {
+    try {
+      return await page.evaluate(() => [window.e2eStartedAfterTheBreak === true, sessionStorage.getItem("e2e-pass-broken")]);
+    } catch {
+      return "navigating";
+    }
+  };
+  await expect.poll(afterTheBreak, { timeout: 30_000 }).toEqual([true, "700"]);
+  await settled(page);
+  await everyEntryKept(beforeBreak);
+  // The log's page lists them: the newest first, the seeded ones with their bodies forgotten.
+  await go(page, "/log");
+  await expect(page.locator("main h1").first()).toHaveText("Request log");
+  expect(problems.filter((p) => !p.includes("The page is going away"))).toEqual([]);
 });
 
 test("a write the store refuses is told: the form's run made while the disk is full", async ({ pages }) => {

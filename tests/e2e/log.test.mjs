@@ -33,7 +33,7 @@ async function storedText(page, names) {
   }, names);
 }
 
-/** The log's rows on screen once one matches `text` (the log is written about once a second). */
+/** The log's rows on screen once one matches `text` (the log is written as requests are answered). */
 async function rowWith(page, text) {
   const row = page.locator(".log-table tbody tr").filter({ hasText: text }).first();
   await expect(row).toBeVisible({ timeout: 15_000 });
@@ -265,5 +265,44 @@ test("an answer over 64 KB is kept shortened, and shown whole on request", async
   expect(whole.runs.length, "the whole list").toBeGreaterThanOrEqual(3);
   expect(JSON.stringify(whole).length, "the whole list, outputs included").toBeGreaterThan(64 * 1024);
   await screenshot(page, "log-entry-long");
+  expect(problems).toEqual([]);
+});
+
+test("a request answered just before a reload or a closed tab is in the log afterwards: nothing heard waits in memory", async ({ sandbox, pages }) => {
+  const { context, page, problems } = await pages.signedIn("/workspace");
+  /** The paths of the log's entries, read from the store by `reader` (none before the console made its store). */
+  const loggedPaths = async (reader) => {
+    const made = await reader.evaluate(async () => (await indexedDB.databases()).some((d) => d.name === "console" && d.version >= 5));
+    return made ? JSON.parse(await storedText(reader, ["log"])).log.values.map((v) => JSON.parse(v).path) : [];
+  };
+  // The page has written what it heard so far (at once, not a second later).
+  await expect.poll(() => loggedPaths(page)).toContain("/v1/workspace");
+
+  // A run's page asks the API for the run; the page is reloaded as its answer arrives.
+  const run = (await fetch(`${sandbox.url}/v1/runs`, { headers: { authorization: `Bearer ${sandbox.api_key}` } }).then((r) => r.json())).runs[0]
+    ?? null;
+  const path = run ? `/v1/runs/${run.id}` : "/v1/runs";
+  const answered = page.waitForResponse((r) => new URL(r.url()).pathname === path);
+  await go(page, run ? `/runs/${run.id}` : "/runs");
+  await answered;
+  await page.reload();
+  await expect.poll(() => loggedPaths(page)).toContain(path);
+
+  // The same as the tab is closed: another page of the context reads the store.
+  const other = await context.newPage();
+  await other.goto(`${sandbox.url}/sign-in`);
+  const before = (await loggedPaths(other)).filter((p) => p === "/v1/actions").length;
+  const second = await context.newPage();
+  await second.goto(`${sandbox.url}/sign-in`);
+  await second.getByLabel("API key or session token").fill(sandbox.api_key);
+  await second.getByRole("button", { name: "Sign in" }).click();
+  await second.waitForURL(/\/workspace$/);
+  // Once its first write has found the log kept, a request, and the tab closed as it answers.
+  await expect.poll(() => loggedPaths(other)).toContain("/v1/workspace");
+  const actions = second.waitForResponse((r) => new URL(r.url()).pathname === "/v1/actions");
+  await second.evaluate(() => { history.pushState({}, "", "/actions"); dispatchEvent(new PopStateEvent("popstate")); });
+  await actions;
+  await second.close();
+  await expect.poll(async () => (await loggedPaths(other)).filter((p) => p === "/v1/actions").length).toBeGreaterThan(before);
   expect(problems).toEqual([]);
 });

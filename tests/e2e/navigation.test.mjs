@@ -34,6 +34,19 @@ async function showsAndReloads(page, path) {
   await expect(page.locator("main h1").first()).toHaveText(HEADINGS[new URL(path, "http://x").pathname]);
 }
 
+/**
+ * From the page after `/workspace` in the history: Back to `/workspace`, then the header's Runs
+ * (the address says `/runs`), Back again, and Forward to it.
+ */
+async function runsLinkAfterBack(page) {
+  await back(page, "/workspace");
+  await headerLink(page, "/runs");
+  await expect(page).toHaveURL(/\/runs$/);
+  await back(page, "/workspace");
+  await page.goForward();
+  await settled(page);
+}
+
 /** Back, as the browser's button, and what it shows. */
 async function back(page, path) {
   await page.goBack();
@@ -90,14 +103,8 @@ test("a filter changed and cleared on /runs, Back, then the header's Runs: the a
   await expect(page).toHaveURL(/\/runs\?status=failed$/);
   await page.getByLabel("Status").selectOption("");
   await expect(page).toHaveURL(/\/runs$/);
-  await back(page, "/workspace");
-
-  await headerLink(page, "/runs");
-  await expect(page).toHaveURL(/\/runs$/);
-  await back(page, "/workspace");
-  // Forward again, then a filter, then a reload keeps it.
-  await page.goForward();
-  await settled(page);
+  await runsLinkAfterBack(page);
+  // Then a filter, and a reload keeps it.
   await page.getByLabel("Status").selectOption("completed");
   await expect(page).toHaveURL(/\/runs\?status=completed$/);
   await page.reload();
@@ -124,13 +131,7 @@ test("sign-in's return after a refused credential, Back, then the header's Runs:
   await signIn(page, sandbox.api_key);
   await expect(page).toHaveURL(/\/runs$/);
   await expect(page.locator("main h1").first()).toHaveText("Runs");
-
-  await back(page, "/workspace");
-  await headerLink(page, "/runs");
-  await expect(page).toHaveURL(/\/runs$/);
-  await back(page, "/workspace");
-  await page.goForward();
-  await settled(page);
+  await runsLinkAfterBack(page);
   await showsAndReloads(page, "/runs");
   // A refused credential is logged by the browser as a failed load.
   expect(problems.filter((p) => !p.includes("status of 401"))).toEqual([]);
