@@ -5,6 +5,7 @@ pub mod archive;
 pub mod batch_tab;
 pub mod bulk;
 pub mod bulk_view;
+pub mod chain;
 pub mod compare;
 pub mod credential;
 pub mod credits;

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use api_contract::ActionId;
+use api_contract::{ActionId, ChainRule};
 use serde_json::Value;
 
 use crate::model::urls::action_form_prefilled;
@@ -197,56 +197,28 @@ impl CsvText {
 /// A link from a record to the form of an action it chains into, prefilled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChainLink {
+    /// The target action's purpose ("Get profile posts", "Get post comments").
     pub label: &'static str,
     /// The prefilled form's URL.
     pub href: String,
 }
 
-/// The actions a record chains into, as the contract describes them: an enriched profile's
-/// `network_profile_identifier` into profile posts, a post's `social_id` into its comments and
-/// reactions. The ids are passed exactly as returned.
+/// The actions a record chains into, by the contract's chaining rules ([`CHAIN_RULES`]): an
+/// enriched profile's `network_profile_identifier` into profile posts, a post's `social_id` into
+/// its comments and reactions. The ids are passed exactly as returned.
 pub fn chain_links(action: &str, record: &Value) -> Vec<ChainLink> {
-    let text = |key: &str| {
-        record
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
+    let Some(from) = ActionId::parse(action) else {
+        return Vec::new();
     };
-    let link = |label: &'static str, target: ActionId, key: &str, value: &str| ChainLink {
-        label,
-        href: action_form_prefilled(target.as_str(), &[(key, value)]),
-    };
-    let mut links = Vec::new();
-    match ActionId::parse(action) {
-        Some(ActionId::NetworkExtractPeople) => {
-            if let Some(id) = text("network_profile_identifier") {
-                links.push(link(
-                    "Get profile posts",
-                    ActionId::NetworkExtractPeoplePostActivity,
-                    "identifier",
-                    id,
-                ));
-            }
-        }
-        Some(ActionId::NetworkExtractPeoplePostActivity | ActionId::NetworkSearchContent) => {
-            if let Some(id) = text("social_id") {
-                links.push(link(
-                    "Get comments",
-                    ActionId::NetworkExtractPostCommenters,
-                    "social_id",
-                    id,
-                ));
-                links.push(link(
-                    "Get reactions",
-                    ActionId::NetworkExtractPostLikers,
-                    "social_id",
-                    id,
-                ));
-            }
-        }
-        _ => {}
-    }
-    links
+    ChainRule::out_of(from)
+        .filter_map(|rule| {
+            let value = rule.value_in(record)?;
+            Some(ChainLink {
+                label: rule.to.purpose(),
+                href: action_form_prefilled(rule.to.as_str(), &[(rule.input_field(), value)]),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -400,6 +372,8 @@ mod tests {
         ] {
             let links = chain_links(action, &post);
             assert_eq!(links.len(), 2);
+            assert_eq!(links[0].label, "Get post comments");
+            assert_eq!(links[1].label, "Get post reactions");
             assert_eq!(
                 links[0].href,
                 "/actions/network-extract-post-commenters?social_id=urn%3Anetwork%3Aactivity%3A123"
@@ -412,5 +386,6 @@ mod tests {
         assert!(chain_links("premium-search-people", &post).is_empty());
         assert!(chain_links("network-extract-people", &json!({"name": "no id"})).is_empty());
         assert!(chain_links("network-search-content", &json!({"social_id": ""})).is_empty());
+        assert!(chain_links("no-such-action", &post).is_empty());
     }
 }

@@ -241,7 +241,7 @@ test("profile → posts → comments by clicks alone, the ids passed exactly as 
   await expect(page.locator('.run-head [data-status="completed"]')).toBeVisible({ timeout: 15_000 });
   const postsRun = decodeURIComponent(new URL(page.url()).pathname.split("/").pop());
   const firstPost = (await api(sandbox, "GET", `/v1/runs/${postsRun}`)).json.output[0];
-  await page.getByRole("link", { name: "Get comments" }).first().click();
+  await page.getByRole("link", { name: "Get post comments" }).first().click();
   await expect(page).toHaveURL(/\/actions\/network-extract-post-commenters\?social_id=/);
   await expect(page.getByLabel("Social ID", { exact: true })).toHaveValue(firstPost.social_id);
   await page.getByLabel("Live: wait for the result").check();
@@ -252,7 +252,7 @@ test("profile → posts → comments by clicks alone, the ids passed exactly as 
   // Back to the posts: the reactions link prefills the same id.
   await page.goBack();
   await page.goBack();
-  await page.getByRole("link", { name: "Get reactions" }).first().click();
+  await page.getByRole("link", { name: "Get post reactions" }).first().click();
   await expect(page).toHaveURL(/\/actions\/network-extract-post-likers\?social_id=/);
   await expect(page.getByLabel("Social ID", { exact: true })).toHaveValue(firstPost.social_id);
   expect(problems).toEqual([]);

@@ -42,7 +42,10 @@ impl ExportFormat {
 
 /// The fields of the contract that name a record for good: an enriched profile's
 /// `network_profile_identifier` and a post's `social_id` (section 2.2).
-pub const CONTRACT_RECORD_IDS: [&str; 2] = ["network_profile_identifier", "social_id"];
+pub const CONTRACT_RECORD_IDS: [&str; 2] = [
+    api_contract::chain::NETWORK_PROFILE_IDENTIFIER,
+    api_contract::chain::SOCIAL_ID,
+];
 
 /// How the merged export tells that two records are the same, to write each once.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -71,6 +71,37 @@ fn enrichment_then_posts_then_comments_chain() {
     assert_eq!(again[0]["network_profile_identifier"], id);
 }
 
+/// Every rule of the contract's chaining table holds for the sandbox's records: each record of
+/// `from` that the rule reads carries the field, and its value, as returned, is an input `to`
+/// accepts and answers with records.
+#[test]
+fn every_chain_rule_of_the_contract_holds_for_the_records() {
+    use api_contract::{CHAIN_RULES, CarriedBy, InputShape};
+    for rule in CHAIN_RULES {
+        let input = match rule.from.input_shapes() {
+            [InputShape::Identifier] => ident("ada-lovelace"),
+            [InputShape::Keywords] => RunInput::Keywords {
+                keywords: "rust".into(),
+            },
+            shapes => panic!("no input made for {shapes:?}"),
+        };
+        let (returned, _) = records(generate(rule.from, &input, 100));
+        let read = match rule.carried_by {
+            CarriedBy::FirstRecord => &returned[..1],
+            CarriedBy::EveryRecord => &returned[..],
+        };
+        assert!(!read.is_empty(), "{}", rule.from);
+        for record in read {
+            let value = rule
+                .value_in(record)
+                .unwrap_or_else(|| panic!("{} record without {}: {record}", rule.from, rule.field));
+            let body = serde_json::json!({ "input": { rule.input_field(): value } });
+            let submission = api_contract::Submission::validate(rule.to, &body).unwrap();
+            records(generate(rule.to, &submission.input, 5));
+        }
+    }
+}
+
 #[test]
 fn unknown_identifiers_and_activity_ids_fail_with_clear_codes() {
     let code = |o: Outcome| match o {
