@@ -9,6 +9,7 @@
 
 pub mod cost;
 pub mod file;
+pub mod steps;
 
 use api_contract::input::MAX_RESULTS_LIMIT;
 use api_contract::{ActionEntry, ActionId, CarriedBy, ChainRule};
