@@ -9,6 +9,7 @@
 
 pub mod cost;
 pub mod file;
+pub mod join;
 pub mod steps;
 
 use api_contract::input::MAX_RESULTS_LIMIT;
@@ -389,5 +390,162 @@ pub(crate) mod tests {
         let problems = plan.problems(&registry);
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].step, Some(2));
+    }
+}
+
+/// A whole chain run natively against the sandbox's own records (the same generator its API
+/// answers from), as the example: 20 profile URLs with 4 repeats → posts → comments.
+#[cfg(test)]
+mod whole_chain {
+    use std::collections::HashSet;
+
+    use api_contract::{ActionId, Submission};
+    use sandbox::data::{Outcome, generate};
+    use serde_json::Value;
+
+    use super::cost::ChainWorstCase;
+    use super::join::{ChainJoin, FirstStepRow, LaterStepRow};
+    use super::steps::NextStepRows;
+    use super::tests::{profile_posts_comments, registry};
+    use crate::model::bulk::{ColumnMapping, Table, TableRow, check_rows};
+    use crate::model::form::FormModel;
+
+    /// What the sandbox returns for a checked row's body, and what it charges.
+    fn run(action: ActionId, body: &str) -> (Vec<Value>, u64) {
+        let body: Value = serde_json::from_str(body).unwrap();
+        let submission = Submission::validate(action, &body).unwrap();
+        let limit = submission.effective_max_results(action.sandbox_max_results()) as usize;
+        match generate(action, &submission.input, limit) {
+            Outcome::Records { records, .. } => {
+                let charged = records.len() as u64 * action.credits_per_record();
+                (records, charged)
+            }
+            Outcome::Failed { code, message } => panic!("{code}: {message}"),
+        }
+    }
+
+    #[test]
+    fn twenty_profiles_with_four_repeats_then_posts_then_comments() {
+        let plan = profile_posts_comments(3, 5);
+        let handles = ["ada", "bob", "cy", "dee", "eve", "fay", "gus", "hal"];
+        let mut urls: Vec<String> = (0..16)
+            .map(|i| format!("https://www.network.com/in/{}-{i}", handles[i % 8]))
+            .collect();
+        // Four repeats, written as a person would: another case, no `www.`, a trailing slash.
+        for i in [1, 5, 9, 13] {
+            urls.push(format!("https://network.com/in/{}-{i}/", handles[i % 8]));
+        }
+        let table = Table {
+            headers: vec!["identifier".into()],
+            rows: urls
+                .iter()
+                .enumerate()
+                .map(|(i, url)| TableRow {
+                    line: i + 2,
+                    cells: vec![url.clone()],
+                })
+                .collect(),
+        };
+        let form = FormModel::from_entry(&ActionId::NetworkExtractPeople.sandbox_registry_entry());
+        let mut mapping = ColumnMapping::by_header(&form, &table.headers);
+        mapping.set(
+            "max_results",
+            crate::model::bulk::Source::Constant("1".into()),
+        );
+        let checked = check_rows(&form, &mapping, &table);
+        let to_send: Vec<_> = checked.iter().filter(|r| r.repeat_of.is_none()).collect();
+        assert_eq!(
+            to_send.len(),
+            16,
+            "the same-input rule removes the four repeats"
+        );
+        let worst = ChainWorstCase::of(&plan, to_send.len() as u64, &registry()).unwrap();
+
+        let mut spent = [0u64; 3];
+        let mut first_rows_kept = Vec::new();
+        let mut posts_rows = NextStepRows::new(
+            plan.rule_into(1).unwrap(),
+            plan.steps[0].first_records_of_each,
+        );
+        for row in &to_send {
+            let (output, charged) = run(plan.first.action, &row.body);
+            spent[0] += charged;
+            posts_rows.take_run(row.line, &output);
+            first_rows_kept.push(FirstStepRow {
+                line: row.line,
+                cells: row.cells.clone(),
+                run_id: Some(format!("p{}", row.line)),
+                output,
+            });
+        }
+        let mut steps_kept: Vec<Vec<LaterStepRow>> = Vec::new();
+        let mut feeding = posts_rows;
+        for (offset, step) in plan.steps.iter().enumerate() {
+            let table = feeding.table(step.max_results);
+            let form = FormModel::from_entry(&step.action.sandbox_registry_entry());
+            let checked = check_rows(
+                &form,
+                &ColumnMapping::by_header(&form, &table.headers),
+                &table,
+            );
+            assert!(
+                checked
+                    .iter()
+                    .all(|r| r.errors.is_empty() && r.repeat_of.is_none())
+            );
+            let questions: HashSet<&str> = checked.iter().map(|r| r.body.as_str()).collect();
+            assert_eq!(questions.len(), checked.len(), "each input asked once");
+            assert!(checked.len() as u64 <= worst.steps[offset + 1].runs);
+            let mut next = plan
+                .rule_into(offset + 2)
+                .map(|rule| NextStepRows::new(rule, plan.steps[offset + 1].first_records_of_each));
+            let mut kept = Vec::new();
+            for (row, fed) in checked.iter().zip(feeding.rows()) {
+                let (output, charged) = run(step.action, &row.body);
+                spent[offset + 1] += charged;
+                if let Some(next) = next.as_mut() {
+                    next.take_run(row.line, &output);
+                }
+                kept.push(LaterStepRow {
+                    line: row.line,
+                    run_id: Some(format!("s{}-{}", offset + 2, row.line)),
+                    output,
+                    parents: fed.parents.clone(),
+                });
+            }
+            steps_kept.push(kept);
+            if let Some(next) = next {
+                feeding = next;
+            }
+        }
+        for (step, credits) in spent.iter().enumerate() {
+            assert!(
+                *credits <= worst.steps[step].credits,
+                "step {step}: {credits}"
+            );
+        }
+        assert!(spent.iter().sum::<u64>() <= worst.credits);
+        assert!(spent[2] > 0, "the sandbox returns comments");
+
+        let comments = steps_kept.pop().unwrap();
+        let join = ChainJoin::new(table.headers.clone(), first_rows_kept, steps_kept);
+        let joined: Vec<Value> = comments.iter().flat_map(|row| join.joined(row)).collect();
+        let comment_records: usize = comments.iter().map(|row| row.output.len()).sum();
+        assert_eq!(
+            joined.len(),
+            comment_records,
+            "one row per comment (no post is shared here)"
+        );
+        for record in &joined {
+            assert!(
+                record["input.identifier"]
+                    .as_str()
+                    .unwrap()
+                    .contains("/in/")
+            );
+            assert!(record["step1.network_profile_identifier"].is_string());
+            assert!(record["step2.social_id"].is_string());
+            assert!(record.get("step3.record").is_some());
+        }
     }
 }

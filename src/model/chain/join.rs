@@ -1,0 +1,277 @@
+//! The chain's joined dataset: one record per record of the last step and path to it, with the
+//! columns of every record above it (the spreadsheet's row, then each step's record), and the
+//! lineage as ids. A record reached from two parents (a post of two profiles' feeds) is written
+//! once per path, so each joined record reads as one line of a hand-made spreadsheet join.
+//!
+//! Columns, flat as the bulk export's: `line` and `input.{header}` (the spreadsheet's row), then
+//! for step `n` (from 1) `step{n}.line` (from the second step: the row's line in that step's
+//! batch), `step{n}.run_id`, `step{n}.record` (the record's place in its run's output, from 1) and `step{n}.{field}` for each of the record's fields (`step{n}.value` for a
+//! record that is not an object).
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::steps::RecordRef;
+
+/// A row of the first step, as kept: the spreadsheet's cells and the run it made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FirstStepRow {
+    pub line: usize,
+    pub cells: Vec<String>,
+    pub run_id: Option<String>,
+    pub output: Vec<Value>,
+}
+
+/// A row of a later step, as kept: the run it made, and the records of the step before it was
+/// reached from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaterStepRow {
+    pub line: usize,
+    pub run_id: Option<String>,
+    pub output: Vec<Value>,
+    pub parents: Vec<RecordRef>,
+}
+
+/// The steps above the last, by line, to join the last step's records with.
+pub struct ChainJoin {
+    headers: Vec<String>,
+    first: HashMap<usize, FirstStepRow>,
+    /// The steps between the first and the last, in order.
+    middle: Vec<HashMap<usize, LaterStepRow>>,
+}
+
+impl ChainJoin {
+    /// `headers`: the spreadsheet's; `first`: the first step's rows; `middle`: the rows of each
+    /// step between the first and the last (none for a chain of two actions).
+    pub fn new(
+        headers: Vec<String>,
+        first: Vec<FirstStepRow>,
+        middle: Vec<Vec<LaterStepRow>>,
+    ) -> ChainJoin {
+        ChainJoin {
+            headers,
+            first: first.into_iter().map(|row| (row.line, row)).collect(),
+            middle: middle
+                .into_iter()
+                .map(|rows| rows.into_iter().map(|row| (row.line, row)).collect())
+                .collect(),
+        }
+    }
+
+    /// The joined records of one row of the last step: one per record of its run and path
+    /// up to the spreadsheet. A row whose run returned nothing joins nothing.
+    pub fn joined(&self, last: &LaterStepRow) -> Vec<Value> {
+        let last_step = self.middle.len() + 1;
+        let mut joined = Vec::new();
+        for (place, record) in last.output.iter().enumerate() {
+            let at = RecordRef {
+                line: last.line,
+                record: place,
+            };
+            let own = step_columns(last_step, at, last.run_id.as_deref(), Some(record));
+            for parent in &last.parents {
+                for mut path in self.lineage(last_step - 1, *parent) {
+                    path.extend(own.clone());
+                    joined.push(Value::Object(path));
+                }
+            }
+        }
+        joined
+    }
+
+    /// The columns of every path from the spreadsheet down to record `at` of step `step`
+    /// (0: the first step). A row no longer kept (forgotten, or from a damaged store) gives its
+    /// ids alone.
+    fn lineage(&self, step: usize, at: RecordRef) -> Vec<Map<String, Value>> {
+        if step == 0 {
+            let mut columns = Map::new();
+            columns.insert("line".to_owned(), Value::from(at.line));
+            let row = self.first.get(&at.line);
+            if let Some(row) = row {
+                for (header, cell) in self.headers.iter().zip(&row.cells) {
+                    columns.insert(format!("input.{header}"), Value::from(cell.as_str()));
+                }
+            }
+            let run_id = row.and_then(|row| row.run_id.as_deref());
+            let record = row.and_then(|row| row.output.get(at.record));
+            columns.extend(step_columns(0, at, run_id, record));
+            return vec![columns];
+        }
+        let Some(row) = self.middle[step - 1].get(&at.line) else {
+            return vec![step_columns(step, at, None, None)];
+        };
+        let own = step_columns(step, at, row.run_id.as_deref(), row.output.get(at.record));
+        row.parents
+            .iter()
+            .flat_map(|parent| self.lineage(step - 1, *parent))
+            .map(|mut path| {
+                path.extend(own.clone());
+                path
+            })
+            .collect()
+    }
+}
+
+/// `step{n}.line` (for a later step: its row's line in its batch), `step{n}.run_id`,
+/// `step{n}.record` and the record's fields, for record `at` of step `step` (from 0).
+fn step_columns(
+    step: usize,
+    at: RecordRef,
+    run_id: Option<&str>,
+    record: Option<&Value>,
+) -> Map<String, Value> {
+    let prefix = format!("step{}", step + 1);
+    let place = at.record;
+    let mut columns = Map::new();
+    if step > 0 {
+        columns.insert(format!("{prefix}.line"), Value::from(at.line));
+    }
+    if let Some(run_id) = run_id {
+        columns.insert(format!("{prefix}.run_id"), Value::from(run_id));
+    }
+    columns.insert(format!("{prefix}.record"), Value::from(place + 1));
+    match record {
+        Some(Value::Object(fields)) => {
+            for (field, value) in fields {
+                columns.insert(format!("{prefix}.{field}"), value.clone());
+            }
+        }
+        Some(other) => {
+            columns.insert(format!("{prefix}.value"), other.clone());
+        }
+        None => {}
+    }
+    columns
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn profile(line: usize, handle: &str) -> FirstStepRow {
+        FirstStepRow {
+            line,
+            cells: vec![format!("https://network.com/in/{handle}")],
+            run_id: Some(format!("run-p{line}")),
+            output: vec![
+                json!({ "network_profile_identifier": format!("ID-{handle}"), "name": handle }),
+            ],
+        }
+    }
+
+    fn later(line: usize, parents: &[(usize, usize)], output: Vec<Value>) -> LaterStepRow {
+        LaterStepRow {
+            line,
+            run_id: Some(format!("run-{line}")),
+            output,
+            parents: parents
+                .iter()
+                .map(|&(line, record)| RecordRef { line, record })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_comment_carries_its_post_its_profile_and_its_spreadsheet_row() {
+        let posts = vec![later(
+            2,
+            &[(3, 0)],
+            vec![
+                json!({ "social_id": "urn:1", "text": "hello" }),
+                json!({ "social_id": "urn:2" }),
+            ],
+        )];
+        let join = ChainJoin::new(vec!["profile".into()], vec![profile(3, "ada")], vec![posts]);
+        let comments = later(2, &[(2, 1)], vec![json!({ "name": "Bob", "text": "hi" })]);
+        assert_eq!(
+            join.joined(&comments),
+            [json!({
+                "line": 3,
+                "input.profile": "https://network.com/in/ada",
+                "step1.run_id": "run-p3",
+                "step1.record": 1,
+                "step1.network_profile_identifier": "ID-ada",
+                "step1.name": "ada",
+                "step2.line": 2,
+                "step2.run_id": "run-2",
+                "step2.record": 2,
+                "step2.social_id": "urn:2",
+                "step3.line": 2,
+                "step3.run_id": "run-2",
+                "step3.record": 1,
+                "step3.name": "Bob",
+                "step3.text": "hi",
+            })]
+        );
+    }
+
+    #[test]
+    fn one_joined_record_per_path_and_per_record() {
+        // The same post reached from two profiles; its run returned two comments.
+        let posts = vec![later(
+            2,
+            &[(2, 0), (3, 0)],
+            vec![json!({ "social_id": "urn:1" })],
+        )];
+        let join = ChainJoin::new(
+            vec!["profile".into()],
+            vec![profile(2, "ada"), profile(3, "bob")],
+            vec![posts],
+        );
+        let comments = later(
+            2,
+            &[(2, 0)],
+            vec![json!({ "name": "C1" }), json!({ "name": "C2" })],
+        );
+        let joined = join.joined(&comments);
+        let lines: Vec<(u64, &str)> = joined
+            .iter()
+            .map(|j| {
+                (
+                    j["line"].as_u64().unwrap(),
+                    j["step3.name"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(lines, [(2, "C1"), (3, "C1"), (2, "C2"), (3, "C2")]);
+    }
+
+    #[test]
+    fn a_chain_of_two_actions_joins_the_spreadsheet_directly() {
+        let search = FirstStepRow {
+            line: 2,
+            cells: vec!["rust wasm".into()],
+            run_id: Some("run-s".into()),
+            output: vec![json!({ "social_id": "urn:9" })],
+        };
+        let join = ChainJoin::new(vec!["keywords".into()], vec![search], vec![]);
+        let likers = later(2, &[(2, 0)], vec![json!("not an object")]);
+        let joined = join.joined(&likers);
+        assert_eq!(joined.len(), 1);
+        assert_eq!(joined[0]["input.keywords"], "rust wasm");
+        assert_eq!(joined[0]["step1.social_id"], "urn:9");
+        assert_eq!(joined[0]["step2.value"], "not an object");
+    }
+
+    #[test]
+    fn rows_no_longer_kept_leave_their_ids() {
+        let join = ChainJoin::new(vec!["profile".into()], vec![], vec![vec![]]);
+        let comments = later(4, &[(7, 2)], vec![json!({ "name": "C" })]);
+        let joined = join.joined(&comments);
+        assert_eq!(
+            joined,
+            [json!({
+                "step2.line": 7,
+                "step2.record": 3,
+                "step3.line": 4,
+                "step3.run_id": "run-4",
+                "step3.record": 1,
+                "step3.name": "C",
+            })]
+        );
+        assert!(join.joined(&later(5, &[(7, 2)], vec![])).is_empty());
+    }
+}
