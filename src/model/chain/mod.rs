@@ -10,6 +10,7 @@
 pub mod cost;
 pub mod file;
 pub mod join;
+pub mod progress;
 pub mod steps;
 
 use api_contract::input::MAX_RESULTS_LIMIT;

@@ -1,0 +1,276 @@
+//! Where a chain stands and what comes next, from what this browser keeps
+//! (docs/decisions/chains.md): each step is a bulk batch whose id is derived from the chain's,
+//! so the chain needs no other record of its steps, and a page that opens it after a reload
+//! finds every step that may have sent anything.
+//!
+//! A step is sealed once the next one is made from it: its rows' records are what the next
+//! step's lines were made from, so running its failed rows again afterwards would change those
+//! lines (and with them the keys). A step that ends with failed runs therefore waits for the
+//! person: retry them (the step's own "Retry failed rows"), or go on without them.
+
+use serde::{Deserialize, Serialize};
+
+use super::ChainPlan;
+
+/// A chain as kept in this browser.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedChain {
+    /// 32 hex digits, as a batch's id.
+    pub id: String,
+    /// Only sign-ins to this workspace see the chain.
+    pub workspace: String,
+    pub plan: ChainPlan,
+    /// The most the whole chain may spend, in credits; `None`: no budget.
+    pub budget: Option<u64>,
+    /// When it was started, ms since the epoch.
+    pub created_at: f64,
+    /// The steps the person chose to go on from although some of their runs failed.
+    #[serde(default)]
+    pub went_on_after: Vec<usize>,
+    pub cancelled: bool,
+}
+
+/// The most steps a chain has: the contract's longest chain is three actions, and a step's
+/// number takes two digits of its batch's id.
+pub const STEPS_AT_MOST: usize = 99;
+
+impl SavedChain {
+    /// The id of step `step`'s batch (0: the first step): the chain's id with its last two
+    /// digits replaced by the step's number, so the same chain and step always name the same
+    /// batch, and so the same idempotency keys.
+    pub fn step_batch_id(&self, step: usize) -> String {
+        assert!(
+            step < STEPS_AT_MOST,
+            "a chain has at most {STEPS_AT_MOST} steps"
+        );
+        let stem = self.id.get(..30).unwrap_or(&self.id);
+        format!("{stem}{step:02}")
+    }
+
+    /// How many steps the chain has, the first included.
+    pub fn step_count(&self) -> usize {
+        self.plan.steps.len() + 1
+    }
+}
+
+/// What this browser keeps of a step's batch, as the chain reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepBatch {
+    /// Every row is final.
+    pub done: bool,
+    pub cancelled: bool,
+    /// What its runs charged, every attempt included.
+    pub charged: u64,
+    /// Rows whose run failed (or that the API refused), as the batch ended.
+    pub failed: usize,
+}
+
+/// What the chain does next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainNext {
+    /// Make step `step`'s batch (from the spreadsheet, or from the runs of the step before) and
+    /// start it with `budget`: what is left of the chain's.
+    Start {
+        step: usize,
+        budget: Option<u64>,
+    },
+    /// Step `step`'s batch is kept and not done: take it up.
+    TakeUp {
+        step: usize,
+    },
+    /// Step `step` ended with `failed` failed runs: the person retries them or goes on.
+    Decide {
+        step: usize,
+        failed: usize,
+    },
+    /// Nothing is left of the chain's budget before step `step`.
+    OutOfBudget {
+        step: usize,
+    },
+    /// Cancelled (the chain, or the batch of step `step`).
+    Cancelled {
+        step: usize,
+    },
+    Done,
+}
+
+/// The next thing the chain does, given what is kept of each step's batch (`None`: not made).
+pub fn next(chain: &SavedChain, steps: &[Option<StepBatch>]) -> ChainNext {
+    let mut charged = 0u64;
+    for step in 0..chain.step_count() {
+        let Some(batch) = steps.get(step).copied().flatten() else {
+            if chain.cancelled {
+                return ChainNext::Cancelled { step };
+            }
+            let budget = chain.budget.map(|budget| budget.saturating_sub(charged));
+            if budget == Some(0) {
+                return ChainNext::OutOfBudget { step };
+            }
+            return ChainNext::Start { step, budget };
+        };
+        charged = charged.saturating_add(batch.charged);
+        if !batch.done {
+            return ChainNext::TakeUp { step };
+        }
+        if batch.cancelled {
+            return ChainNext::Cancelled { step };
+        }
+        let last = step + 1 == chain.step_count();
+        if batch.failed > 0 && !last && !chain.went_on_after.contains(&step) {
+            return ChainNext::Decide {
+                step,
+                failed: batch.failed,
+            };
+        }
+    }
+    ChainNext::Done
+}
+
+/// What the chain's steps charged so far.
+pub fn charged(steps: &[Option<StepBatch>]) -> u64 {
+    steps
+        .iter()
+        .flatten()
+        .fold(0u64, |sum, batch| sum.saturating_add(batch.charged))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::chain::tests::profile_posts_comments;
+
+    fn chain(budget: Option<u64>) -> SavedChain {
+        SavedChain {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            workspace: "ws".into(),
+            plan: profile_posts_comments(3, 5),
+            budget,
+            created_at: 0.0,
+            went_on_after: Vec::new(),
+            cancelled: false,
+        }
+    }
+
+    fn done(charged: u64, failed: usize) -> Option<StepBatch> {
+        Some(StepBatch {
+            done: true,
+            cancelled: false,
+            charged,
+            failed,
+        })
+    }
+
+    fn going(charged: u64) -> Option<StepBatch> {
+        Some(StepBatch {
+            done: false,
+            cancelled: false,
+            charged,
+            failed: 0,
+        })
+    }
+
+    #[test]
+    fn step_batches_have_stable_distinct_ids_of_a_batchs_length() {
+        let chain = chain(None);
+        let ids: Vec<String> = (0..3).map(|s| chain.step_batch_id(s)).collect();
+        assert_eq!(ids[0], "0123456789abcdef0123456789abcd00");
+        assert_eq!(ids[2], "0123456789abcdef0123456789abcd02");
+        assert!(ids.iter().all(|id| id.len() == 32));
+        assert_eq!(chain.step_batch_id(1), chain.clone().step_batch_id(1));
+    }
+
+    #[test]
+    fn steps_run_in_order_each_with_what_is_left_of_the_budget() {
+        let chain = chain(Some(600));
+        assert_eq!(
+            next(&chain, &[]),
+            ChainNext::Start {
+                step: 0,
+                budget: Some(600)
+            }
+        );
+        assert_eq!(next(&chain, &[going(100)]), ChainNext::TakeUp { step: 0 });
+        assert_eq!(
+            next(&chain, &[done(320, 0)]),
+            ChainNext::Start {
+                step: 1,
+                budget: Some(280)
+            }
+        );
+        assert_eq!(
+            next(&chain, &[done(320, 0), done(48, 0), None]),
+            ChainNext::Start {
+                step: 2,
+                budget: Some(232)
+            }
+        );
+        assert_eq!(
+            next(&chain, &[done(320, 0), done(48, 0), done(200, 3)]),
+            ChainNext::Done
+        );
+        assert_eq!(charged(&[done(320, 0), done(48, 0), going(7)]), 375);
+    }
+
+    #[test]
+    fn a_spent_budget_stops_the_chain_before_the_next_step() {
+        let chain = chain(Some(320));
+        assert_eq!(
+            next(&chain, &[done(320, 0)]),
+            ChainNext::OutOfBudget { step: 1 }
+        );
+        let unbounded = SavedChain {
+            budget: None,
+            ..chain
+        };
+        assert_eq!(
+            next(&unbounded, &[done(320, 0)]),
+            ChainNext::Start {
+                step: 1,
+                budget: None
+            }
+        );
+    }
+
+    #[test]
+    fn failed_runs_wait_for_the_person_before_the_step_is_sealed() {
+        let mut chain = chain(None);
+        assert_eq!(
+            next(&chain, &[done(300, 1)]),
+            ChainNext::Decide { step: 0, failed: 1 }
+        );
+        chain.went_on_after.push(0);
+        assert_eq!(
+            next(&chain, &[done(300, 1)]),
+            ChainNext::Start {
+                step: 1,
+                budget: None
+            }
+        );
+    }
+
+    #[test]
+    fn a_cancelled_chain_or_step_goes_no_further() {
+        let mut chain = chain(None);
+        let cancelled = Some(StepBatch {
+            done: true,
+            cancelled: true,
+            charged: 40,
+            failed: 0,
+        });
+        assert_eq!(next(&chain, &[cancelled]), ChainNext::Cancelled { step: 0 });
+        chain.cancelled = true;
+        assert_eq!(
+            next(&chain, &[done(320, 0)]),
+            ChainNext::Cancelled { step: 1 }
+        );
+        // A step still cancelling is taken up, so its runs are cancelled.
+        assert_eq!(next(&chain, &[going(0)]), ChainNext::TakeUp { step: 0 });
+    }
+
+    #[test]
+    fn a_chain_round_trips_through_the_store() {
+        let chain = chain(Some(5));
+        let kept = serde_json::to_string(&chain).unwrap();
+        assert_eq!(serde_json::from_str::<SavedChain>(&kept).unwrap(), chain);
+    }
+}
