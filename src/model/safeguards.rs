@@ -9,7 +9,7 @@ use api_contract::input::MAX_CREDITS_LIMIT;
 use api_contract::{ConsoleEnvironment, EnvironmentKind};
 use serde::{Deserialize, Serialize};
 
-use super::format::{group_thousands, parse_credits};
+use super::format::{counted, group_thousands, parse_credits};
 
 /// On a live API, a run that may cost more than this asks first, unless the person chose
 /// otherwise.
@@ -134,6 +134,9 @@ pub enum Spend {
     Run { worst_case: u64 },
     /// A bulk batch, which stops at its budget.
     Batch { rows: usize, budget: u64 },
+    /// A chain over a spreadsheet: its worst case, or its budget when that is lower (the chain
+    /// pauses there).
+    Chain { steps: usize, worst_case: u64 },
 }
 
 impl Spend {
@@ -141,6 +144,7 @@ impl Spend {
         match *self {
             Spend::Run { worst_case } => worst_case,
             Spend::Batch { budget, .. } => budget,
+            Spend::Chain { worst_case, .. } => worst_case,
         }
     }
 }
@@ -177,6 +181,10 @@ impl Confirmation {
             Spend::Batch { rows, budget: _ } => format!(
                 "This batch of {} may spend up to its budget of {worst} credits",
                 counted_rows(rows)
+            ),
+            Spend::Chain { steps, .. } => format!(
+                "This chain of {} may spend up to {worst} credits in all",
+                counted(steps as u64, "step", "steps")
             ),
         };
         let share = match self.available {
@@ -366,6 +374,23 @@ mod tests {
             ),
             "{}",
             batch.details()
+        );
+        let chain = Safeguards::default()
+            .before_spending(
+                &production(),
+                Spend::Chain {
+                    steps: 3,
+                    worst_case: 1_608,
+                },
+                Some(1_000),
+            )
+            .unwrap();
+        assert_eq!(chain.title(), "Spend up to 1,608 credits on Production?");
+        assert_eq!(
+            chain.details(),
+            "This chain of 3 steps may spend up to 1,608 credits in all: more than the 1,000 \
+             credits available, so the API may refuse it. Production is live: these are the \
+             workspace's real credits."
         );
         assert_eq!(share_text(1, 3), "34%");
         assert_eq!(share_text(3, 3), "100%");
