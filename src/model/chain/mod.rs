@@ -407,7 +407,7 @@ mod whole_chain {
 
     use super::cost::ChainWorstCase;
     use super::join::{ChainJoin, FirstStepRow, LaterStepRow};
-    use super::steps::NextStepRows;
+    use super::steps::{NextStepRows, checked_step_rows};
     use super::tests::{profile_posts_comments, registry};
     use crate::model::bulk::{ColumnMapping, Table, TableRow, check_rows};
     use crate::model::form::FormModel;
@@ -483,13 +483,7 @@ mod whole_chain {
         let mut steps_kept: Vec<Vec<LaterStepRow>> = Vec::new();
         let mut feeding = posts_rows;
         for (offset, step) in plan.steps.iter().enumerate() {
-            let table = feeding.table(step.max_results);
-            let form = FormModel::from_entry(&step.action.sandbox_registry_entry());
-            let checked = check_rows(
-                &form,
-                &ColumnMapping::by_header(&form, &table.headers),
-                &table,
-            );
+            let checked = checked_step_rows(&feeding, step, &step.action.sandbox_registry_entry());
             assert!(
                 checked
                     .iter()

@@ -10,8 +10,11 @@ use api_contract::ChainRule;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::bulk::{Table, TableRow};
-use crate::model::form::MAX_RESULTS;
+use api_contract::ActionEntry;
+
+use super::NextStep;
+use crate::model::bulk::{CheckedRow, ColumnMapping, Table, TableRow, check_rows};
+use crate::model::form::{FormModel, MAX_RESULTS};
 use crate::model::same_input::canonical_value;
 
 /// A record of a step's run: the row's line in that step's batch, and the record's place in
@@ -109,6 +112,24 @@ impl NextStepRows {
     }
 }
 
+/// The checked rows of step `step`'s batch, made from the runs of the step before as
+/// [`NextStepRows`] gathered them, with `entry` the step's action in the API's registry: the
+/// bulk page's own checks, so each body carries `max_credits` = its worst case. The same runs
+/// give the same rows, line for line.
+pub fn checked_step_rows(
+    rows: &NextStepRows,
+    step: &NextStep,
+    entry: &ActionEntry,
+) -> Vec<CheckedRow> {
+    let table = rows.table(step.max_results);
+    let form = FormModel::from_entry(entry);
+    check_rows(
+        &form,
+        &ColumnMapping::by_header(&form, &table.headers),
+        &table,
+    )
+}
+
 /// The column that says which records of the step before a row was reached from.
 pub const FROM_COLUMN: &str = "from";
 
@@ -129,10 +150,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::model::bulk::{ColumnMapping, check_rows};
+    use crate::model::bulk::{BatchRow, row_key};
     use crate::model::chain::cost::ChainWorstCase;
     use crate::model::chain::tests::{profile_posts_comments, registry};
-    use crate::model::form::FormModel;
 
     fn posts_to_comments() -> ChainRule {
         ChainRule::between(
@@ -261,5 +281,31 @@ mod tests {
             })
         );
         assert_eq!(checked[1].cells[2], "line 2 #2");
+    }
+
+    /// A step made again from the same kept runs (after a reload) has the same rows on the same
+    /// lines, so the same idempotency keys: the API answers them with the runs it made.
+    #[test]
+    fn a_step_made_again_has_the_same_keys() {
+        let plan = profile_posts_comments(3, 5);
+        let entry = ActionId::NetworkExtractPostCommenters.sandbox_registry_entry();
+        let made = || {
+            let mut rows = NextStepRows::new(plan.rule_into(2).unwrap(), 3);
+            rows.take_run(2, &posts(&["urn:a", "urn:b", "urn:c"]));
+            rows.take_run(3, &posts(&["urn:c", "urn:d"]));
+            checked_step_rows(&rows, &plan.steps[1], &entry)
+                .into_iter()
+                .map(BatchRow::new)
+                .map(|row| {
+                    (
+                        row_key("00112233445566778899aabbccddee02", row.attempt, row.line),
+                        row.body,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = made();
+        assert_eq!(first.len(), 4);
+        assert_eq!(first, made());
     }
 }
