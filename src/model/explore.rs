@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::output::{CsvText, cell, columns, plain};
+use super::output::{CsvText, cell, columns, export_cell, plain};
 
 /// Who or what a record is, in the order people look for it: name, title, company, URL, ids.
 const IDENTITY: [&str; 20] = [
@@ -255,10 +255,7 @@ impl Explorer {
         let mut csv = CsvText::new();
         csv.line(columns);
         for &i in shown {
-            csv.line(columns.iter().map(|c| match cell(&self.records[i], c) {
-                None | Some(Value::Null) => String::new(),
-                Some(value) => plain(value),
-            }));
+            csv.line(columns.iter().map(|c| export_cell(&self.records[i], c)));
         }
         csv.into_text()
     }

@@ -66,6 +66,15 @@ pub fn cell<'a>(record: &'a Value, column: &str) -> Option<&'a Value> {
     }
 }
 
+/// A record's value in a column as an export's cell: empty where the record has none (or null),
+/// a scalar as text, a nested value as indented JSON.
+pub fn export_cell(record: &Value, column: &str) -> String {
+    match cell(record, column) {
+        None | Some(Value::Null) => String::new(),
+        Some(value) => plain(value),
+    }
+}
+
 /// The URL, if this text is an absolute `https:` URL that is safe to make a link: nothing
 /// before the scheme, a host, no spaces, control characters or bidirectional overrides. Everything else stays text.
 pub fn safe_link(text: &str) -> Option<&str> {

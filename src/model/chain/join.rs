@@ -13,6 +13,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::steps::RecordRef;
+use crate::model::bulk::ExportFormat;
+use crate::model::output::{CsvText, export_cell};
 
 /// A row of the first step, as kept: the spreadsheet's cells and the run it made.
 #[derive(Clone, Debug, PartialEq)]
@@ -145,6 +147,106 @@ fn step_columns(
     columns
 }
 
+/// `step3.name` → (3, "name").
+fn step_of(column: &str) -> Option<(usize, &str)> {
+    let (step, field) = column.strip_prefix("step")?.split_once('.')?;
+    Some((step.parse().ok()?, field))
+}
+
+/// The joined dataset's columns in reading order: `line`, the spreadsheet's `input.*`, then each
+/// step's (its ids first: `line`, `run_id`, `record`), its fields in the order `found` met them.
+pub fn joined_columns(found: &[String]) -> Vec<String> {
+    let rank = |column: &str| -> (usize, usize) {
+        match column {
+            "line" => (0, 0),
+            _ if column.starts_with("input.") => (1, 0),
+            _ => match step_of(column) {
+                Some((step, "line")) => (2 + step, 0),
+                Some((step, "run_id")) => (2 + step, 1),
+                Some((step, "record")) => (2 + step, 2),
+                Some((step, _)) => (2 + step, 3),
+                None => (usize::MAX, 0),
+            },
+        }
+    };
+    let mut columns = found.to_vec();
+    // A stable sort: within a rank, the order met.
+    columns.sort_by_key(|column| rank(column));
+    columns
+}
+
+/// Writes the joined dataset a slice of records at a time, as the batch's merged export does:
+/// [`JoinedExport::start`], [`JoinedExport::records`] for each slice, [`JoinedExport::finish`].
+/// CSV needs its columns before its first line (a pass over the records to find them).
+pub struct JoinedExport {
+    format: ExportFormat,
+    columns: Vec<String>,
+    written: usize,
+}
+
+impl JoinedExport {
+    pub fn new(format: ExportFormat, columns: Vec<String>) -> JoinedExport {
+        JoinedExport {
+            format,
+            columns,
+            written: 0,
+        }
+    }
+
+    pub fn start(&self) -> String {
+        match self.format {
+            ExportFormat::Csv => {
+                let mut csv = CsvText::new();
+                csv.line(&self.columns);
+                csv.into_text()
+            }
+            ExportFormat::Json => "[".to_owned(),
+            ExportFormat::JsonLines => String::new(),
+        }
+    }
+
+    /// The text of `records` (joined records, masked beforehand in presenter mode).
+    pub fn records(&mut self, records: &[Value]) -> String {
+        let mut out = String::new();
+        match self.format {
+            ExportFormat::Csv => {
+                let mut csv = CsvText::new();
+                for record in records {
+                    csv.line(
+                        self.columns
+                            .iter()
+                            .map(|column| export_cell(record, column)),
+                    );
+                }
+                out = csv.into_text();
+            }
+            ExportFormat::Json => {
+                for record in records {
+                    out.push_str(if self.written == 0 { "\n" } else { ",\n" });
+                    out.push_str(&serde_json::to_string_pretty(record).unwrap_or_default());
+                    self.written += 1;
+                }
+                return out;
+            }
+            ExportFormat::JsonLines => {
+                for record in records {
+                    out.push_str(&record.to_string());
+                    out.push('\n');
+                }
+            }
+        }
+        self.written += records.len();
+        out
+    }
+
+    pub fn finish(&self) -> String {
+        match self.format {
+            ExportFormat::Json => "\n]\n".to_owned(),
+            ExportFormat::Csv | ExportFormat::JsonLines => String::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -273,5 +375,100 @@ mod tests {
             })]
         );
         assert!(join.joined(&later(5, &[(7, 2)], vec![])).is_empty());
+    }
+
+    fn sample() -> Vec<Value> {
+        let posts = vec![later(
+            2,
+            &[(2, 0)],
+            vec![json!({ "social_id": "urn:1", "text": "=SUM(A1)" })],
+        )];
+        let join = ChainJoin::new(vec!["profile".into()], vec![profile(2, "ada")], vec![posts]);
+        join.joined(&later(
+            2,
+            &[(2, 0)],
+            vec![
+                json!({ "name": "Bob, Jr." }),
+                json!({ "name": "Cy", "extra": [1, 2] }),
+            ],
+        ))
+    }
+
+    #[test]
+    fn columns_read_from_the_spreadsheet_down_to_the_last_step() {
+        let mut found = crate::model::output::ColumnsFound::default();
+        found.add(&sample());
+        assert_eq!(
+            joined_columns(&found.columns),
+            [
+                "line",
+                "input.profile",
+                "step1.run_id",
+                "step1.record",
+                "step1.name",
+                "step1.network_profile_identifier",
+                "step2.line",
+                "step2.run_id",
+                "step2.record",
+                "step2.social_id",
+                "step2.text",
+                "step3.line",
+                "step3.run_id",
+                "step3.record",
+                "step3.name",
+                "step3.extra",
+            ]
+        );
+    }
+
+    fn whole(format: ExportFormat, records: &[Value]) -> String {
+        let mut found = crate::model::output::ColumnsFound::default();
+        found.add(records);
+        let mut export = JoinedExport::new(format, joined_columns(&found.columns));
+        let mut text = export.start();
+        // Two slices, as the page writes them.
+        text.push_str(&export.records(&records[..1]));
+        text.push_str(&export.records(&records[1..]));
+        text.push_str(&export.finish());
+        text
+    }
+
+    #[test]
+    fn the_csv_has_a_line_per_joined_record_with_neutralised_cells() {
+        let csv = whole(ExportFormat::Csv, &sample());
+        let mut reader = csv::Reader::from_reader(csv.as_bytes());
+        let headers = reader.headers().unwrap().clone();
+        let lines: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(lines.len(), 2);
+        let at = |line: &csv::StringRecord, column: &str| {
+            line[headers.iter().position(|h| h == column).unwrap()].to_owned()
+        };
+        assert_eq!(at(&lines[0], "step3.name"), "Bob, Jr.");
+        assert_eq!(at(&lines[0], "step2.text"), "'=SUM(A1)");
+        assert_eq!(at(&lines[1], "input.profile"), "https://network.com/in/ada");
+        assert_eq!(at(&lines[0], "step3.extra"), "");
+    }
+
+    #[test]
+    fn json_and_json_lines_hold_the_same_records() {
+        let records = sample();
+        let json: Vec<Value> = serde_json::from_str(&whole(ExportFormat::Json, &records)).unwrap();
+        assert_eq!(json, records);
+        let lines: Vec<Value> = whole(ExportFormat::JsonLines, &records)
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(lines, records);
+    }
+
+    #[test]
+    fn presenter_mode_hides_the_joined_records_people() {
+        let masker = crate::model::presenter::Masker::new(true, 7);
+        let masked = masker.json(&sample()[0]);
+        let text = masked.to_string();
+        for personal in ["Bob", "ada", "ID-ada", "=SUM"] {
+            assert!(!text.contains(personal), "{personal} in {text}");
+        }
+        assert_eq!(masked["step3.record"], 1, "numbers are kept");
     }
 }
