@@ -16,6 +16,7 @@ use crate::model::sign_ins::SignInId;
 use crate::pages::lazy::{WithLazyRoutes, keep_log, keep_reading, schedule_preload};
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
+use crate::state::chains::Chains;
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::environment::{Environment, use_environment};
 use crate::state::presenter::Presenter;
@@ -39,6 +40,7 @@ pub fn App(
     Drafts::provide(session);
     SpendingSafeguards::provide(use_workspace());
     Bulk::provide(session, use_workspace());
+    Chains::provide(use_bulk(), use_workspace());
     // The other pages' code, fetched in the background (see pages::lazy).
     schedule_preload(session, use_workspace());
     // True while a navigation waits for its page's code: a bar at the top and `aria-busy` on the
@@ -128,6 +130,7 @@ fn AppHeader() -> impl IntoView {
                     <A href="/actions">"Actions"</A>
                     <A href="/runs">"Runs"</A>
                     <A href="/bulk">"Bulk"</A>
+                    <A href="/chains">"Chains"</A>
                     <A href="/keys">"API keys"</A>
                     <A href="/log">"Log"</A>
                 </nav>

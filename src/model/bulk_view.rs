@@ -269,9 +269,13 @@ pub fn pace_sentence(
 }
 
 /// What the page says of the batch being kept in this browser.
-pub fn keeping_note(keeping: Keeping) -> &'static str {
+pub fn keeping_note(keeping: Keeping, in_chain: bool) -> &'static str {
     match keeping {
         Keeping::Pending => "Saving the batch in this browser before the first row is sent…",
+        Keeping::Kept if in_chain => {
+            "Kept in this browser: after a reload, sign in and open the chain on Chains to take it \
+                    up. Forgetting the chain deletes its steps' inputs and results from this browser."
+        }
         Keeping::Kept => {
             "Kept in this browser: after a reload, sign in and open Bulk to take it up. \
                     Clearing the batch deletes its inputs and results from this browser."
@@ -707,13 +711,18 @@ mod tests {
 
     #[test]
     fn keeping_notes_differ_per_state() {
-        assert!(keeping_note(Keeping::Pending).starts_with("Saving"));
+        assert!(keeping_note(Keeping::Pending, false).starts_with("Saving"));
         assert_eq!(
-            keeping_note(Keeping::Kept),
+            keeping_note(Keeping::Kept, false),
             "Kept in this browser: after a reload, sign in and open Bulk to take it up. Clearing the \
              batch deletes its inputs and results from this browser."
         );
-        assert!(keeping_note(Keeping::Refused).contains("leaving or reloading the page stops it."));
+        assert!(
+            keeping_note(Keeping::Refused, false)
+                .contains("leaving or reloading the page stops it.")
+        );
+        // A chain's step is taken up from its chain, and forgotten with it.
+        assert!(keeping_note(Keeping::Kept, true).contains("open the chain on Chains"));
     }
 
     #[test]

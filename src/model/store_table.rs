@@ -145,6 +145,8 @@ pub enum WorkspaceFact {
     LogPaused,
     /// The balances this browser read (`model::ledger`).
     BalanceReadings,
+    /// Its chains, started and saved (`model::chain::kept`).
+    Chains,
 }
 
 impl WorkspaceFact {
@@ -154,6 +156,7 @@ impl WorkspaceFact {
             WorkspaceFact::ListReads => "list-reads",
             WorkspaceFact::LogPaused => "log-paused",
             WorkspaceFact::BalanceReadings => "balance-readings",
+            WorkspaceFact::Chains => "chains",
         }
     }
 }
@@ -177,6 +180,7 @@ impl StoreKey for FactKey {
             WorkspaceFact::ListReads,
             WorkspaceFact::LogPaused,
             WorkspaceFact::BalanceReadings,
+            WorkspaceFact::Chains,
         ]
         .into_iter()
         .find(|fact| fact.as_str() == name)?;

@@ -124,6 +124,7 @@ lazy_pages! {
     CompareRuns "/runs/compare" => CompareRunsPage,
     RunDetail "/runs/:id" => RunDetailPage,
     Bulk "/bulk" => BulkPage,
+    Chains "/chains" => ChainsPage,
     Keys "/keys" => KeysPage,
     Storage "/storage" => StoragePage,
     Credits "/credits" => CreditsPage,

@@ -18,7 +18,7 @@ mod workspace;
 
 pub use action_form::ActionFormPage;
 pub use actions::ActionsPage;
-pub use bulk::BulkPage;
+pub use bulk::{BulkPage, ChainsPage};
 pub use compare::CompareRunsPage;
 pub use credits::CreditsPage;
 pub use keys::KeysPage;

@@ -4,6 +4,7 @@
 //! readings' writes.
 
 pub mod bulk;
+pub mod chains;
 pub mod drafts;
 pub mod environment;
 pub mod expiry;

@@ -11,6 +11,7 @@ use super::{BATCHES, Change, LOG, LOG_ANSWERS, LOG_WHOLE, META, OUTPUTS, ROWS, R
 use super::{Read, StoreError};
 use crate::model::archive::{KeptRun, ListReads, OutputIndex};
 use crate::model::bulk::{BatchRow, SavedBatch};
+use crate::model::chain::kept::KeptChains;
 use crate::model::form::SavedSubmission;
 use crate::model::ledger::BalanceReadings;
 use crate::model::request_log::{Entry, KeptBody};
@@ -42,6 +43,8 @@ pub const LIST_READS: Table<FactKey, ListReads> = Table::new(META);
 /// The balances this browser read for a workspace, coalesced and bounded
 /// (`WorkspaceFact::BalanceReadings`, `model::ledger`).
 pub const BALANCE_READINGS: Table<FactKey, BalanceReadings> = Table::new(META);
+/// A workspace's chains, started and saved by name (`WorkspaceFact::Chains`).
+pub const KEPT_CHAINS: Table<FactKey, KeptChains> = Table::new(META);
 /// The person's switch to stop keeping a workspace's request log (`WorkspaceFact::LogPaused`):
 /// there, it is stopped.
 pub const LOG_PAUSED: Table<FactKey, bool> = Table::new(META);
@@ -238,6 +241,7 @@ mod tests {
             HISTORY_SINCE.store,
             BALANCE_READINGS.store,
             LOG_PAUSED.store,
+            KEPT_CHAINS.store,
             OUTPUT_INDEX.store,
         ] {
             assert_eq!(meta, "meta");

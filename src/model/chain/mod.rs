@@ -10,6 +10,7 @@
 pub mod cost;
 pub mod file;
 pub mod join;
+pub mod kept;
 pub mod preview;
 pub mod progress;
 pub mod steps;

@@ -11,6 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::ChainPlan;
+use crate::model::bulk::budget::Spending;
+use crate::model::bulk::{BatchRow, RowState, SavedBatch};
 
 /// A chain as kept in this browser.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -66,6 +68,22 @@ pub struct StepBatch {
 }
 
 /// What the chain does next.
+impl StepBatch {
+    /// Where a step's kept batch stands: its summary, and its rows as kept (what ended runs
+    /// charged is counted as the batch counts it, earlier attempts included).
+    pub fn of(summary: &SavedBatch, rows: &[BatchRow]) -> StepBatch {
+        StepBatch {
+            done: summary.done,
+            cancelled: summary.cancelled,
+            charged: Spending::of(summary.budget, summary.charged_before, rows, |_| false).charged,
+            failed: rows
+                .iter()
+                .filter(|row| row.state == RowState::Failed)
+                .count(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChainNext {
     /// Make step `step`'s batch (from the spreadsheet, or from the runs of the step before) and
@@ -265,6 +283,55 @@ mod tests {
         );
         // A step still cancelling is taken up, so its runs are cancelled.
         assert_eq!(next(&chain, &[going(0)]), ChainNext::TakeUp { step: 0 });
+    }
+
+    #[test]
+    fn a_kept_step_batch_counts_what_its_runs_charged_and_how_many_failed() {
+        use crate::model::bulk::CheckedRow;
+        let row = |line: usize, state: RowState, credits_used: u64| {
+            let mut row = BatchRow::new(CheckedRow {
+                line,
+                cells: vec![format!("v{line}")],
+                body: "{}".into(),
+                estimate: 10,
+                errors: Vec::new(),
+                repeat_of: None,
+                reuses: None,
+            });
+            row.state = state;
+            row.credits_used = credits_used;
+            row
+        };
+        let rows = [
+            row(2, RowState::Completed, 4),
+            row(3, RowState::Failed, 0),
+            row(4, RowState::Completed, 6),
+            row(5, RowState::Repeat, 0),
+        ];
+        let summary = SavedBatch {
+            id: "b".into(),
+            workspace: "ws".into(),
+            action: "get_profile_posts".into(),
+            headers: vec!["x".into()],
+            created_at: 0.0,
+            cancelled: false,
+            done: true,
+            to_send: 3,
+            finished: 3,
+            pace: None,
+            budget: Some(100),
+            charged_before: 3,
+            may_have_run: None,
+        };
+        assert_eq!(
+            StepBatch::of(&summary, &rows),
+            StepBatch {
+                done: true,
+                cancelled: false,
+                charged: 13,
+                failed: 1
+            }
+        );
     }
 
     #[test]

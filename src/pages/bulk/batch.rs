@@ -74,8 +74,10 @@ fn use_shown_batch() -> ShownBatch {
     }
 }
 
+/// The batch shown. `in_chain`: a chain's step, whose budget is the chain's (set on the chain)
+/// and which is forgotten with its chain, not cleared alone.
 #[component]
-pub(super) fn BatchView() -> impl IntoView {
+pub(super) fn BatchView(#[prop(optional)] in_chain: bool) -> impl IntoView {
     let shown = use_shown_batch();
     let ShownBatch {
         bulk,
@@ -97,7 +99,7 @@ pub(super) fn BatchView() -> impl IntoView {
             </h2>
             <BatchProgress shown />
             {move || paused_reason(phase.get().as_ref()).map(|reason| view! { <Notice field="paused-reason">{reason}</Notice> })}
-            <BatchBudget here going=Signal::derive(move || shown.going()) />
+            {(!in_chain).then(|| view! { <BatchBudget here going=Signal::derive(move || shown.going()) /> })}
             {move || (!here.get()).then(|| view! {
                 <Notice field="elsewhere" block=true>
                     <p>"This batch is running in another tab of this browser. This tab shows its progress as that tab saves it, and sends nothing."</p>
@@ -106,12 +108,12 @@ pub(super) fn BatchView() -> impl IntoView {
                     </button>
                 </Notice>
             })}
-            <p class="help" data-field="keeping">{move || keeping_note(keeping.get())}</p>
+            <p class="help" data-field="keeping">{move || keeping_note(keeping.get(), in_chain)}</p>
             <ExportRecordsChoice export results />
             <div class="actions-row">
                 <CommandButtons shown confirming_cancel />
                 <ResultButtons shown export results />
-                {move || BatchCommands::offered(phase.get().as_ref(), here.get(), 0).clear.then(|| view! {
+                {move || (!in_chain && BatchCommands::offered(phase.get().as_ref(), here.get(), 0).clear).then(|| view! {
                     <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
                         title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
                 })}
@@ -452,22 +454,6 @@ fn BatchBudget(
             .with(|b| b.as_ref().map(|b| *b.spending()))
             .unwrap_or_default()
     });
-    let typed = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
-    let on_set = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        match parse_budget(&typed.get_untracked()) {
-            Ok(budget) => {
-                bulk.set_budget(Some(budget));
-                typed.set(String::new());
-                error.set(None);
-            }
-            Err(reason) => {
-                error.set(Some(format!("Budget {reason}")));
-                crate::browser::focus_id("batch-budget");
-            }
-        }
-    };
     let sentence = move || {
         let spending: Spending = spending.get();
         format!("Credits: {}", spending.sentence())
@@ -475,15 +461,48 @@ fn BatchBudget(
     view! {
         <p data-field="batch-spending">{sentence}</p>
         {move || (here.get() && going.get()).then(|| view! {
-            <form class="budget-change" on:submit=on_set novalidate>
-                <label for="batch-budget">"New budget, in credits"</label>
-                <input id="batch-budget" type="text" inputmode="numeric" autocomplete="off"
-                    aria-describedby="batch-budget-error"
-                    aria-invalid=move || error.with(Option::is_some).to_string()
-                    bind:value=typed />
-                <button type="submit" class="button secondary" data-field="set-budget">"Set budget"</button>
-                <p class="field-error" id="batch-budget-error" role="alert">{move || error.get()}</p>
-            </form>
+            <BudgetChange id="batch-budget" label="New budget, in credits" field="set-budget"
+                on_budget=Callback::new(move |budget| bulk.set_budget(Some(budget))) />
         })}
+    }
+}
+
+/// A budget typed anew: its field, its button and its error; `on_budget` takes a budget that
+/// reads (the field is emptied then), else the error is said and the field focused. `id` is the
+/// field's, `field` the button's `data-field`.
+#[component]
+pub(super) fn BudgetChange(
+    id: &'static str,
+    label: &'static str,
+    field: &'static str,
+    on_budget: Callback<u64>,
+) -> impl IntoView {
+    let typed = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let on_set = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match parse_budget(&typed.get_untracked()) {
+            Ok(budget) => {
+                on_budget.run(budget);
+                typed.set(String::new());
+                error.set(None);
+            }
+            Err(reason) => {
+                error.set(Some(format!("Budget {reason}")));
+                crate::browser::focus_id(id);
+            }
+        }
+    };
+    let error_id = format!("{id}-error");
+    view! {
+        <form class="budget-change" on:submit=on_set novalidate>
+            <label for=id>{label}</label>
+            <input id=id type="text" inputmode="numeric" autocomplete="off"
+                aria-describedby=error_id.clone()
+                aria-invalid=move || error.with(Option::is_some).to_string()
+                bind:value=typed />
+            <button type="submit" class="button secondary" data-field=field>"Set budget"</button>
+            <p class="field-error" id=error_id role="alert">{move || error.get()}</p>
+        </form>
     }
 }

@@ -12,8 +12,19 @@ pub(super) fn Mapping(
     model: Memo<Option<FormModel>>,
     mapping: RwSignal<ColumnMapping>,
     headers: Memo<Vec<String>>,
+    /// Fields whose value is set elsewhere (a chain's `max_results` and `max_credits`): not
+    /// offered here.
+    #[prop(optional)]
+    set_elsewhere: &'static [&'static str],
 ) -> impl IntoView {
-    let names = move || mapping.with(|m| m.fields().map(str::to_owned).collect::<Vec<_>>());
+    let names = move || {
+        mapping.with(|m| {
+            m.fields()
+                .filter(|field| !set_elsewhere.contains(field))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+    };
     view! {
         <fieldset class="bulk-mapping">
             <legend>"Columns for each field"</legend>

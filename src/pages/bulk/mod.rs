@@ -9,12 +9,15 @@
 //! worked out in `model::bulk_view`.
 
 mod batch;
+mod chain;
 mod mapping;
 mod prepare;
 mod rows;
 mod saved;
 
 use leptos::prelude::*;
+
+pub use self::chain::ChainsPage;
 
 use self::batch::BatchView;
 use self::prepare::Prepare;

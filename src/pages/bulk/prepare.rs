@@ -10,12 +10,12 @@ use crate::archive;
 use crate::components::{ApiErrorPanel, ConfirmSpend, Notice};
 use crate::model::bulk::budget::{default_budget, parse_budget};
 use crate::model::bulk::checks::{questions_of, with_reuse};
-use crate::model::bulk::{CheckedRow, ColumnMapping, Table, check_rows, read_table};
+use crate::model::bulk::{CheckedRow, ColumnMapping, Source, Table, check_rows, read_table};
 use crate::model::bulk_view::{
     CheckedCounts, invalid_lines, invalid_not_listed, repeat_lines, repeats_sentence,
     reuse_sentences, rows_with_kept_answers, table_summary,
 };
-use crate::model::form::FormModel;
+use crate::model::form::{FormModel, MAX_CREDITS, MAX_RESULTS};
 use crate::model::format::{counted, group_thousands};
 use crate::model::presenter::CELL_SEPARATOR;
 use crate::model::safeguards::{Confirmation, Spend};
@@ -47,24 +47,24 @@ pub(super) fn Prepare() -> impl IntoView {
 /// form, the text, the table read from it, its columns mapped to the form's fields, every row
 /// checked, and the counts. `Copy`, like the signals inside.
 #[derive(Clone, Copy)]
-struct PreparedRows {
+pub(super) struct PreparedRows {
     /// The action's id, as chosen in the `<select>`.
-    action: RwSignal<String>,
-    model: Memo<Option<FormModel>>,
+    pub(super) action: RwSignal<String>,
+    pub(super) model: Memo<Option<FormModel>>,
     /// The CSV or TSV, pasted or read from a file.
-    text: RwSignal<String>,
+    pub(super) text: RwSignal<String>,
     /// The table read from the text; `None` while there is no text.
-    table: Memo<Option<Result<Table, String>>>,
-    headers: Memo<Vec<String>>,
-    mapping: RwSignal<ColumnMapping>,
+    pub(super) table: Memo<Option<Result<Table, String>>>,
+    pub(super) headers: Memo<Vec<String>>,
+    pub(super) mapping: RwSignal<ColumnMapping>,
     /// Each row's newest kept run of the same question, whatever its age.
-    kept_answers: Memo<Vec<Option<KeptAnswer>>>,
+    pub(super) kept_answers: Memo<Vec<Option<KeptAnswer>>>,
     /// How recent a kept run must be for its row to reuse it (a `ReuseWindow`'s value; off
     /// unless the person chooses).
-    reuse: RwSignal<String>,
+    pub(super) reuse: RwSignal<String>,
     /// The rows checked, repeats marked, and those reusing a kept run when the person chose to.
-    checked: Memo<Vec<CheckedRow>>,
-    counts: Memo<CheckedCounts>,
+    pub(super) checked: Memo<Vec<CheckedRow>>,
+    pub(super) counts: Memo<CheckedCounts>,
 }
 
 /// Where the batch being prepared is kept among the forms' drafts (no action has this id).
@@ -72,13 +72,19 @@ const BULK_DRAFT: &str = "/bulk";
 const DRAFT_ACTION: &str = "action";
 const DRAFT_ROWS: &str = "rows";
 
-/// The rows being prepared, for the action in the URL's `?action=` (or the first one).
-fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
+/// The rows being prepared, for the action in the URL's `?action=` (or the first one), kept as
+/// the draft `draft_key`. With `fixed_max_results` (a chain's first step), every row asks for
+/// that many records and its `max_credits` is its own worst case, whatever the columns say.
+pub(super) fn use_prepared_rows(
+    actions: &[ActionEntry],
+    draft_key: &'static str,
+    fixed_max_results: Option<Signal<u32>>,
+) -> PreparedRows {
     let query = use_query_map();
     // The rows and the action chosen are kept as the page's draft, so leaving the page or
     // switching presenter mode (which builds the page again) loses nothing pasted.
     let drafts = use_drafts();
-    let draft = drafts.get(BULK_DRAFT).map(|d| d.values).unwrap_or_default();
+    let draft = drafts.get(draft_key).map(|d| d.values).unwrap_or_default();
     let known = |a: &String| actions.iter().any(|e| &e.id == a);
     let first = query
         .with_untracked(|q| q.get_str("action").map(str::to_owned))
@@ -100,7 +106,7 @@ fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
             (DRAFT_ROWS.to_owned(), text.get()),
         ];
         drafts.save(
-            BULK_DRAFT,
+            draft_key,
             Draft {
                 values: values.into_iter().collect(),
                 live: false,
@@ -127,7 +133,15 @@ fn use_prepared_rows(actions: &[ActionEntry]) -> PreparedRows {
         let (Some(model), Some(Ok(table))) = (model.get(), table.get()) else {
             return Vec::<CheckedRow>::new();
         };
-        mapping.with(|m| check_rows(&model, m, &table))
+        match fixed_max_results.map(|n| n.get()) {
+            Some(records) => {
+                let mut fixed = mapping.get();
+                fixed.set(MAX_RESULTS, Source::Constant(records.to_string()));
+                fixed.set(MAX_CREDITS, Source::Unset);
+                check_rows(&model, &fixed, &table)
+            }
+            None => mapping.with(|m| check_rows(&model, m, &table)),
+        }
     });
     let questions = Memo::new(move |_| {
         let Some(model) = model.get() else {
@@ -210,7 +224,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
     let workspace = use_workspace();
     let environment = crate::state::environment::use_environment();
     let safeguards = crate::state::safeguards::use_safeguards();
-    let prepared = use_prepared_rows(&actions);
+    let prepared = use_prepared_rows(&actions, BULK_DRAFT, None);
     let PreparedRows {
         action,
         model,
@@ -256,6 +270,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
             // form: 10,000 lines cost Chromium 60 to 150 ms to drop at 4× CPU.
             let empty_rows_field = || crate::browser::empty_text_area("bulk-text");
             bulk.start(
+                None,
                 action,
                 headers,
                 checked.get_untracked(),
@@ -345,7 +360,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
 
 /// The rows' field: pasted, or read from a chosen file; then what was read, or why not.
 #[component]
-fn RowsField(prepared: PreparedRows) -> impl IntoView {
+pub(super) fn RowsField(prepared: PreparedRows) -> impl IntoView {
     let PreparedRows { text, table, .. } = prepared;
     let file_note = RwSignal::new(None::<String>);
     let masker = use_masker();
@@ -429,7 +444,7 @@ fn MaskedRows(table: Option<Result<Table, String>>, text: RwSignal<String>) -> i
 /// The rows that break the action's rules, the first ones listed, and the choice to leave them
 /// out.
 #[component]
-fn InvalidRows(
+pub(super) fn InvalidRows(
     checked: Memo<Vec<CheckedRow>>,
     counts: Memo<CheckedCounts>,
     leave_out_invalid: RwSignal<bool>,
@@ -461,7 +476,10 @@ fn InvalidRows(
 /// The rows that ask what an earlier row asks (`model::same_input`): sent once, listed on
 /// request.
 #[component]
-fn RepeatedRows(checked: Memo<Vec<CheckedRow>>, counts: Memo<CheckedCounts>) -> impl IntoView {
+pub(super) fn RepeatedRows(
+    checked: Memo<Vec<CheckedRow>>,
+    counts: Memo<CheckedCounts>,
+) -> impl IntoView {
     let repeats = move || counts.get().repeats;
     let masker = use_masker();
     view! {
@@ -488,7 +506,7 @@ fn RepeatedRows(checked: Memo<Vec<CheckedRow>>, counts: Memo<CheckedCounts>) -> 
 /// reuse those runs' results rather than send the rows (off unless chosen: nothing is reused
 /// silently).
 #[component]
-fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
+pub(super) fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
     let PreparedRows {
         kept_answers,
         reuse,
@@ -522,7 +540,7 @@ fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
 
 /// The rows to send and the most they may reserve, against the credits available.
 #[component]
-fn WorstCase(
+pub(super) fn WorstCase(
     counts: CheckedCounts,
     /// The worst case is within the credits available (or they are not known).
     fits: bool,
@@ -550,12 +568,23 @@ fn WorstCase(
 
 /// The batch's budget as typed, with its default shown and its error.
 #[component]
-fn BudgetField(
+pub(super) fn BudgetField(
     text: RwSignal<String>,
     error: Memo<Option<String>>,
     /// The budget when the field is empty.
     default: Signal<u64>,
+    /// The budget of a whole chain, which each of its steps' batches shares.
+    #[prop(optional)]
+    for_chain: bool,
 ) -> impl IntoView {
+    let pauses = match for_chain {
+        true => {
+            ", the worst case capped by the credits available. The chain pauses before a request that could take it past the budget (each step's batch gets what the steps before left of it), and each request is sent with max_credits within what is left; you can raise it then."
+        }
+        false => {
+            ", the worst case capped by the credits available. The batch pauses before a row that could take it past the budget, and each row is sent with max_credits within what is left; you can raise it then."
+        }
+    };
     view! {
         <div class="field budget-field">
             <label for="bulk-budget">"Budget, in credits " <span class="optional">"(optional)"</span></label>
@@ -566,7 +595,7 @@ fn BudgetField(
                 bind:value=text />
             <p class="help" id="bulk-budget-help">
                 "Empty: " {move || group_thousands(default.get())}
-                ", the worst case capped by the credits available. The batch pauses before a row that could take it past the budget, and each row is sent with max_credits within what is left; you can raise it then."
+                {pauses}
             </p>
             <p class="field-error" id="bulk-budget-error" role="alert">
                 {move || error.get().map(|e| format!("Budget {e}"))}

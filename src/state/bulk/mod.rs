@@ -54,6 +54,9 @@ pub struct Bulk {
     pub batch: RwSignal<Option<Engine>>,
     /// A batch is being started (`start`): its copy is being built, the form still shown.
     pub starting: RwSignal<bool>,
+    /// The id of the batch whose worker last said it has nothing more to send, with every
+    /// row saved (set again at each such news): a chain goes on to its next step from here.
+    pub settled_batch: RwSignal<Option<String>>,
     /// This tab's part in the batch shown: runs it or watches it, and its hold on the lock.
     tab: RwSignal<Option<BatchTab>>,
     /// Whether this tab runs the batch shown (it does when none is shown).
@@ -96,6 +99,7 @@ impl Bulk {
         let bulk = Bulk {
             batch: RwSignal::new(None),
             starting: RwSignal::new(false),
+            settled_batch: RwSignal::new(None),
             tab,
             role: Memo::new(move |_| tab.with(|t| t.as_ref().map_or(Role::Runs, BatchTab::role))),
             started_with: StoredValue::new(None),
@@ -175,7 +179,8 @@ impl Bulk {
     }
 
     /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent),
-    /// which pauses before a row that would take it past `budget` credits.
+    /// which pauses before a row that would take it past `budget` credits. Its id is `id` when
+    /// given (a chain's step, whose id is derived from the chain's), else a new one.
     ///
     /// In four tasks, so that no one of them holds the page for long with 10,000 rows on a slow
     /// computer: the click's (which only marks the batch as starting, `starting`), the one that
@@ -184,6 +189,7 @@ impl Bulk {
     /// form and mounts the batch's view in one update).
     pub fn start(
         &self,
+        id: Option<String>,
         action: ActionId,
         headers: Vec<String>,
         rows: Vec<CheckedRow>,
@@ -200,7 +206,7 @@ impl Bulk {
         spawn_local(async move {
             sleep(Duration::ZERO).await;
             let to_run = BatchToRun::New {
-                id: uuid::Uuid::new_v4().simple().to_string(),
+                id: id.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
                 workspace,
                 action,
                 headers,
@@ -331,7 +337,7 @@ impl Bulk {
     }
 
     /// The id of the batch shown.
-    fn current_id(&self) -> Option<String> {
+    pub(crate) fn current_id(&self) -> Option<String> {
         self.batch
             .with_untracked(|b| b.as_ref().map(|b| b.id.clone()))
     }

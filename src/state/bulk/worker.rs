@@ -235,7 +235,10 @@ impl Bulk {
                     self.workspace.refresh();
                 }
             }
-            FromRunner::Settled => self.settled(),
+            FromRunner::Settled => {
+                self.settled();
+                self.settled_batch.set(Some(batch.to_owned()));
+            }
         }
     }
 

@@ -1,0 +1,356 @@
+//! The chain shown: its steps and where each stands, what it waits for (failed runs, its
+//! budget), its step's batch (the bulk page's view), and the joined dataset once it has ended.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use super::super::batch::{BatchView, BudgetChange};
+use crate::browser::FileParts;
+use crate::components::{Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion};
+use crate::model::bulk::ExportFormat;
+use crate::model::chain::join::{JoinedExport, joined_columns};
+use crate::model::chain::progress::ChainNext;
+use crate::model::explore::EXPLORED_AT_MOST;
+use crate::model::format::{counted, group_thousands};
+use crate::model::output::ColumnsFound;
+use crate::model::presenter::MaskedRecords;
+use crate::state::bulk::use_bulk;
+use crate::state::chains::{Chains, ShownChain, through_joined, use_chains};
+use crate::state::environment::use_environment;
+use crate::state::presenter::use_masker;
+
+/// Where the chain stands, in a word for tests and styles: `step-2`, `decide-1`, `budget-3`,
+/// `cancelled`, `nothing-to-run`, `done`.
+fn standing(shown: &ShownChain) -> String {
+    if shown.nothing_to_run.is_some() {
+        return "nothing-to-run".to_owned();
+    }
+    match shown.next {
+        ChainNext::Start { step, .. } | ChainNext::TakeUp { step } => format!("step-{}", step + 1),
+        ChainNext::Decide { step, .. } => format!("decide-{}", step + 1),
+        ChainNext::OutOfBudget { step } => format!("budget-{}", step + 1),
+        ChainNext::Cancelled { .. } => "cancelled".to_owned(),
+        ChainNext::Done => "done".to_owned(),
+    }
+}
+
+/// The chain has ended (or waits on its budget): its joined dataset can be read.
+fn ended(shown: &ShownChain) -> bool {
+    shown.nothing_to_run.is_some()
+        || matches!(
+            shown.next,
+            ChainNext::Done | ChainNext::Cancelled { .. } | ChainNext::OutOfBudget { .. }
+        )
+}
+
+#[component]
+pub(super) fn ChainView() -> impl IntoView {
+    let chains = use_chains();
+    let bulk = use_bulk();
+    let shown = Memo::new(move |_| chains.shown.get());
+    // The step whose batch the bulk state shows, when it is one of this chain's.
+    let step_shown = Memo::new(move |_| {
+        let ids: Vec<String> = shown.with(|s| {
+            s.as_ref().map_or_else(Vec::new, |s| {
+                (0..s.chain.step_count())
+                    .map(|step| s.chain.step_batch_id(step))
+                    .collect()
+            })
+        });
+        bulk.batch.with(|b| {
+            b.as_ref()
+                .and_then(|e| ids.iter().position(|id| *id == e.id))
+        })
+    });
+    // What the step shown has charged so far, from its live copy.
+    let live_charged = Memo::new(move |_| {
+        bulk.batch
+            .with(|b| b.as_ref().map_or(0, |e| e.spending().charged))
+    });
+    let charged = move || {
+        shown.with(|s| {
+            s.as_ref().map_or(0, |s| {
+                (0..s.steps.len())
+                    .map(|step| match step_shown.get() {
+                        Some(live) if live == step => live_charged.get(),
+                        _ => s.steps[step].map_or(0, |b| b.charged),
+                    })
+                    .sum::<u64>()
+            })
+        })
+    };
+    let closable = move || {
+        shown.with(|s| s.as_ref().is_some_and(ended))
+            || bulk.batch.with(|b| {
+                b.as_ref()
+                    .is_none_or(|e| !matches!(e.phase(), crate::state::bulk::Phase::Running))
+            })
+    };
+    view! {
+        <div class="chain" data-field="chain"
+            data-standing=move || shown.with(|s| s.as_ref().map(standing).unwrap_or_default())>
+            <h2 class="batch-title">
+                {move || shown.with(|s| s.as_ref().map(|s| s.chain.plan.name.clone()).unwrap_or_default())}
+            </h2>
+            <ol class="chain-steps" data-field="chain-steps">
+                {move || shown.get().map(|s| (0..s.chain.step_count()).map(|step| {
+                    let action = s.chain.plan.action_at(step).map(|a| a.purpose()).unwrap_or_default();
+                    let state = match (s.steps[step], step_shown.get() == Some(step)) {
+                        (_, true) if !ended(&s) && matches!(s.next, ChainNext::TakeUp { step: at } if at == step) => "running".to_owned(),
+                        (Some(batch), _) if batch.cancelled => "cancelled".to_owned(),
+                        (Some(batch), _) if batch.done => match batch.failed {
+                            0 => format!("done · {}", counted(batch.charged, "credit", "credits")),
+                            failed => format!("done · {} · {}", counted(batch.charged, "credit", "credits"), counted(failed as u64, "failed run", "failed runs")),
+                        },
+                        (Some(_), _) => "running".to_owned(),
+                        (None, _) if s.nothing_to_run == Some(step) => "nothing to run".to_owned(),
+                        (None, _) => "not started".to_owned(),
+                    };
+                    view! { <li data-step=step + 1>{format!("Step {} · {action}: {state}", step + 1)}</li> }
+                }).collect_view())}
+            </ol>
+            <p data-field="chain-spending">
+                {move || {
+                    let budget = shown.with(|s| s.as_ref().and_then(|s| s.chain.budget));
+                    let charged = charged();
+                    match budget {
+                        Some(budget) => format!("Charged so far: {} of a budget of {} credits.", group_thousands(charged), group_thousands(budget)),
+                        None => format!("Charged so far: {} credits.", group_thousands(charged)),
+                    }
+                }}
+            </p>
+            <ChainWaits shown />
+            <ChainBudget shown />
+            <div class="actions-row">
+                {move || shown.with(|s| s.as_ref().is_some_and(|s| !ended(s) && !s.chain.cancelled)).then(|| view! {
+                    <button type="button" class="button secondary" data-field="stop-chain"
+                        title="No later step is made; the step that runs goes on until you cancel it below"
+                        on:click=move |_| chains.stop_here()>"Stop the chain after this step"</button>
+                })}
+                {move || closable().then(|| view! {
+                    <button type="button" class="button secondary" data-field="close-chain"
+                        on:click=move |_| chains.close()>"Back to the chains"</button>
+                })}
+            </div>
+            {move || shown.with(|s| s.as_ref().is_some_and(|s| ended(s) && s.last_step_made().is_some_and(|l| l >= 1)))
+                .then(|| view! { <JoinedResults chains /> })}
+            {move || step_shown.get().map(|step| view! {
+                <section class="chain-batch" aria-label="The step's batch">
+                    <h3 class="section-title">{format!("Step {}'s batch", step + 1)}</h3>
+                    <BatchView in_chain=true />
+                </section>
+            })}
+        </div>
+    }
+}
+
+/// What the chain waits for, said with what the person can do.
+#[component]
+fn ChainWaits(shown: Memo<Option<ShownChain>>) -> impl IntoView {
+    let chains = use_chains();
+    move || {
+        let shown = shown.get()?;
+        if let Some(step) = shown.nothing_to_run {
+            return Some(view! {
+                <Notice field="chain-nothing-to-run">
+                    {format!("The chain ended at step {}: no record of step {step} carried the field it takes, so nothing was left to run.", step + 1)}
+                </Notice>
+            }.into_any());
+        }
+        Some(match shown.next {
+            ChainNext::Decide { step, failed } => view! {
+                <Notice field="chain-decide" block=true>
+                    <p>{format!(
+                        "{} of step {} failed. Retry them in the batch below (Retry failed rows), or go on: step {} is then made from the runs that completed, and step {}'s failed runs are not retried.",
+                        counted(failed as u64, "run", "runs"), step + 1, step + 2, step + 1
+                    )}</p>
+                    <button type="button" class="button primary" data-field="go-on-without-failed"
+                        on:click=move |_| chains.go_on_without_failed(step)>
+                        {format!("Go on to step {}", step + 2)}
+                    </button>
+                </Notice>
+            }.into_any(),
+            ChainNext::OutOfBudget { step } => view! {
+                <Notice field="chain-out-of-budget">
+                    {format!("The chain paused before step {}: its budget is spent. Raise the budget to go on.", step + 1)}
+                </Notice>
+            }.into_any(),
+            ChainNext::Cancelled { step } => view! {
+                <Notice field="chain-cancelled">{format!("The chain was stopped at step {}.", step + 1)}</Notice>
+            }.into_any(),
+            ChainNext::Done => view! {
+                <Notice field="chain-done">"Every step is done."</Notice>
+            }.into_any(),
+            ChainNext::Start { .. } | ChainNext::TakeUp { .. } => ().into_any(),
+        })
+    }
+}
+
+/// The chain's budget in all, and the way to change it while the chain goes on.
+#[component]
+fn ChainBudget(shown: Memo<Option<ShownChain>>) -> impl IntoView {
+    let chains = use_chains();
+    let going = move || {
+        shown.with(|s| {
+            s.as_ref().is_some_and(|s| {
+                s.nothing_to_run.is_none()
+                    && matches!(
+                        s.next,
+                        ChainNext::TakeUp { .. }
+                            | ChainNext::Start { .. }
+                            | ChainNext::OutOfBudget { .. }
+                            | ChainNext::Decide { .. }
+                    )
+            })
+        })
+    };
+    move || {
+        going().then(|| view! {
+            <BudgetChange id="chain-budget" label="The chain's budget, in credits" field="set-chain-budget"
+                on_budget=Callback::new(move |budget| chains.set_budget(budget)) />
+        })
+    }
+}
+
+/// The joined dataset: one row per record of the last step that ran, with its parents'
+/// columns; explored (masked in presenter mode) or exported whole.
+#[component]
+fn JoinedResults(chains: Chains) -> impl IntoView {
+    let masker = use_masker();
+    let environment = use_environment();
+    let gate = RealDataGate::default();
+    let read =
+        RwSignal::new(None::<Result<(Arc<[Value]>, Vec<String>, Option<MaskedRecords>), String>>);
+    let busy = RwSignal::new(false);
+    let said = RwSignal::new(None::<Result<String, String>>);
+    let notice = RwSignal::new("");
+    let chain_and_last = move || {
+        chains.shown.with_untracked(|s| {
+            s.as_ref()
+                .and_then(|s| s.last_step_made().map(|last| (s.chain.clone(), last)))
+        })
+    };
+    let explore = move |_| {
+        let Some((chain, last)) = chain_and_last() else {
+            return;
+        };
+        busy.set(true);
+        leptos::task::spawn_local(async move {
+            let mut records: Vec<Value> = Vec::new();
+            let mut masked: Vec<Value> = Vec::new();
+            let mut columns = ColumnsFound::default();
+            let result = through_joined(&chain, last, &mut |slice| {
+                let room = EXPLORED_AT_MOST.saturating_sub(records.len());
+                let kept = &slice[..room.min(slice.len())];
+                columns.add(kept);
+                if masker.is_on() {
+                    masked.extend(kept.iter().map(|record| masker.json(record)));
+                }
+                records.extend_from_slice(kept);
+                records.len() < EXPLORED_AT_MOST
+            })
+            .await;
+            read.set(Some(result.map(|()| {
+                let masked = masker.is_on().then(|| MaskedRecords {
+                    by: masker,
+                    records: masked.into(),
+                });
+                (records.into(), joined_columns(&columns.columns), masked)
+            })));
+            busy.set(false);
+        });
+    };
+    let export = move |format: ExportFormat| {
+        let Some((chain, last)) = chain_and_last() else {
+            return;
+        };
+        let prefix = environment.file_name("");
+        busy.set(true);
+        said.set(None);
+        leptos::task::spawn_local(async move {
+            let result = write_joined(&chain, last, format, &prefix).await;
+            said.set(Some(result.map(|rows| {
+                format!(
+                    "Exported {}.",
+                    counted(rows as u64, "joined row", "joined rows")
+                )
+            })));
+            busy.set(false);
+        });
+    };
+    let ask = move |format: ExportFormat| {
+        gate.export(
+            "every joined row of the chain, with the records of each step".to_owned(),
+            move || export(format),
+        );
+    };
+    view! {
+        <section class="explore-results" data-field="joined-results" aria-label="The joined dataset">
+            <h3 class="section-title">"The joined dataset"</h3>
+            <p class="help">"One row per record of the last step, with the columns of the spreadsheet's row and of every record above it (step1.*, step2.*, …), and their run ids."</p>
+            <div class="actions-row">
+                <button type="button" class="button secondary" data-field="explore-joined" disabled=busy on:click=explore>"Explore the joined rows"</button>
+                <button type="button" class="button secondary" data-field="export-joined-csv" disabled=busy on:click=move |_| ask(ExportFormat::Csv)>"Export CSV"</button>
+                <button type="button" class="button secondary" data-field="export-joined-json" disabled=busy on:click=move |_| ask(ExportFormat::Json)>"Export JSON"</button>
+                <button type="button" class="button secondary" data-field="export-joined-jsonl" disabled=busy on:click=move |_| ask(ExportFormat::JsonLines)>"Export JSON Lines"</button>
+            </div>
+            <RealDataQuestion gate />
+            {move || said.get().map(|said| match said {
+                Ok(done) => view! { <p class="help" role="status" data-field="joined-said">{done}</p> }.into_any(),
+                Err(problem) => view! { <Notice kind=NoticeKind::Problem field="joined-problem">{problem}</Notice> }.into_any(),
+            })}
+            {move || read.get().map(|read| match read {
+                Err(problem) => view! { <Notice kind=NoticeKind::Problem field="joined-problem">{problem}</Notice> }.into_any(),
+                Ok((records, columns, masked)) => view! {
+                    <p class="help" data-field="joined-count">{format!("{} shown.", counted(records.len() as u64, "joined row", "joined rows"))}</p>
+                    <OutputExplorer action="chain".to_owned() name=environment.file_name("chain-joined")
+                        records columns masked notice />
+                    <p class="help" role="status">{move || notice.get()}</p>
+                }.into_any(),
+            })}
+        </section>
+    }
+}
+
+/// Writes the joined dataset into a file, a slice at a time (CSV reads it twice: its columns
+/// first); the number of rows written.
+async fn write_joined(
+    chain: &crate::model::chain::progress::SavedChain,
+    last: usize,
+    format: ExportFormat,
+    file_prefix: &str,
+) -> Result<usize, String> {
+    let mut found = ColumnsFound::default();
+    if format == ExportFormat::Csv {
+        through_joined(chain, last, &mut |slice| {
+            found.add(&slice);
+            true
+        })
+        .await?;
+    }
+    let mut export = JoinedExport::new(format, joined_columns(&found.columns));
+    let no_room = || "This browser could not hold the export.".to_owned();
+    let mut file = FileParts::new(format.mime()).ok_or_else(no_room)?;
+    file.push(&export.start()).ok_or_else(no_room)?;
+    let mut rows = 0;
+    let mut failed = false;
+    through_joined(chain, last, &mut |slice| {
+        rows += slice.len();
+        failed = file.push(&export.records(&slice)).is_none();
+        !failed
+    })
+    .await?;
+    if failed {
+        return Err(no_room());
+    }
+    file.push(&export.finish()).ok_or_else(no_room)?;
+    file.download(&format!(
+        "{file_prefix}chain-{}-{}.{}",
+        crate::model::format::file_label(&chain.plan.name),
+        &chain.id[..8.min(chain.id.len())],
+        format.extension()
+    ));
+    Ok(rows)
+}

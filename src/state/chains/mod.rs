@@ -1,0 +1,562 @@
+//! The chain this tab shows (`model::chain`), provided at the root so it goes on while the
+//! person looks at other pages. Each step is a bulk batch run by `state::bulk` (the worker, the
+//! rate limit, one tab at a time, saved before its first submission); this layer keeps the
+//! chain in this browser's store, starts each step's batch once the step before has settled
+//! (its rows made from that step's kept runs, with ids and keys that are the same every time),
+//! and says what the chain waits for: the person (failed runs, the budget), or nothing.
+//!
+//! - `read`: the steps read back from the store, and the joined dataset.
+
+mod read;
+
+use api_contract::ActionEntry;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+pub use self::read::through_joined;
+use super::bulk::{Bulk, Phase, Role, saved_rows};
+use super::workspace::SharedWorkspace;
+use crate::model::bulk::CheckedRow;
+use crate::model::chain::ChainPlan;
+use crate::model::chain::kept::KeptChains;
+use crate::model::chain::progress::{ChainNext, SavedChain, StepBatch, next};
+use crate::model::chain::steps::checked_step_rows;
+use crate::model::store_table::{FactKey, WorkspaceFact};
+use crate::store::{self, Change, KEPT_CHAINS, SAVED_BATCHES, StoreError};
+
+/// The chain shown, and what it does next. `Copy`, like the signals inside.
+#[derive(Clone, Copy)]
+pub struct Chains {
+    pub shown: RwSignal<Option<ShownChain>>,
+    /// The last problem reading, keeping or going on with the chain, for people.
+    pub problem: RwSignal<Option<String>>,
+    /// Counts the changes to the kept chains, so their lists are read again.
+    pub kept_changed: RwSignal<u32>,
+    /// The API's registry, as the chains page last had it: a step's rows are checked against
+    /// its action's entry.
+    registry: StoredValue<Vec<ActionEntry>>,
+    /// A look at where the chain stands is under way; `again`: another was asked meanwhile.
+    looking: StoredValue<bool>,
+    again: StoredValue<bool>,
+    /// The app's root, where the effect that goes on after each step is made (once a chain is
+    /// shown), so it outlives the page.
+    root: StoredValue<Option<Owner>, LocalStorage>,
+    following: StoredValue<bool>,
+    bulk: Bulk,
+    workspace: SharedWorkspace,
+}
+
+/// A chain as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShownChain {
+    pub chain: SavedChain,
+    /// Each step's batch as last read (`None`: not made yet).
+    pub steps: Vec<Option<StepBatch>>,
+    pub next: ChainNext,
+    /// The step that had nothing to run (no record of the step before carried the contract's
+    /// field): the chain ends there.
+    pub nothing_to_run: Option<usize>,
+}
+
+impl ShownChain {
+    /// The last step that has a batch.
+    pub fn last_step_made(&self) -> Option<usize> {
+        self.steps.iter().rposition(Option::is_some)
+    }
+
+    /// What the chain's steps charged before step `step`.
+    pub fn charged_before(&self, step: usize) -> u64 {
+        crate::model::chain::progress::charged(&self.steps[..step.min(self.steps.len())])
+    }
+}
+
+fn key(workspace: &str) -> FactKey {
+    FactKey {
+        workspace: workspace.to_owned(),
+        fact: WorkspaceFact::Chains,
+    }
+}
+
+/// The chains this browser keeps for `workspace` (none yet: empty).
+pub async fn kept_chains(workspace: &str) -> Result<KeptChains, StoreError> {
+    Ok(KEPT_CHAINS.get(&key(workspace)).await?.unwrap_or_default())
+}
+
+/// Changes the chains kept for `workspace` as `change` says, read and written in one
+/// transaction (another tab's change is not lost). Kept chains that do not read back are
+/// left as they are and the change refused, rather than written over.
+pub async fn change_kept(
+    workspace: &str,
+    // Boxed: one copy of this transaction's code serves every change.
+    change: Box<dyn FnOnce(KeptChains) -> Result<KeptChains, String>>,
+) -> Result<(), String> {
+    let key = key(workspace);
+    let mut refused = None;
+    let written = store::update_one(KEPT_CHAINS.read(&key), |text| {
+        let kept = KEPT_CHAINS
+            .decode_read(text.as_deref())?
+            .unwrap_or_default();
+        match change(kept) {
+            Ok(kept) => KEPT_CHAINS.put_change(&key, &kept),
+            Err(reason) => {
+                refused = Some(reason);
+                Err(StoreError::Failed(String::new()))
+            }
+        }
+    })
+    .await;
+    match (refused, written) {
+        (Some(reason), _) => Err(reason),
+        (None, Ok(())) => Ok(()),
+        (None, Err(error)) => Err(format!(
+            "This browser's storage did not keep the change. {}",
+            error.sentence()
+        )),
+    }
+}
+
+/// Forgets the chain `chain` in this browser: its step batches and its entry.
+pub async fn forget_chain(chain: &SavedChain) -> Result<(), String> {
+    let changes: Vec<Change> = (0..chain.step_count())
+        .map(|step| Change::DeleteBatch(chain.step_batch_id(step)))
+        .collect();
+    store::write(changes).await.map_err(|error| {
+        format!(
+            "This browser's storage refused to delete the chain's batches. {}",
+            error.sentence()
+        )
+    })?;
+    let id = chain.id.clone();
+    change_kept(
+        &chain.workspace,
+        Box::new(move |kept| Ok(kept.without_chain(&id))),
+    )
+    .await
+}
+
+impl Chains {
+    pub fn provide(bulk: Bulk, workspace: SharedWorkspace) {
+        provide_context(Chains {
+            shown: RwSignal::new(None),
+            problem: RwSignal::new(None),
+            kept_changed: RwSignal::new(0),
+            registry: StoredValue::new(Vec::new()),
+            looking: StoredValue::new(false),
+            again: StoredValue::new(false),
+            root: StoredValue::new_local(Owner::current()),
+            following: StoredValue::new(false),
+            bulk,
+            workspace,
+        });
+    }
+
+    /// The registry the chain's steps are checked against.
+    pub fn know_registry(&self, actions: Vec<ActionEntry>) {
+        self.registry.set_value(actions);
+    }
+
+    /// Starts `plan` over the spreadsheet's checked rows (`headers`, `rows`: the first step's
+    /// batch, each body with its own `max_credits`), pausing at `budget` credits in all. The
+    /// chain is kept first: a chain this browser cannot keep could not go on after a reload,
+    /// so nothing is sent then.
+    pub fn start(
+        &self,
+        plan: ChainPlan,
+        headers: Vec<String>,
+        rows: Vec<CheckedRow>,
+        budget: Option<u64>,
+        let_go_of_form: impl FnOnce() + 'static,
+    ) {
+        let Some(workspace) = self.workspace.id_untracked() else {
+            return;
+        };
+        let busy_with = self.bulk.batch.with_untracked(|b| {
+            b.as_ref()
+                .filter(|engine| *engine.phase() != Phase::Done)
+                .map(|engine| engine.action)
+        });
+        if let Some(action) = busy_with {
+            self.problem.set(Some(format!(
+                "The chain was not started, and nothing was sent: a tab runs one batch at a time, \
+                 and this tab has a bulk batch that is not done ({}). Finish it or clear it on the \
+                 Bulk page first.",
+                action.as_str()
+            )));
+            return;
+        }
+        let chain = SavedChain {
+            id: uuid::Uuid::new_v4().simple().to_string(),
+            workspace: workspace.clone(),
+            plan,
+            budget,
+            created_at: js_sys::Date::now(),
+            went_on_after: Vec::new(),
+            cancelled: false,
+        };
+        let chains = *self;
+        chains.problem.set(None);
+        spawn_local(async move {
+            let kept = chain.clone();
+            if let Err(problem) = change_kept(
+                &workspace,
+                Box::new(move |list| Ok(list.with_started(kept))),
+            )
+            .await
+            {
+                chains.problem.set(Some(format!(
+                    "The chain was not started, and nothing was sent: {problem}"
+                )));
+                return;
+            }
+            chains.kept_changed.update(|n| *n += 1);
+            let first_batch = chain.step_batch_id(0);
+            let action = chain.plan.first.action;
+            chains.show(ShownChain {
+                steps: vec![None; chain.step_count()],
+                next: ChainNext::TakeUp { step: 0 },
+                nothing_to_run: None,
+                chain,
+            });
+            chains.follow_steps();
+            chains.bulk.start(
+                Some(first_batch),
+                action,
+                headers,
+                rows,
+                budget,
+                let_go_of_form,
+            );
+        });
+    }
+
+    /// Shows a kept chain and goes on with it where it stands (its step's batch taken up,
+    /// resumed, or the next step made).
+    pub fn open(&self, chain: SavedChain) {
+        self.problem.set(None);
+        self.show(ShownChain {
+            steps: vec![None; chain.step_count()],
+            next: ChainNext::TakeUp { step: 0 },
+            nothing_to_run: None,
+            chain,
+        });
+        self.follow_steps();
+        self.go_on();
+    }
+
+    /// Leaves the chain shown (its batch, if one runs, goes on as a batch).
+    pub fn close(&self) {
+        self.shown.set(None);
+        self.problem.set(None);
+    }
+
+    fn show(&self, shown: ShownChain) {
+        self.shown.set(Some(shown));
+    }
+
+    /// The id of the chain shown, untracked.
+    pub fn shown_id(&self) -> Option<String> {
+        self.shown
+            .with_untracked(|s| s.as_ref().map(|s| s.chain.id.clone()))
+    }
+
+    /// The chain shown, untracked.
+    fn chain(&self) -> Option<SavedChain> {
+        self.shown
+            .with_untracked(|s| s.as_ref().map(|s| s.chain.clone()))
+    }
+
+    /// From the first chain shown on, each settled batch of the chain shown (every row final
+    /// and saved) makes the chain look where it stands and go on: an effect under the root's
+    /// owner, so it outlives the page.
+    fn follow_steps(&self) {
+        if self.following.get_value() {
+            return;
+        }
+        self.following.set_value(true);
+        let chains = *self;
+        let follow = move || {
+            Effect::new(move |_| {
+                let Some(batch) = chains.bulk.settled_batch.get() else {
+                    return;
+                };
+                let ours = untrack(|| chains.chain()).is_some_and(|chain| {
+                    (0..chain.step_count()).any(|step| chain.step_batch_id(step) == batch)
+                });
+                if ours {
+                    chains.go_on();
+                }
+            });
+        };
+        match self.root.get_value() {
+            Some(owner) => owner.with(follow),
+            None => follow(),
+        }
+    }
+
+    /// Reads where the chain shown stands and does what comes next (`progress::next`). One
+    /// look at a time; one asked meanwhile follows it.
+    pub fn go_on(&self) {
+        if self.looking.get_value() {
+            self.again.set_value(true);
+            return;
+        }
+        self.looking.set_value(true);
+        let chains = *self;
+        spawn_local(async move {
+            loop {
+                chains.again.set_value(false);
+                if let Some(chain) = chains.chain()
+                    && let Err(problem) = chains.look(chain).await
+                {
+                    chains.problem.set(Some(problem));
+                }
+                if !chains.again.get_value() {
+                    break;
+                }
+            }
+            chains.looking.set_value(false);
+        });
+    }
+
+    /// Each step's batch as kept: the batch this tab shows from its own copy (the store's may
+    /// be a save behind), the others from the store.
+    async fn step_batches(&self, chain: &SavedChain) -> Result<Vec<Option<StepBatch>>, String> {
+        let mut steps = Vec::with_capacity(chain.step_count());
+        for step in 0..chain.step_count() {
+            let id = chain.step_batch_id(step);
+            let shown = self.bulk.batch.with_untracked(|b| {
+                b.as_ref()
+                    .filter(|engine| engine.id == id)
+                    .map(|engine| StepBatch::of(&engine.summary(), engine.rows()))
+            });
+            if let Some(batch) = shown {
+                steps.push(Some(batch));
+                continue;
+            }
+            let unreadable = |error: StoreError| {
+                format!(
+                    "Step {}'s batch could not be read back from this browser's storage. {}",
+                    step + 1,
+                    error.sentence()
+                )
+            };
+            match SAVED_BATCHES.get(&id).await.map_err(unreadable)? {
+                Some(summary) => {
+                    let rows = saved_rows(&id).await.map_err(unreadable)?;
+                    steps.push(Some(StepBatch::of(&summary, &rows)));
+                }
+                None => steps.push(None),
+            }
+        }
+        Ok(steps)
+    }
+
+    /// Looks where `chain` stands and does what comes next.
+    async fn look(&self, chain: SavedChain) -> Result<(), String> {
+        let steps = self.step_batches(&chain).await?;
+        let next = next(&chain, &steps);
+        let still_shown = |chains: &Chains| {
+            chains
+                .shown
+                .with_untracked(|s| s.as_ref().is_some_and(|s| s.chain.id == chain.id))
+        };
+        if !still_shown(self) {
+            return Ok(());
+        }
+        self.shown.update(|shown| {
+            if let Some(shown) = shown {
+                shown.steps = steps.clone();
+                shown.next = next.clone();
+            }
+        });
+        match next {
+            ChainNext::Start { step: 0, .. } => Err(
+                "This chain's first step was never saved, so nothing of it was sent. Start it \
+                 again from the spreadsheet."
+                    .to_owned(),
+            ),
+            ChainNext::Start { step, budget } => self.start_step(&chain, step, budget).await,
+            ChainNext::TakeUp { step } => self.show_step(&chain, step, true).await,
+            ChainNext::Decide { step, .. } => self.show_step(&chain, step, false).await,
+            ChainNext::OutOfBudget { step } | ChainNext::Cancelled { step } => {
+                match steps[..step].iter().rposition(Option::is_some) {
+                    Some(last) => self.show_step(&chain, last, false).await,
+                    None => Ok(()),
+                }
+            }
+            ChainNext::Done => self.show_step(&chain, chain.step_count() - 1, false).await,
+        }
+    }
+
+    /// Whether this tab may start or open a step's batch: it shows none, or one of this chain,
+    /// or one with nothing left to do; otherwise the person's other batch is not stopped.
+    fn tab_is_free_for(&self, chain: &SavedChain) -> Result<(), String> {
+        let busy_with = self.bulk.batch.with_untracked(|b| {
+            b.as_ref()
+                .filter(|engine| {
+                    *engine.phase() != Phase::Done
+                        && !(0..chain.step_count()).any(|s| chain.step_batch_id(s) == engine.id)
+                })
+                .map(|engine| engine.action)
+        });
+        match busy_with {
+            Some(action) => Err(format!(
+                "This tab is running another bulk batch ({}). The chain goes on once that batch \
+                 is done or cleared on the Bulk page: then open the chain again.",
+                action.as_str()
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Shows step `step`'s kept batch in the bulk state (taken up and resumed when `resume`),
+    /// unless it is the batch shown already.
+    async fn show_step(&self, chain: &SavedChain, step: usize, resume: bool) -> Result<(), String> {
+        let id = chain.step_batch_id(step);
+        if self.bulk.current_id().as_deref() == Some(id.as_str()) {
+            // A step this tab shows but another runs: its news keeps this tab's copy going.
+            if resume && self.bulk.role.get_untracked() == Role::Runs {
+                let paused = self.bulk.batch.with_untracked(|b| {
+                    b.as_ref()
+                        .is_some_and(|e| matches!(e.phase(), Phase::Paused(None)))
+                });
+                if paused {
+                    self.bulk.resume();
+                }
+            }
+            return Ok(());
+        }
+        self.tab_is_free_for(chain)?;
+        let unreadable = |error: StoreError| {
+            format!(
+                "Step {}'s batch could not be read back from this browser's storage. {}",
+                step + 1,
+                error.sentence()
+            )
+        };
+        let Some(summary) = SAVED_BATCHES.get(&id).await.map_err(unreadable)? else {
+            return Ok(());
+        };
+        let rows = saved_rows(&id).await.map_err(unreadable)?;
+        if self.bulk.current_id().as_deref() == Some(id.as_str()) {
+            return Ok(());
+        }
+        self.bulk.open(summary, rows, resume);
+        Ok(())
+    }
+
+    /// Makes step `step`'s batch from the kept runs of the step before and starts it, with
+    /// `budget` what is left of the chain's.
+    async fn start_step(
+        &self,
+        chain: &SavedChain,
+        step: usize,
+        budget: Option<u64>,
+    ) -> Result<(), String> {
+        self.tab_is_free_for(chain)?;
+        let Some(action) = chain.plan.action_at(step) else {
+            return Ok(());
+        };
+        let entry = self
+            .registry
+            .with_value(|list| list.iter().find(|e| e.id == action.as_str()).cloned())
+            .ok_or_else(|| {
+                format!(
+                    "The API does not list {} (step {}): the chain cannot go on.",
+                    action.as_str(),
+                    step + 1
+                )
+            })?;
+        let rows = read::next_step_rows(chain, step).await?;
+        if rows.rows().is_empty() {
+            self.shown.update(|shown| {
+                if let Some(shown) = shown.as_mut().filter(|s| s.chain.id == chain.id) {
+                    shown.nothing_to_run = Some(step);
+                }
+            });
+            return Ok(());
+        }
+        let next_step = &chain.plan.steps[step - 1];
+        let checked = checked_step_rows(&rows, next_step, &entry);
+        let headers = rows.table(next_step.max_results).headers;
+        drop(rows);
+        // Made again meanwhile (another look, another tab): the batch shown is not replaced.
+        let id = chain.step_batch_id(step);
+        if self.bulk.current_id().as_deref() == Some(id.as_str()) {
+            return Ok(());
+        }
+        self.bulk
+            .start(Some(id), action, headers, checked, budget, || {});
+        Ok(())
+    }
+
+    /// Changes the chain shown as `change` says, keeps it, then looks again.
+    fn change_chain(&self, change: Box<dyn FnOnce(&mut SavedChain)>) {
+        let Some(mut chain) = self.chain() else {
+            return;
+        };
+        change(&mut chain);
+        let chains = *self;
+        spawn_local(async move {
+            let kept = chain.clone();
+            let workspace = chain.workspace.clone();
+            match change_kept(
+                &workspace,
+                Box::new(move |list| Ok(list.with_started(kept))),
+            )
+            .await
+            {
+                Ok(()) => {
+                    chains.shown.update(|shown| {
+                        if let Some(shown) = shown.as_mut().filter(|s| s.chain.id == chain.id) {
+                            shown.chain = chain;
+                        }
+                    });
+                    chains.kept_changed.update(|n| *n += 1);
+                    chains.go_on();
+                }
+                Err(problem) => chains.problem.set(Some(problem)),
+            }
+        });
+    }
+
+    /// The person goes on past step `step`'s failed runs: the next step is made from the runs
+    /// that completed, and `step` is sealed.
+    pub fn go_on_without_failed(&self, step: usize) {
+        self.change_chain(Box::new(move |chain| {
+            if !chain.went_on_after.contains(&step) {
+                chain.went_on_after.push(step);
+            }
+        }));
+    }
+
+    /// Ends the chain where it stands: no later step is made (a step's batch that runs is
+    /// cancelled through its own Cancel).
+    pub fn stop_here(&self) {
+        self.change_chain(Box::new(|chain| chain.cancelled = true));
+    }
+
+    /// The chain's budget in all becomes `budget`: the step that runs gets what is left of it
+    /// after the steps before, and a chain paused at its budget goes on once resumed.
+    pub fn set_budget(&self, budget: u64) {
+        let Some((step, charged_before)) = self.shown.with_untracked(|s| {
+            s.as_ref().and_then(|s| match s.next {
+                ChainNext::TakeUp { step } => Some((step, s.charged_before(step))),
+                _ => None,
+            })
+        }) else {
+            self.change_chain(Box::new(move |chain| chain.budget = Some(budget)));
+            return;
+        };
+        let batch_id = self.chain().map(|chain| chain.step_batch_id(step));
+        if batch_id.is_some() && self.bulk.current_id() == batch_id {
+            self.bulk
+                .set_budget(Some(budget.saturating_sub(charged_before)));
+        }
+        self.change_chain(Box::new(move |chain| chain.budget = Some(budget)));
+    }
+}
+
+pub fn use_chains() -> Chains {
+    expect_context::<Chains>()
+}

@@ -1,0 +1,211 @@
+// Chains end to end (issue 59): 20 profile URLs with 4 repeats → their posts (the first 3 of
+// each) → the comments of each post (5 each). The worst case is on screen before any request;
+// the sandbox makes exactly one run per distinct input at each step, a reload in the second step
+// included; what is charged equals the runs' credits_used and stays under the preview; the
+// joined CSV has one row per comment and path with its profile and post columns. A budget below
+// the worst case pauses the chain there. Headless Chromium against the sandbox.
+import { readFile } from "node:fs/promises";
+import { expect, withSandbox } from "./fixtures.mjs";
+import { api, parseCsv, screenshot, seriousViolations, signIn } from "./harness.mjs";
+
+const test = withSandbox({ args: ["--queue-ms", "40", "--process-ms", "80", "--rate-burst", "30", "--rate-per-sec", "40"] });
+
+const PEOPLE = "network-extract-people";
+const POSTS = "network-extract-people-post-activity";
+const COMMENTS = "network-extract-post-commenters";
+
+/** 16 profiles, then 4 of them again as a person would write them. */
+function profileCsv() {
+  const handles = ["ada", "bob", "cy", "dee", "eve", "fay", "gus", "hal"];
+  const urls = [];
+  for (let i = 0; i < 16; i++) urls.push(`https://www.network.com/in/${handles[i % 8]}-${i}`);
+  for (const i of [1, 5, 9, 13]) urls.push(`https://network.com/in/${handles[i % 8]}-${i}/`);
+  return ["identifier", ...urls].join("\n") + "\n";
+}
+
+/** Every async submission the page makes, by idempotency key: its action and input. */
+function recordSubmissions(page) {
+  const byKey = new Map();
+  page.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    const match = path.match(/^\/v1\/actions\/([^/]+)\/run\/async$/);
+    if (request.method() !== "POST" || !match) return;
+    const body = JSON.parse(request.postData() ?? "{}");
+    byKey.set(request.headers()["idempotency-key"], { action: match[1], input: JSON.stringify(body.input) });
+  });
+  return byKey;
+}
+
+async function preparePlan(page) {
+  await page.locator("#chain-first-action").selectOption(PEOPLE);
+  await page.locator("#chain-name").fill("Profiles, posts, comments");
+  await page.locator("#chain-action-1").selectOption(POSTS);
+  await page.locator("#chain-max-1").fill("3");
+  await expect(page.locator("#chain-action-2")).toBeVisible();
+  await page.locator("#chain-action-2").selectOption(COMMENTS);
+  await page.locator("#chain-first-2").fill("3");
+  await page.locator("#chain-max-2").fill("5");
+  await page.locator("#bulk-text").fill(profileCsv());
+}
+
+/** What the preview must say: rows × records × credits per record, step by step. */
+async function expectedWorstCase(sandbox) {
+  const actions = (await api(sandbox, "GET", "/v1/actions")).json.actions;
+  const price = (id) => actions.find((a) => a.id === id).credits_per_record;
+  const ceiling = (id) => Math.min(actions.find((a) => a.id === id).max_results, 100);
+  const people = 16 * Math.min(1, ceiling(PEOPLE)) * price(PEOPLE);
+  const posts = 16 * Math.min(3, ceiling(POSTS)) * price(POSTS);
+  const comments = 16 * 3 * Math.min(5, ceiling(COMMENTS)) * price(COMMENTS);
+  return people + posts + comments;
+}
+
+async function confirmIfAsked(page) {
+  const dialog = page.locator('[data-field="confirm-spend"][open]');
+  if (await dialog.isVisible()) await page.locator('[data-field="confirm-spend-yes"]').click();
+}
+
+test("a chain runs each distinct input once, survives a reload in step 2, and joins its rows", async ({ sandbox, pages }) => {
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const { page, problems } = await pages.signedIn("/chains");
+  const submissions = recordSubmissions(page);
+  await preparePlan(page);
+  const worst = await expectedWorstCase(sandbox);
+  await expect(page.locator('[data-field="chain-worst-case"]')).toHaveAttribute("data-credits", String(worst));
+  await expect(page.locator('[data-field="chain-step-worst"]')).toHaveCount(3);
+  await expect(page.locator('[data-field="chain-step-worst"]').first()).toContainText("16 distinct rows");
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, "chain-prepare");
+  expect(submissions.size).toBe(0);
+
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  await expect(chain).toHaveAttribute("data-standing", "step-2", { timeout: 60_000 });
+  // A reload while step 2 runs: the chain is opened again and goes on with the same keys.
+  await page.reload();
+  // The credential was in memory only: sign in again, and /chains lists the chain.
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signIn(page, sandbox.api_key);
+  await expect(page).toHaveURL(/\/chains$/);
+  await page.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  expect(await seriousViolations(page)).toEqual([]);
+  await screenshot(page, "chain-done");
+
+  // One run per distinct input at each step, whatever was sent again after the reload.
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs;
+  const keyed = [...submissions.values()];
+  for (const action of [PEOPLE, POSTS, COMMENTS]) {
+    const inputs = keyed.filter((s) => s.action === action).map((s) => s.input);
+    const distinct = new Set(inputs);
+    const made = runs.filter((r) => r.action === action);
+    expect(made.length, action).toBe(distinct.size);
+  }
+  expect(runs.filter((r) => r.action === PEOPLE).length).toBe(16);
+  expect(runs.filter((r) => r.action === POSTS).length).toBeLessThanOrEqual(16);
+  expect(runs.filter((r) => r.action === COMMENTS).length).toBeLessThanOrEqual(48);
+  // What was charged is what the runs used, and no more than the preview said.
+  const after = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const used = runs.reduce((sum, r) => sum + r.credits_used, 0);
+  expect(before.credits_balance - after.credits_balance, "credits spent").toBe(used);
+  expect(after.credits_reserved).toBe(0);
+  expect(used).toBeLessThanOrEqual(worst);
+
+  // The joined CSV: one row per comment and path, with its profile's and its post's columns.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-joined-csv"]').click()]);
+  const csv = parseCsv(await readFile(await download.path(), "utf8"));
+  const [header, ...rows] = csv;
+  const column = (name) => header.indexOf(name);
+  for (const name of ["line", "input.identifier", "step1.run_id", "step1.network_profile_identifier", "step2.run_id", "step2.social_id", "step3.run_id", "step3.record"]) {
+    expect(header, name).toContain(name);
+  }
+  const commentRuns = runs.filter((r) => r.action === COMMENTS && r.status === "completed");
+  const records = commentRuns.reduce((sum, r) => sum + (r.output?.length ?? 0), 0);
+  expect(rows.length).toBeGreaterThanOrEqual(records);
+  const mismatches = [];
+  const commentIds = new Set(commentRuns.map((r) => r.id));
+  for (const row of rows) {
+    if (!row[column("input.identifier")] || !row[column("step2.social_id")]) mismatches.push(`blank lineage: ${row.join(",")}`);
+    if (!commentIds.has(row[column("step3.run_id")])) mismatches.push(`unknown comment run ${row[column("step3.run_id")]}`);
+  }
+  expect(mismatches).toEqual([]);
+  // Each joined row's post is one whose comments were asked for, with its social_id as returned.
+  const askedPosts = new Set([...submissions.values()].filter((s) => s.action === COMMENTS).map((s) => JSON.parse(s.input).social_id));
+  const joinedPosts = new Set(rows.map((row) => row[column("step2.social_id")]));
+  expect([...joinedPosts].filter((id) => !askedPosts.has(id))).toEqual([]);
+  // The same rows in the output explorer.
+  await page.locator('[data-field="explore-joined"]').click();
+  await expect(page.locator('[data-field="joined-count"]')).toHaveText(`${rows.length.toLocaleString("en-US")} joined rows shown.`);
+  expect(problems).toEqual([]);
+});
+
+test("a budget below the worst case pauses the chain before the step it cannot pay for", async ({ sandbox, pages }) => {
+  // The file's sandbox is shared with the test before: only the runs made from here count.
+  const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const { page, problems } = await pages.signedIn("/chains");
+  const submissions = recordSubmissions(page);
+  await preparePlan(page);
+  const actions = (await api(sandbox, "GET", "/v1/actions")).json.actions;
+  const firstStep = 16 * actions.find((a) => a.id === PEOPLE).credits_per_record;
+  await page.locator("#bulk-budget").fill(String(firstStep));
+  await expect(page.locator('[data-field="chain-worst-case"]')).toContainText(`pauses at its budget of ${firstStep}`);
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  await expect(chain).toHaveAttribute("data-standing", /^(budget-2|step-2)$/, { timeout: 60_000 });
+  await expect(page.locator('[data-field="chain-out-of-budget"], [data-field="paused-reason"]').first()).toBeVisible({ timeout: 60_000 });
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => !earlier.has(r.id));
+  expect(runs.filter((r) => r.action === COMMENTS)).toHaveLength(0);
+  const used = runs.reduce((sum, r) => sum + r.credits_used, 0);
+  expect(used).toBeLessThanOrEqual(firstStep);
+  const paused = (await api(sandbox, "GET", "/v1/workspace")).json;
+  expect(before.credits_balance - paused.credits_balance + paused.credits_reserved).toBeLessThanOrEqual(firstStep);
+  await screenshot(page, "chain-budget");
+  // A higher budget lets it go on to the end.
+  await page.locator("#chain-budget").fill("100000");
+  await page.locator('[data-field="set-chain-budget"]').click();
+  const resume = page.getByRole("button", { name: "Resume", exact: true });
+  if (await resume.isVisible()) await resume.click();
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  expect([...submissions.values()].some((s) => s.action === COMMENTS)).toBe(true);
+  expect(problems).toEqual([]);
+});
+
+test("a chain is saved by name, exported, and a file that does not match the contract is refused whole", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/chains");
+  await preparePlan(page);
+  await page.locator('[data-field="save-chain"]').click();
+  await expect(page.locator('[data-field="chain-said"]')).toHaveText("Saved the chain “Profiles, posts, comments”.");
+  await expect(page.locator('[data-field="saved-chains"] li')).toHaveCount(1);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-chain"]').click()]);
+  const exported = await readFile(await download.path(), "utf8");
+  expect(JSON.parse(exported)).toMatchObject({ format: "console-chain", version: 1, chain: { name: "Profiles, posts, comments" } });
+
+  // A step the contract does not chain: refused with the reason, and the plan is unchanged.
+  const hostile = JSON.parse(exported);
+  hostile.chain.steps[1].action = "network-extract-company";
+  await page.locator('[data-field="import-chain"]').setInputFiles({ name: "bad.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(hostile)) });
+  await expect(page.locator('[data-field="chain-said"]')).toContainText("The file was not imported, and nothing changed");
+  await expect(page.locator("#chain-action-2")).toHaveValue(COMMENTS);
+
+  // Another plan typed over it, then the file imported back: the plan is the file's.
+  await page.locator("#chain-action-2").selectOption("network-extract-post-likers");
+  await page.locator('[data-field="import-chain"]').setInputFiles({ name: "chain.json", mimeType: "application/json", buffer: Buffer.from(exported) });
+  await expect(page.locator('[data-field="chain-said"]')).toHaveText("Imported the chain “Profiles, posts, comments”.");
+  await expect(page.locator("#chain-action-2")).toHaveValue(COMMENTS);
+  await expect(page.locator("#chain-max-2")).toHaveValue("5");
+
+  // The saved chain is there after a reload (and a new sign-in), and delete removes it.
+  await page.reload();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signIn(page, sandbox.api_key);
+  await expect(page.locator('[data-field="saved-chains"] li')).toHaveCount(1);
+  await page.locator("#chain-action-2").selectOption("network-extract-post-likers");
+  await page.locator('[data-field="use-chain"]').click();
+  await expect(page.locator("#chain-action-2")).toHaveValue(COMMENTS);
+  await page.locator('[data-field="delete-chain"]').click();
+  await expect(page.locator('[data-field="chain-said"]')).toHaveText("Deleted the chain “Profiles, posts, comments”.");
+  await expect(page.locator('[data-field="saved-chains"]')).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
