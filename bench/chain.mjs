@@ -7,7 +7,11 @@
 // - memory: the whole browser's (bench/lib/memory.mjs, `anon`), sampled every second through the
 //   chain; its growth over the signed-in page before the chain (aim ≤ 250 MB);
 // - the page's main-thread tasks over 100 ms from the click to the end (aim 0 at 4×);
-// - runs per action against the distinct inputs the chain fed each step (each input once).
+// - runs per action against the distinct inputs the chain fed each step (each input once);
+// - beside it, the direct path: one plain bulk batch of as many runs at the same limit, its time
+//   against its own ideal, and the chain's time over the batch's.
+// The rate limit is 20 a second with a burst of 20, as bench/bulk.mjs's measure (BENCH_RATE to
+// change it; BENCH_THROTTLES=1,4 and BENCH_PEER=0 to choose what runs).
 // Not part of the test suite's pass/fail: an aim missed is printed, not fatal; the script exits
 // non-zero only when a measure could not be taken. Usage (after a release build of the console
 // and a build of the sandbox; the suite's debug sandbox by default, SANDBOX_BIN to choose):
@@ -27,7 +31,7 @@ const PROFILES = Number(process.argv[2] ?? 100);
 const POSTS = 20;
 const COMMENTS = 5;
 const BURST = 20;
-const RATE = 40;
+const RATE = Number(process.env.BENCH_RATE ?? 20);
 const DEADLINE_MS = 10 * 60_000;
 const AIMS = { ratio: 1.15, memoryGrowthMb: 250, longTasksAt4x: 0 };
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -54,7 +58,12 @@ async function startSandbox() {
 
 /** Installed before the console loads: long tasks on the page's clock. */
 function instrument() {
-  window.__bench = { longtasks: [] };
+  window.__bench = { longtasks: [], standings: [] };
+  const seen = () => {
+    const standing = document.querySelector('[data-field="chain"]')?.dataset.standing;
+    if (standing && standing !== window.__bench.standings.at(-1)?.standing) window.__bench.standings.push({ standing, at: performance.now() });
+  };
+  new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-standing"] });
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
   }).observe({ type: "longtask", buffered: true });
@@ -107,6 +116,8 @@ async function chainRun(browser, throttle) {
     clearInterval(sampler);
     const endedAt = await page.evaluate(() => performance.now());
     const tasks = (await page.evaluate(() => window.__bench.longtasks)).filter((t) => t.start >= clickedAt && t.start <= endedAt);
+    // When each step began, from the click (s).
+    const standings = (await page.evaluate(() => window.__bench.standings)).map((s) => ({ standing: s.standing, at_s: +((s.at - clickedAt) / 1000).toFixed(1) }));
     const after = browserMemory();
     const byAction = {};
     for (const { action, input } of submissions.values()) {
@@ -131,8 +142,40 @@ async function chainRun(browser, throttle) {
       memory_after_mb: MB(after.anon),
       long_tasks_over_100_ms: tasks.filter((t) => t.duration > 100).length,
       longest_task_ms: Math.round(tasks.reduce((m, t) => Math.max(m, t.duration), 0)),
+      standings,
       page_errors: pageErrors,
     };
+  } finally {
+    await context.close().catch(() => {});
+    sandbox.stop();
+  }
+}
+
+/**
+ * The direct path beside it: one plain bulk batch of `rows` rows (premium-search-people, one
+ * record each) through /bulk against the same rate limit, its time against its own ideal.
+ */
+async function bulkPeer(browser, rows) {
+  const sandbox = await startSandbox();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${sandbox.url}/sign-in`);
+    await page.getByLabel("API key or session token").fill(sandbox.api_key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/workspace$/);
+    await page.evaluate(() => { history.pushState({}, "", "/bulk"); dispatchEvent(new PopStateEvent("popstate")); });
+    await page.getByLabel("Action").selectOption("premium-search-people");
+    const lines = ["keywords,max_results", ...Array.from({ length: rows }, (_, i) => `bench person ${i},1`)];
+    await page.locator("#bulk-text").fill(lines.join("\n") + "\n");
+    await page.locator('[data-field="rows-to-send"]').filter({ hasText: rows.toLocaleString("en-US") }).waitFor();
+    const startedAt = Date.now();
+    await page.locator('[data-field="start-batch"]').click();
+    await page.locator('[data-field="confirm-spend-yes"]').click({ timeout: 5_000 }).catch(() => {});
+    await page.locator('[data-field="batch"][data-phase="done"]').waitFor({ timeout: DEADLINE_MS });
+    const seconds = (Date.now() - startedAt) / 1000;
+    const ideal = Math.max(0, rows - BURST) / RATE;
+    return { rows, seconds: +seconds.toFixed(1), ideal_seconds: +ideal.toFixed(1), ratio: +(seconds / ideal).toFixed(3) };
   } finally {
     await context.close().catch(() => {});
     sandbox.stop();
@@ -144,12 +187,21 @@ const failures = {};
 let browser;
 try {
   browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", headless: true, args: FLAGS });
-  for (const throttle of [1, 4]) {
+  for (const throttle of (process.env.BENCH_THROTTLES ?? "1,4").split(",").map(Number)) {
     try {
       results[`${throttle}x`] = await chainRun(browser, throttle);
     } catch (e) {
       console.error(`bench/chain.mjs: ${throttle}×: the measure could not be taken: ${e.message}`);
       failures[`${throttle}x`] = e.message;
+    }
+  }
+  const runs = results["1x"]?.runs ?? results["4x"]?.runs;
+  if (runs && process.env.BENCH_PEER !== "0") {
+    try {
+      results.bulk_peer = await bulkPeer(browser, runs);
+    } catch (e) {
+      console.error(`bench/chain.mjs: the plain bulk batch beside it could not be measured: ${e.message}`);
+      failures.bulk_peer = e.message;
     }
   }
 } finally {
@@ -172,7 +224,14 @@ const mark = (ok) => (ok ? "✓" : "✗ missed");
 console.log(`\nA chain of ${PROFILES} profiles × ${POSTS} posts × ${COMMENTS} comments, ${out.date.slice(0, 10)}, ${out.machine}; rate limit ${RATE}/s, burst ${BURST}`);
 console.log("\n| CPU | runs | time | ideal | ratio (aim ≤ 1.15) | browser memory growth (aim ≤ 250 MB) | tasks > 100 ms | longest | credits spent / worst case |");
 console.log("|---|---|---|---|---|---|---|---|---|");
-for (const r of Object.values(results)) {
+for (const r of Object.values(results).filter((r) => r.throttle)) {
   console.log(`| ${r.throttle}× | ${r.runs} | ${r.seconds} s | ${r.ideal_seconds} s | ${r.ratio} ${mark(r.ratio <= AIMS.ratio)} | ${r.memory_growth_mb} MB ${mark(r.memory_growth_mb <= AIMS.memoryGrowthMb)} | ${r.long_tasks_over_100_ms}${r.throttle === 4 ? ` ${mark(r.long_tasks_over_100_ms === 0)}` : ""} | ${r.longest_task_ms} ms | ${r.credits_spent} / ${r.worst_case_credits} |`);
+}
+const peer = results.bulk_peer;
+if (peer) {
+  console.log(`\nBeside it, one plain bulk batch of the same ${peer.rows} runs at the same limit: ${peer.seconds} s against its ideal of ${peer.ideal_seconds} s (${peer.ratio}×).`);
+  for (const r of Object.values(results).filter((r) => r.throttle)) {
+    console.log(`The chain at ${r.throttle}× took ${(r.seconds / peer.seconds).toFixed(2)}× the plain batch's time.`);
+  }
 }
 process.exitCode = Object.keys(failures).length ? 1 : 0;

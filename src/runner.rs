@@ -33,6 +33,7 @@ use crate::model::bulk::clock::{EngineTime, Millis};
 use crate::model::bulk::engine::{
     CancelAnswer, Command, Engine, Event, Phase, ReadAnswer, Saving, SubmitAnswer,
 };
+use crate::model::bulk::pacer::LearnedPace;
 use crate::model::bulk::{BatchRow, RowError, SavedBatch};
 use crate::model::form::SavedSubmission;
 use crate::model::log_queue::{LogWrite, WriteFound, WriteMode};
@@ -90,6 +91,10 @@ pub enum BatchToRun {
         /// The most the batch may commit, in credits (`None`: no budget of its own).
         #[serde(default)]
         budget: Option<u64>,
+        /// The pace learned by the batch before it against the same API (a chain's step
+        /// before), to start at.
+        #[serde(default)]
+        pace: Option<LearnedPace>,
     },
     /// Kept in this browser and taken up again: paused (or going on with its cancel), and
     /// resumed when `resume`.
@@ -144,9 +149,11 @@ impl BatchToRun {
                 rows,
                 created_at,
                 budget,
+                pace,
             } => {
-                let mut engine =
-                    Engine::new(id, workspace, action, headers, rows, now).with_budget(budget);
+                let mut engine = Engine::new(id, workspace, action, headers, rows, now)
+                    .with_budget(budget)
+                    .with_pace(pace);
                 engine.created_at = created_at;
                 Some(engine)
             }
@@ -734,6 +741,7 @@ mod tests {
                 rows: Vec::new(),
                 created_at: 1.7e12,
                 budget: Some(2_000),
+                pace: None,
             }),
             ToRunner::SetBudget(Some(5_000)),
             ToRunner::Pause,
@@ -776,6 +784,7 @@ mod tests {
             rows,
             created_at: 1.7e12,
             budget: None,
+            pace: None,
         };
         let mut to_run = started.clone();
         let pieces = to_run.take_rows_in_pieces();
@@ -808,6 +817,7 @@ mod tests {
             rows: Vec::new(),
             created_at: 1.7e12,
             budget: None,
+            pace: None,
         };
         assert!(empty.take_rows_in_pieces().is_empty());
         assert_eq!(empty.clone().with_rows_before(Vec::new()), empty);

@@ -20,7 +20,7 @@ use crate::model::format::{counted, group_thousands};
 use crate::model::presenter::CELL_SEPARATOR;
 use crate::model::safeguards::{Confirmation, Spend};
 use crate::model::same_input::{KeptAnswer, KeptRunsAsked, Question, ReuseWindow};
-use crate::state::bulk::use_bulk;
+use crate::state::bulk::{BatchOrigin, use_bulk};
 use crate::state::drafts::{Draft, use_drafts};
 use crate::state::presenter::use_masker;
 use crate::state::registry::use_registry;
@@ -270,7 +270,7 @@ fn PrepareForm(actions: Vec<ActionEntry>) -> impl IntoView {
             // form: 10,000 lines cost Chromium 60 to 150 ms to drop at 4× CPU.
             let empty_rows_field = || crate::browser::empty_text_area("bulk-text");
             bulk.start(
-                None,
+                BatchOrigin::default(),
                 action,
                 headers,
                 checked.get_untracked(),

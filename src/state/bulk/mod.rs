@@ -38,6 +38,7 @@ use super::workspace::SharedWorkspace;
 use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep};
 use crate::model::batch_tab::{BatchTab, LockReply, TabStep};
 use crate::model::bulk::engine::Engine;
+use crate::model::bulk::pacer::LearnedPace;
 use crate::model::bulk::{BatchRow, CheckedRow, SavedBatch};
 use crate::model::sign_ins::SignInId;
 use crate::runner::{BatchToRun, batch_lock_name};
@@ -78,6 +79,15 @@ pub struct Bulk {
     following_session: StoredValue<bool>,
     session: Session,
     workspace: SharedWorkspace,
+}
+
+/// Where a batch being started comes from, when not from the bulk page's form alone.
+#[derive(Clone, Debug, Default)]
+pub struct BatchOrigin {
+    /// Its id (a chain's step, whose id is derived from the chain's); `None`: a new one.
+    pub id: Option<String>,
+    /// The pace the batch before it learned against the same API (a chain's step before).
+    pub pace: Option<LearnedPace>,
 }
 
 /// The batch this tab runs, when it belongs to a workspace other than the one in view.
@@ -179,8 +189,8 @@ impl Bulk {
     }
 
     /// Starts a batch of checked rows for `action` (invalid rows are kept, listed, never sent),
-    /// which pauses before a row that would take it past `budget` credits. Its id is `id` when
-    /// given (a chain's step, whose id is derived from the chain's), else a new one.
+    /// which pauses before a row that would take it past `budget` credits; `origin` gives its id
+    /// and the pace to start at, when known.
     ///
     /// In four tasks, so that no one of them holds the page for long with 10,000 rows on a slow
     /// computer: the click's (which only marks the batch as starting, `starting`), the one that
@@ -189,7 +199,7 @@ impl Bulk {
     /// form and mounts the batch's view in one update).
     pub fn start(
         &self,
-        id: Option<String>,
+        origin: BatchOrigin,
         action: ActionId,
         headers: Vec<String>,
         rows: Vec<CheckedRow>,
@@ -206,13 +216,16 @@ impl Bulk {
         spawn_local(async move {
             sleep(Duration::ZERO).await;
             let to_run = BatchToRun::New {
-                id: id.unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
+                id: origin
+                    .id
+                    .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
                 workspace,
                 action,
                 headers,
                 rows: rows.into_iter().map(BatchRow::new).collect(),
                 created_at: now(),
                 budget,
+                pace: origin.pace,
             };
             let engine = to_run.clone().engine(now());
             sleep(Duration::ZERO).await;

@@ -325,6 +325,7 @@ impl Bulk {
                         rows: engine.rows().to_vec(),
                         created_at: engine.created_at,
                         budget: engine.spending().budget,
+                        pace: engine.summary().pace,
                     }),
                     Keeping::Refused => Some(BatchToRun::Kept {
                         summary: engine.summary(),

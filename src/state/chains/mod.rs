@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 pub use self::read::through_joined;
-use super::bulk::{Bulk, Phase, Role, saved_rows};
+use super::bulk::{BatchOrigin, Bulk, Phase, Role, saved_rows};
 use super::workspace::SharedWorkspace;
 use crate::model::bulk::CheckedRow;
 use crate::model::chain::ChainPlan;
@@ -219,7 +219,10 @@ impl Chains {
             });
             chains.follow_steps();
             chains.bulk.start(
-                Some(first_batch),
+                BatchOrigin {
+                    id: Some(first_batch),
+                    pace: None,
+                },
                 action,
                 headers,
                 rows,
@@ -485,8 +488,17 @@ impl Chains {
         if self.bulk.current_id().as_deref() == Some(id.as_str()) {
             return Ok(());
         }
+        // The step before learned the API's rate limit: this step starts at its pace.
+        let pace = match SAVED_BATCHES.get(&chain.step_batch_id(step - 1)).await {
+            Ok(Some(before)) => before.pace,
+            _ => None,
+        };
+        if self.bulk.current_id().as_deref() == Some(id.as_str()) {
+            return Ok(());
+        }
+        let origin = BatchOrigin { id: Some(id), pace };
         self.bulk
-            .start(Some(id), action, headers, checked, budget, || {});
+            .start(origin, action, headers, checked, budget, || {});
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::model::bulk::budget::Spending;
 use crate::model::bulk::clock::EngineTime;
-use crate::model::bulk::pacer::Pacer;
+use crate::model::bulk::pacer::{LearnedPace, Pacer};
 use crate::model::bulk::{BatchRow, RowState, SavedBatch, Tally};
 
 impl Engine {
@@ -114,6 +114,15 @@ impl Engine {
     /// The batch with a credit budget (`None`: none), for a batch being created.
     pub fn with_budget(mut self, budget: Option<u64>) -> Engine {
         self.credits.spending.budget = budget;
+        self
+    }
+
+    /// The batch starting at a pace another batch learned against the same API (a chain's step
+    /// after the step before), instead of learning it again through `429`s; `None`: none known.
+    pub fn with_pace(mut self, pace: Option<LearnedPace>) -> Engine {
+        if let Some(pace) = pace {
+            self.pacing.pacer = Pacer::learned_before(pace);
+        }
         self
     }
 

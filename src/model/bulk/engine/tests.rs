@@ -1484,3 +1484,28 @@ fn saved_as(written: bool) -> Result<(), crate::model::store_error::StoreError> 
         Err(crate::model::store_error::StoreError::Full)
     }
 }
+
+#[test]
+fn a_batch_started_at_a_pace_learned_before_keeps_it_and_counts_nothing_else() {
+    use crate::model::bulk::pacer::LearnedPace;
+    let pace = LearnedPace { interval_ms: 25.0 };
+    let engine = |pace| {
+        Engine::new(
+            "0123456789abcdef0123456789abcd01".into(),
+            Some("ws".into()),
+            ActionId::PremiumSearchPeople,
+            vec!["keywords".into()],
+            rows(3),
+            EngineTime::from_ms(START),
+        )
+        .with_pace(pace)
+    };
+    // A chain's next step starts at the pace its step before learned, kept with its summary.
+    assert_eq!(engine(Some(pace)).summary().pace, Some(pace));
+    // Without one, nothing changes: the pace is learned as before.
+    assert_eq!(engine(None).summary().pace, None);
+    assert_eq!(
+        engine(Some(pace)).summary().to_send,
+        engine(None).summary().to_send
+    );
+}
