@@ -136,6 +136,16 @@ test("a chain runs each distinct input once, survives a reload in step 2, and jo
   // The same rows in the output explorer.
   await page.locator('[data-field="explore-joined"]').click();
   await expect(page.locator('[data-field="joined-count"]')).toHaveText(`${rows.length.toLocaleString("en-US")} joined rows shown.`);
+
+  // Back to the list, the chain is kept; forgotten, its steps' batches go with it.
+  await page.locator('[data-field="close-chain"]').click();
+  await expect(page.locator('[data-field="kept-chains"] li')).toHaveCount(1);
+  await page.locator('[data-field="forget-chain"]').click();
+  await expect(page.locator('[data-field="kept-chains"]')).toHaveCount(0);
+  await page.getByRole("link", { name: "Bulk", exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Bulk runs" })).toBeVisible();
+  await expect(page.locator('[data-field="batch"]')).toHaveCount(0);
+  await expect(page.locator('[data-field="saved-batches"]')).toHaveCount(0);
   expect(problems).toEqual([]);
 });
 

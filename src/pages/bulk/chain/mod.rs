@@ -24,6 +24,7 @@ use crate::model::chain::ChainPlan;
 use crate::model::chain::cost::ChainWorstCase;
 use crate::model::chain::kept::KeptChains;
 use crate::model::chain::preview::{spend, step_sentence, total_sentence};
+use crate::model::chain::progress::SavedChain;
 use crate::model::form::{MAX_CREDITS, MAX_RESULTS};
 use crate::model::format::{group_thousands, local_time};
 use crate::model::safeguards::Confirmation;
@@ -107,7 +108,16 @@ fn KeptChainsList() -> impl IntoView {
             kept_chains(&id).await
         }
     });
-    let forget = move |chain| {
+    let bulk = use_bulk();
+    let forget = move |chain: SavedChain| {
+        // A step of it this tab still shows (paused, or left for the list) stops first: its
+        // worker must not write rows back after they are deleted.
+        let shown = bulk.current_id();
+        if (0..chain.step_count())
+            .any(|step| shown.as_deref() == Some(chain.step_batch_id(step).as_str()))
+        {
+            bulk.let_go_of_shown();
+        }
         leptos::task::spawn_local(async move {
             if let Err(reason) = forget_chain(&chain).await {
                 problem.set(Some(reason));
