@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
 import { api, parseCsv, screenshot, seriousViolations, signIn } from "./harness.mjs";
+import { leaks, workspaceTexts } from "./personal.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "40", "--process-ms", "80", "--rate-burst", "30", "--rate-per-sec", "40"] });
 
@@ -217,5 +218,33 @@ test("a chain is saved by name, exported, and a file that does not match the con
   await page.locator('[data-field="delete-chain"]').click();
   await expect(page.locator('[data-field="chain-said"]')).toHaveText("Deleted the chain “Profiles, posts, comments”.");
   await expect(page.locator('[data-field="saved-chains"]')).toHaveCount(0);
+  expect(problems).toEqual([]);
+});
+
+test("presenter mode hides the chain's inputs, its steps' rows and every joined row; an export asks first", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/chains");
+  await page.locator('[data-field="presenter-toggle"]').click();
+  await expect(page.locator('[data-field="presenter-band"]')).toBeVisible();
+  await page.locator("#chain-first-action").selectOption(PEOPLE);
+  await page.locator("#chain-action-1").selectOption(POSTS);
+  await page.locator("#chain-max-1").fill("2");
+  await page.locator("#chain-action-2").selectOption(COMMENTS);
+  await page.locator("#chain-first-2").fill("2");
+  await page.locator("#chain-max-2").fill("2");
+  const urls = ["https://www.network.com/in/grace-presenter", "https://www.network.com/in/katherine-presenter", "https://www.network.com/in/ada-presenter"];
+  await page.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+  await expect(page.locator('[data-field="masked-rows"]')).toBeVisible();
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  await expect(page.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  await page.locator('[data-field="explore-joined"]').click();
+  await expect(page.locator('[data-field="joined-results"] [data-field="output-table"] tbody tr').first()).toBeVisible();
+  const texts = await workspaceTexts(sandbox, [urls]);
+  expect(texts.size).toBeGreaterThan(10);
+  expect(await leaks(page, texts), "/chains, done, joined rows explored").toEqual([]);
+  await screenshot(page, "presenter-chain-done");
+  // The file holds real data: the export asks first.
+  await page.locator('[data-field="export-joined-csv"]').click();
+  await expect(page.locator('[data-field="confirm-real-data"]')).toContainText("The file will hold real data");
   expect(problems).toEqual([]);
 });
