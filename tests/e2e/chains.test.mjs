@@ -248,3 +248,32 @@ test("presenter mode hides the chain's inputs, its steps' rows and every joined 
   await expect(page.locator('[data-field="confirm-real-data"]')).toContainText("The file will hold real data");
   expect(problems).toEqual([]);
 });
+
+test("a step that ends with failed runs waits for the person; going on makes the next step from the runs that completed", async ({ sandbox, pages }) => {
+  const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
+  const { page, problems } = await pages.signedIn("/chains");
+  await page.locator("#chain-first-action").selectOption(PEOPLE);
+  await page.locator("#chain-action-1").selectOption(POSTS);
+  await page.locator("#chain-max-1").fill("2");
+  await page.locator('[data-field="remove-step"]').click();
+  await expect(page.locator("#chain-action-2")).toHaveCount(0);
+  const urls = ["https://www.network.com/in/ada-decide", "unknown-chain-person", "https://www.network.com/in/bob-decide"];
+  await page.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  await expect(chain).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
+  await expect(page.locator('[data-field="chain-decide"]')).toContainText("1 run of step 1 failed");
+  // The failed run shows its error in the step's batch, and nothing of step 2 was sent.
+  await expect(page.locator('[data-field="retry-failed"]')).toBeVisible();
+  const made = () => api(sandbox, "GET", "/v1/runs").then((r) => r.json.runs.filter((run) => !earlier.has(run.id)));
+  expect((await made()).filter((r) => r.action === POSTS)).toHaveLength(0);
+  await screenshot(page, "chain-decide");
+  await page.locator('[data-field="go-on-without-failed"]').click();
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  const runs = await made();
+  expect(runs.filter((r) => r.action === PEOPLE)).toHaveLength(3);
+  expect(runs.filter((r) => r.action === PEOPLE && r.status === "failed")).toHaveLength(1);
+  expect(runs.filter((r) => r.action === POSTS)).toHaveLength(2);
+  expect(problems).toEqual([]);
+});
