@@ -130,7 +130,6 @@ fn AppHeader() -> impl IntoView {
                     <A href="/actions">"Actions"</A>
                     <A href="/runs">"Runs"</A>
                     <A href="/bulk">"Bulk"</A>
-                    <A href="/chains">"Chains"</A>
                     <A href="/keys">"API keys"</A>
                     <A href="/log">"Log"</A>
                 </nav>

@@ -38,6 +38,10 @@ pub fn BulkPage() -> impl IntoView {
                 "One async run per row of a CSV or TSV file, sent at the API's rate limit. Each row has "
                 "its own idempotency key, so a row sent again is never run or charged twice."
             </p>
+            <p class="help">
+                "To follow the API's chaining over a spreadsheet (profiles → posts → comments), with the whole "
+                "chain's worst case before anything is sent: " <a href="/chains" data-field="chains-link">"Chains"</a> "."
+            </p>
             <StoreRefusalNotice />
             {move || if has_batch.get() {
                 view! { <BatchView /> }.into_any()
