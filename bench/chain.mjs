@@ -98,16 +98,24 @@ async function chainRun(browser, throttle) {
     if (throttle > 1) await cdp.send("Emulation.setCPUThrottlingRate", { rate: throttle });
     const before = browserMemory();
     const submissions = new Map();
+    // When each action's first and last submissions left, from the click (ms): the gaps between
+    // steps are what the chain adds to its runs' pace.
+    const sent = {};
+    let clickedAtWall = Infinity;
     page.on("request", (request) => {
       const match = new URL(request.url()).pathname.match(/^\/v1\/actions\/([^/]+)\/run\/async$/);
       if (request.method() === "POST" && match) {
         submissions.set(request.headers()["idempotency-key"], { action: match[1], input: JSON.parse(request.postData() ?? "{}").input });
+        const at = Date.now() - clickedAtWall;
+        const span = (sent[match[1]] ??= { first_s: at, last_s: at });
+        span.last_s = at;
       }
     });
     let peak = before.anon;
     const sampler = setInterval(() => { peak = Math.max(peak, browserMemory().anon); }, 1000);
     const clickedAt = await page.evaluate(() => performance.now());
     const startedAt = Date.now();
+    clickedAtWall = startedAt;
     await page.locator('[data-field="start-chain"]').click();
     const asked = page.locator('[data-field="confirm-spend-yes"]');
     await asked.click({ timeout: 5_000 }).catch(() => {});
@@ -142,7 +150,10 @@ async function chainRun(browser, throttle) {
       memory_after_mb: MB(after.anon),
       long_tasks_over_100_ms: tasks.filter((t) => t.duration > 100).length,
       longest_task_ms: Math.round(tasks.reduce((m, t) => Math.max(m, t.duration), 0)),
+      // When each long task began (s from the click), to be read beside the standings.
+      long_tasks: tasks.filter((t) => t.duration > 100).map((t) => ({ at_s: +((t.start - clickedAt) / 1000).toFixed(2), ms: Math.round(t.duration) })),
       standings,
+      sent: Object.fromEntries(Object.entries(sent).map(([action, span]) => [action, { first_s: span.first_s / 1000, last_s: span.last_s / 1000 }])),
       page_errors: pageErrors,
     };
   } finally {
@@ -225,6 +236,7 @@ console.log(`\nA chain of ${PROFILES} profiles × ${POSTS} posts × ${COMMENTS} 
 console.log("\n| CPU | runs | time | ideal | ratio (aim ≤ 1.15) | browser memory growth (aim ≤ 250 MB) | tasks > 100 ms | longest | credits spent / worst case |");
 console.log("|---|---|---|---|---|---|---|---|---|");
 for (const r of Object.values(results).filter((r) => r.throttle)) {
+  console.error(`${r.throttle}×: steps began at ${r.standings.map((s) => `${s.standing} ${s.at_s} s`).join(", ")}; submissions ${Object.entries(r.sent).map(([a, s]) => `${a} ${s.first_s}–${s.last_s} s`).join(", ")}; tasks over 100 ms at ${r.long_tasks.map((t) => `${t.at_s} s (${t.ms} ms)`).join(", ") || "none"}`);
   console.log(`| ${r.throttle}× | ${r.runs} | ${r.seconds} s | ${r.ideal_seconds} s | ${r.ratio} ${mark(r.ratio <= AIMS.ratio)} | ${r.memory_growth_mb} MB ${mark(r.memory_growth_mb <= AIMS.memoryGrowthMb)} | ${r.long_tasks_over_100_ms}${r.throttle === 4 ? ` ${mark(r.long_tasks_over_100_ms === 0)}` : ""} | ${r.longest_task_ms} ms | ${r.credits_spent} / ${r.worst_case_credits} |`);
 }
 const peer = results.bulk_peer;

@@ -319,9 +319,17 @@ struct Runner {
     channel: Option<web_sys::BroadcastChannel>,
     /// The phase the other tabs were last told.
     told_phase: Option<Phase>,
-    clock_running: bool,
+    clock: ClockState,
     /// The page's news: one message on its way at a time.
     news: NewsFlow,
+}
+
+/// Whether the batch's clock runs, and which: a clock that finds a later generation (or none
+/// running) stops, so that one settled by an event and started again by the next never has two.
+#[derive(Default)]
+struct ClockState {
+    running: bool,
+    generation: u64,
 }
 
 /// Where the page's news stands.
@@ -349,6 +357,14 @@ impl Runner {
         news.on_its_way = true;
         news.last_sent_at = now;
         tell_page(&FromRunner::News(self.engine.take_news()));
+    }
+
+    /// The batch is settled: its clock stops and the page has its last news now (the caller
+    /// then tells it the batch settled).
+    fn settle(&mut self, now: EngineTime) {
+        self.clock.running = false;
+        self.clock.generation += 1;
+        self.tell_page_news(now, true);
     }
 
     /// When the news waiting is due, if it is waiting for time rather than for the page.
@@ -469,7 +485,7 @@ fn hear(message: ToRunner) {
                 engine,
                 channel,
                 told_phase: None,
-                clock_running: false,
+                clock: ClockState::default(),
                 news: NewsFlow::default(),
             }));
             // A batch resumed as it is opened is told to the page as running from its first
@@ -491,10 +507,12 @@ fn hear(message: ToRunner) {
     }
 }
 
-/// Feeds an event to the batch and does what it asks.
+/// Feeds an event to the batch and does what it asks. A batch that the event settled (every
+/// row final and saved) is told settled at once, not at the clock's next wake: a chain's next
+/// step waits on it.
 fn handle(event: Event) {
     let now = now();
-    let Some((action, commands, start_clock)) = RUNNER.with_borrow_mut(|runner| {
+    let Some((action, commands, next)) = RUNNER.with_borrow_mut(|runner| {
         let runner = runner.as_mut()?;
         let commands = runner.engine.handle(now, event);
         if runner.engine.take_changed() {
@@ -505,18 +523,37 @@ fn handle(event: Event) {
             runner.news.waiting = true;
             runner.tell_page_news(now, false);
         }
-        let start_clock = !runner.clock_running;
-        runner.clock_running = true;
-        Some((runner.engine.action, commands, start_clock))
+        let next = if runner.engine.is_settled() {
+            runner.settle(now);
+            AfterEvent::TellSettled
+        } else if runner.clock.running {
+            AfterEvent::Nothing
+        } else {
+            runner.clock.running = true;
+            runner.clock.generation += 1;
+            AfterEvent::StartClock(runner.clock.generation)
+        };
+        Some((runner.engine.action, commands, next))
     }) else {
         return;
     };
     for command in commands {
         execute(action, command);
     }
-    if start_clock {
-        spawn_local(clock());
+    match next {
+        AfterEvent::TellSettled => tell_page(&FromRunner::Settled),
+        AfterEvent::StartClock(generation) => spawn_local(clock(generation)),
+        AfterEvent::Nothing => {}
     }
+}
+
+/// What an event leaves to do once the engine has had it.
+enum AfterEvent {
+    Nothing,
+    /// The batch is settled: the page hears it.
+    TellSettled,
+    /// The batch has something to do later and no clock: one starts, of this generation.
+    StartClock(u64),
 }
 
 /// Tells the other tabs showing the batch where it stands, with the rows just saved.
@@ -610,9 +647,10 @@ fn execute(action: ActionId, command: Command) {
 }
 
 /// The batch's clock: asks the engine again when it said something would be due (at least once
-/// a second), and stops once the batch is settled (a later retry or resume starts it again).
-/// A worker's timers keep their time when the tab is hidden.
-async fn clock() {
+/// a second), and stops once the batch is settled (a later retry or resume starts another) or
+/// another clock took over (`generation`). A worker's timers keep their time when the tab is
+/// hidden.
+async fn clock(generation: u64) {
     loop {
         let signed_in = CLIENT.with_borrow(Option::is_some);
         let awaiting_sign_in = RUNNER.with_borrow(|r| {
@@ -622,28 +660,24 @@ async fn clock() {
         if awaiting_sign_in && signed_in {
             handle(Event::SignedIn);
         }
+        // Settling is `handle`'s: a tick that settles the batch ends this clock.
         handle(Event::Tick);
         let now = now();
-        let (settled, wake_at) = RUNNER.with_borrow_mut(|r| {
-            r.as_mut().map_or((true, None), |runner| {
-                runner.tell_page_news(now, false);
-                let wake_at = [runner.engine.wake_at(now), runner.news_due_at()]
+        let wake_at = RUNNER.with_borrow_mut(|r| {
+            let runner = r
+                .as_mut()
+                .filter(|runner| runner.clock.running && runner.clock.generation == generation)?;
+            runner.tell_page_news(now, false);
+            Some(
+                [runner.engine.wake_at(now), runner.news_due_at()]
                     .into_iter()
                     .flatten()
-                    .reduce(EngineTime::min);
-                (runner.engine.is_settled(), wake_at)
-            })
+                    .reduce(EngineTime::min),
+            )
         });
-        if settled {
-            RUNNER.with_borrow_mut(|r| {
-                if let Some(runner) = r {
-                    runner.clock_running = false;
-                    runner.tell_page_news(now, true);
-                }
-            });
-            tell_page(&FromRunner::Settled);
+        let Some(wake_at) = wake_at else {
             return;
-        }
+        };
         let wait = wake_at.map_or(LONGEST_SLEEP, |at| {
             (at - now).clamp(Millis::from_ms(1.0), LONGEST_SLEEP)
         });

@@ -228,6 +228,9 @@ struct Storing {
     saved_summary: Option<SavedBatch>,
     /// When the last save was asked.
     last_save_at: EngineTime,
+    /// The last save was refused (a full disk): the next waits for [`SAVE_EVERY`] whatever
+    /// presses it, so that a store that keeps refusing is not asked again at once, forever.
+    last_save_refused: bool,
 }
 
 /// When the workspace's balance was last refreshed for the batch.

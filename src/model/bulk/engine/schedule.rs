@@ -2,7 +2,7 @@
 
 use super::{
     CancelState, Command, Engine, Event, Keeping, PACED_BY_SHOWN, PacedBy, Phase, REFRESH_EVERY,
-    SAVE_AT_ONCE_HOLDING, SAVE_EVERY, WORKSPACE_WAIT,
+    SAVE_EVERY, WORKSPACE_WAIT,
 };
 use crate::model::bulk::RowState;
 use crate::model::bulk::clock::EngineTime;
@@ -98,9 +98,7 @@ impl Engine {
         {
             at = at.min(if self.workspace.is_none() {
                 self.created() + WORKSPACE_WAIT
-            } else if self.store.holding.len() >= SAVE_AT_ONCE_HOLDING
-                || self.credits.sends_wait_for_store
-            {
+            } else if self.save_pressed() {
                 now
             } else {
                 self.store.last_save_at + SAVE_EVERY

@@ -83,6 +83,7 @@ impl Engine {
                 holding: BTreeSet::new(),
                 saved_summary: None,
                 last_save_at: EngineTime::LONG_AGO,
+                last_save_refused: false,
             },
             balance: BalanceRefresh {
                 last_refresh_at: now,

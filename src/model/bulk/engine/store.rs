@@ -36,6 +36,27 @@ impl Engine {
         }
     }
 
+    /// Whether the next save should not wait for [`SAVE_EVERY`]: records pile up, sends wait
+    /// for the store, or nothing but the save is left to do. Saves are gathered so that many
+    /// answers make one write; with no request on its way and no row left to send, no answer
+    /// is coming to gather, and what waits on the save (the batch's end, a chain's next step)
+    /// should not.
+    pub(super) fn save_pressed(&self) -> bool {
+        !self.store.last_save_refused
+            && (self.store.holding.len() >= SAVE_AT_ONCE_HOLDING
+                || self.credits.sends_wait_for_store
+                || self.only_saving_left())
+    }
+
+    /// No request on its way and no row that may still change on its own.
+    fn only_saving_left(&self) -> bool {
+        self.requests.submitting == 0
+            && self.requests.reading.is_empty()
+            && !self.requests.list_in_flight
+            && self.requests.cancels.is_empty()
+            && self.rows.iter().all(|row| row.state.is_final())
+    }
+
     /// Whether the store lacks something: changed rows, new runs or the summary.
     pub(super) fn has_unsaved(&self) -> bool {
         !self.store.dirty.is_empty()
@@ -70,8 +91,7 @@ impl Engine {
     /// Asks for a save when one is due: every second with changes, at once when records or sends
     /// wait for the store; none before the workspace is known.
     pub(super) fn due_saves(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
-        let pressed =
-            self.store.holding.len() >= SAVE_AT_ONCE_HOLDING || self.credits.sends_wait_for_store;
+        let pressed = self.save_pressed();
         if self.requests.save_in_flight.is_some()
             || self.standing.keeping == Keeping::Refused
             || !self.has_unsaved()
@@ -118,6 +138,7 @@ impl Engine {
             (now - self.store.last_save_at).max(Millis::ZERO).as_ms();
         self.telling.changed = true;
         let refused = written.err();
+        self.store.last_save_refused = refused.is_some();
         if refused.is_none() {
             self.store.saved_summary = Some(save.summary);
             // The store lists these rows as "may have run" now: cleared, they may go.

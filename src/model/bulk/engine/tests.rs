@@ -267,6 +267,8 @@ impl FakeApi {
 struct FakeStore {
     summary: Option<SavedBatch>,
     rows: BTreeMap<usize, BatchRow>,
+    /// Every save asked, written or refused.
+    saves_asked: usize,
 }
 
 /// A driver on a fake clock: each command's answer arrives after a random latency.
@@ -467,6 +469,7 @@ impl Sim {
                     self.deliver_later(Event::CancelAnswered { row, answer });
                 }
                 Command::Save(saving) => {
+                    self.store.saves_asked += 1;
                     let written = !self.dice.chance(self.save_failure);
                     let outputs = saving.rows.iter().filter(|r| !r.output.is_empty()).count();
                     let commit_ms = outputs as f64 * self.store_ms_per_output;
@@ -1046,6 +1049,40 @@ fn a_store_that_refuses_later_pauses_the_batch_and_keeps_what_was_not_saved() {
     assert!(sim.run_until(60_000.0));
     assert_eq!(sim.store.rows.len(), 50);
     assert!(sim.store.rows.values().all(|r| r.state.is_final()));
+}
+
+#[test]
+fn a_batch_whose_last_answer_came_is_saved_and_settled_at_once() {
+    // A chain's next step waits on the settled batch: the last records and the "done" summary
+    // are written as soon as nothing else can come, not at the next round of gathered saves.
+    let mut sim = Sim::new(30, FakeApi::new(5.0, 10.0, 800.0), NO_FAULTS, 11);
+    let all_final = |sim: &Sim| sim.engine.rows().iter().all(|r| r.state.is_final());
+    assert!(sim.run_while(60_000.0, all_final));
+    let last_answer_at = sim.now;
+    assert!(sim.run_until(60_000.0));
+    // Two saves (the last records, then the summary that says done), each answered within
+    // the fake store's 60 ms.
+    assert!(
+        sim.now - last_answer_at <= 2.0 * 60.0,
+        "settled {} ms after the last answer",
+        sim.now - last_answer_at
+    );
+}
+
+#[test]
+fn a_store_that_keeps_refusing_is_asked_again_once_a_save_interval_not_at_once() {
+    let mut sim = Sim::new(10, FakeApi::new(5.0, 10.0, 300.0), NO_FAULTS, 13);
+    let all_final = |sim: &Sim| sim.engine.rows().iter().all(|r| r.state.is_final());
+    assert!(sim.run_while(60_000.0, all_final));
+    sim.save_failure = 1.0;
+    let asked_before = sim.store.saves_asked;
+    let from = sim.now;
+    sim.run_until(from - START + 5_000.0);
+    let asked = sim.store.saves_asked - asked_before;
+    assert!(
+        (1..=6).contains(&asked),
+        "{asked} saves asked in 5 s of a store refusing every one"
+    );
 }
 
 #[test]
