@@ -6,7 +6,7 @@
 // the worst case pauses the chain there. Headless Chromium against the sandbox.
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, parseCsv, screenshot, seriousViolations, signIn } from "./harness.mjs";
+import { api, go, parseCsv, screenshot, seriousViolations, signIn, signInAt } from "./harness.mjs";
 import { leaks, workspaceTexts } from "./personal.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "40", "--process-ms", "80", "--rate-burst", "30", "--rate-per-sec", "40"] });
@@ -276,4 +276,57 @@ test("a step that ends with failed runs waits for the person; going on makes the
   expect(runs.filter((r) => r.action === PEOPLE && r.status === "failed")).toHaveLength(1);
   expect(runs.filter((r) => r.action === POSTS)).toHaveLength(2);
   expect(problems).toEqual([]);
+});
+
+test("two tabs told to go on at once: one runs the next step, the other shows it, and no submission is sent twice", async ({ sandbox, pages }) => {
+  const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
+  const { context, page: first, problems } = await pages.open();
+  await signInAt(first, sandbox, "/chains", sandbox.api_key);
+  const sent = { first: [], second: [] };
+  const recordKeys = (page, keys) => page.on("request", (r) => {
+    if (r.method() === "POST" && new URL(r.url()).pathname === `/v1/actions/${POSTS}/run/async`) keys.push(r.headers()["idempotency-key"]);
+  });
+  recordKeys(first, sent.first);
+  await first.locator("#chain-first-action").selectOption(PEOPLE);
+  await first.locator("#chain-action-1").selectOption(POSTS);
+  await first.locator("#chain-max-1").fill("2");
+  await first.locator('[data-field="remove-step"]').click();
+  // One input fails, so step 1 waits for a person: both tabs are then told to go on together.
+  const urls = ["https://www.network.com/in/ada-two-tabs", "unknown-two-tabs", "https://www.network.com/in/bob-two-tabs", "https://www.network.com/in/cy-two-tabs"];
+  await first.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+  await first.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(first);
+  await expect(first.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
+
+  const second = await context.newPage();
+  const secondProblems = [];
+  second.on("pageerror", (err) => secondProblems.push(err.message));
+  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
+  recordKeys(second, sent.second);
+  await signInAt(second, sandbox, "/workspace", sandbox.api_key);
+  await go(second, "/chains");
+  await second.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
+  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1");
+
+  // Both clicks at the same instant of the shared clock (Playwright's own clicks, each with its
+  // checks, can land a few hundred ms apart): both tabs make step 2's batch, with the same id
+  // and keys, and only the tab granted its Web Lock may run it. Without the lock, both tabs
+  // sent all three (measured: 6 submissions from 2 tabs).
+  await expect(first.locator('[data-field="go-on-without-failed"]')).toBeEnabled();
+  await expect(second.locator('[data-field="go-on-without-failed"]')).toBeEnabled();
+  const at = Date.now() + 500;
+  const clickAt = (at) => setTimeout(() => document.querySelector('[data-field="go-on-without-failed"]').click(), at - Date.now());
+
+  await Promise.all([first.evaluate(clickAt, at), second.evaluate(clickAt, at)]);
+  const made = () => api(sandbox, "GET", "/v1/runs").then((r) => r.json.runs.filter((run) => !earlier.has(run.id)));
+  await expect.poll(async () => (await made()).filter((r) => r.action === POSTS && r.status === "completed").length, { timeout: 60_000 }).toBe(3);
+  // One tab ran step 2 to its end; the other shows it, run elsewhere or done.
+  const standings = await Promise.all([first, second].map((page) => page.locator('[data-field="chain"]').getAttribute("data-standing")));
+  await expect.poll(() => Promise.all([first, second].map((page) => page.locator('[data-field="chain"]').getAttribute("data-standing")))).toContain("done");
+  const keys = [...sent.first, ...sent.second];
+  const tabsThatSent = [sent.first, sent.second].filter((k) => k.length > 0).length;
+  expect({ keys: keys.length, distinct: new Set(keys).size, tabsThatSent, standings: standings.length }).toEqual({ keys: 3, distinct: 3, tabsThatSent: 1, standings: 2 });
+  expect((await made()).filter((r) => r.action === POSTS)).toHaveLength(3);
+  await screenshot(second, "chain-second-tab");
+  expect([...problems, ...secondProblems]).toEqual([]);
 });

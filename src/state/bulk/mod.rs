@@ -42,7 +42,7 @@ use crate::model::bulk::pacer::LearnedPace;
 use crate::model::bulk::{BatchRow, CheckedRow, SavedBatch};
 use crate::model::sign_ins::SignInId;
 use crate::runner::{BatchToRun, batch_lock_name};
-use crate::store::{self, Change};
+use crate::store::{self, Change, SAVED_BATCHES};
 
 pub use self::exports::{ExploredRecords, ExportDone, ExportProgress, saved_batches, saved_rows};
 pub use crate::model::batch_tab::Role;
@@ -213,6 +213,9 @@ impl Bulk {
         let workspace = self.workspace.id_untracked();
         let sign_in = self.session.current_id_untracked();
         let bulk = *self;
+        // A chain's step has an id other tabs showing the chain derive too: whichever asks
+        // first runs it, and the others show it.
+        let id_known_elsewhere = origin.id.is_some();
         spawn_local(async move {
             sleep(Duration::ZERO).await;
             let to_run = BatchToRun::New {
@@ -237,11 +240,44 @@ impl Bulk {
             };
             let id = engine.id.clone();
             bulk.started_with.set_value(sign_in);
+            if id_known_elsewhere {
+                // The lock before the worker: a tab that did not get it sends nothing, not even
+                // with the same keys, and shows the batch once the tab that got it has kept it.
+                match request_lock(&batch_lock_name(&id), LockRequest::IfAvailable).await {
+                    LockAnswer::Held(lock) => {
+                        bulk.run(engine, to_run, BatchTab::runs_holding_lock(&id), Some(lock));
+                        return;
+                    }
+                    LockAnswer::HeldElsewhere => {
+                        bulk.show_when_kept(id).await;
+                        return;
+                    }
+                    LockAnswer::Unsupported => {}
+                }
+            }
             // A new batch's lock is free: no other tab knows its id yet. The model waits for
             // the answer from now on, so a command meanwhile does not ask again.
             bulk.run(engine, to_run, BatchTab::runs(&id), None);
             bulk.ask_for_lock(id);
         });
+    }
+
+    /// Shows the batch `id` that another tab has just started, once that tab has kept it (it
+    /// does before its first request), read-only while that tab runs it (`open`). Gives up
+    /// after [`KEPT_ELSEWHERE_WAIT`]: that tab could not keep it, so only that tab shows it.
+    async fn show_when_kept(&self, id: String) {
+        let tries = (KEPT_ELSEWHERE_WAIT.as_millis() / KEPT_ELSEWHERE_LOOK.as_millis()).max(1);
+        for _ in 0..tries {
+            if let Ok(Some(summary)) = SAVED_BATCHES.get(&id).await
+                && let Ok(rows) = saved_rows(&id).await
+            {
+                if self.current_id() != Some(id) {
+                    self.open(summary, rows, false);
+                }
+                return;
+            }
+            sleep(KEPT_ELSEWHERE_LOOK).await;
+        }
     }
 
     /// Opens a batch kept in this browser: run here, paused (or going on with its cancel) and
@@ -368,6 +404,11 @@ fn lock_reply(answer: LockAnswer) -> (LockReply, Option<HeldLock>) {
 pub fn use_bulk() -> Bulk {
     expect_context::<Bulk>()
 }
+
+/// How long a tab that found a batch started by another waits for that tab to keep it, and how
+/// often it looks.
+const KEPT_ELSEWHERE_WAIT: Duration = Duration::from_secs(10);
+const KEPT_ELSEWHERE_LOOK: Duration = Duration::from_millis(250);
 
 /// What a refused clear leaves, as `state::refusals` tells it.
 const BATCH_NOT_CLEARED: &str = "The batch was cleared from this page, but this browser still \
