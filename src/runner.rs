@@ -651,7 +651,13 @@ fn execute(action: ActionId, command: Command) {
 /// another clock took over (`generation`). A worker's timers keep their time when the tab is
 /// hidden.
 async fn clock(generation: u64) {
+    let current = |runner: &Runner| runner.clock.running && runner.clock.generation == generation;
     loop {
+        // A clock that slept past its batch's settling, or past a newer clock's start, stops
+        // before it ticks: the batch is not told settled again for it.
+        if !RUNNER.with_borrow(|r| r.as_ref().is_some_and(current)) {
+            return;
+        }
         let signed_in = CLIENT.with_borrow(Option::is_some);
         let awaiting_sign_in = RUNNER.with_borrow(|r| {
             r.as_ref()
@@ -664,9 +670,7 @@ async fn clock(generation: u64) {
         handle(Event::Tick);
         let now = now();
         let wake_at = RUNNER.with_borrow_mut(|r| {
-            let runner = r
-                .as_mut()
-                .filter(|runner| runner.clock.running && runner.clock.generation == generation)?;
+            let runner = r.as_mut().filter(|runner| current(runner))?;
             runner.tell_page_news(now, false);
             Some(
                 [runner.engine.wake_at(now), runner.news_due_at()]
