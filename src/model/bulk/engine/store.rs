@@ -88,8 +88,8 @@ impl Engine {
         }
     }
 
-    /// Asks for a save when one is due: every second with changes, at once when records or sends
-    /// wait for the store; none before the workspace is known.
+    /// Asks for a save when one is due: every second with changes, at once when it is pressed
+    /// ([`Engine::save_pressed`]); none before the workspace is known.
     pub(super) fn due_saves(&mut self, now: EngineTime, commands: &mut Vec<Command>) {
         let pressed = self.save_pressed();
         if self.requests.save_in_flight.is_some()
