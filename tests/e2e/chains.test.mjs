@@ -330,3 +330,61 @@ test("two tabs told to go on at once: one runs the next step, the other shows it
   await screenshot(second, "chain-second-tab");
   expect([...problems, ...secondProblems]).toEqual([]);
 });
+
+test("a tab granted a step's lock after another tab ran the whole step takes up what that tab kept and sends nothing", async ({ sandbox, pages }) => {
+  const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
+  const { context, page: first, problems } = await pages.open();
+  await signInAt(first, sandbox, "/chains", sandbox.api_key);
+  const sent = { first: [], second: [] };
+  const recordKeys = (page, keys) => page.on("request", (r) => {
+    if (r.method() === "POST" && new URL(r.url()).pathname === `/v1/actions/${POSTS}/run/async`) keys.push(r.headers()["idempotency-key"]);
+  });
+  recordKeys(first, sent.first);
+  await first.locator("#chain-first-action").selectOption(PEOPLE);
+  await first.locator("#chain-action-1").selectOption(POSTS);
+  await first.locator("#chain-max-1").fill("2");
+  await first.locator('[data-field="remove-step"]').click();
+  const urls = ["https://www.network.com/in/ada-late-lock", "unknown-late-lock", "https://www.network.com/in/bob-late-lock"];
+  await first.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+  await first.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(first);
+  await expect(first.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
+
+  // The second tab's batch locks answer only once the test says so: it asks for step 2's lock
+  // first, and is granted it after the first tab has made, run and finished step 2.
+  const second = await context.newPage();
+  await second.addInitScript(() => {
+    const request = navigator.locks.request.bind(navigator.locks);
+    let open;
+    const gate = new Promise((resolve) => { open = resolve; });
+    window.__gateBatchLocks = false;
+    window.__openBatchLocks = () => open();
+    navigator.locks.request = (name, ...rest) =>
+      window.__gateBatchLocks && name.startsWith("console-bulk-") ? gate.then(() => request(name, ...rest)) : request(name, ...rest);
+  });
+  const secondProblems = [];
+  second.on("pageerror", (err) => secondProblems.push(err.message));
+  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
+  recordKeys(second, sent.second);
+  await signInAt(second, sandbox, "/workspace", sandbox.api_key);
+  await go(second, "/chains");
+  await second.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
+  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1");
+  await second.evaluate(() => { window.__gateBatchLocks = true; });
+  await second.locator('[data-field="go-on-without-failed"]').click();
+  // The second tab now waits for step 2's lock; the first tab goes on and runs step 2 whole.
+  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "step-2");
+  await first.locator('[data-field="go-on-without-failed"]').click();
+  await expect(first.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  expect(sent.first).toHaveLength(2);
+
+  // Granted now, the second tab finds step 2 kept: it shows it done and sends none of it again
+  // (before, it made step 2 again as new and sent its two keys a second time).
+  await second.evaluate(() => window.__openBatchLocks());
+  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  await expect(second.locator('.batch-counts [data-count="completed"] dd')).toHaveText("2");
+  expect(sent.second).toEqual([]);
+  const made = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((run) => !earlier.has(run.id));
+  expect(made.filter((r) => r.action === POSTS)).toHaveLength(2);
+  expect([...problems, ...secondProblems]).toEqual([]);
+});

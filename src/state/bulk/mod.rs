@@ -245,6 +245,17 @@ impl Bulk {
                 // with the same keys, and shows the batch once the tab that got it has kept it.
                 match request_lock(&batch_lock_name(&id), LockRequest::IfAvailable).await {
                     LockAnswer::Held(lock) => {
+                        // Granted after another tab already kept the batch (it ran it, or
+                        // some of it, and let go of the lock meanwhile): what that tab kept is
+                        // taken up, not made again as new over it.
+                        let (engine, to_run) = match SAVED_BATCHES.get(&id).await {
+                            Ok(Some(summary)) => match saved_rows(&id).await {
+                                Ok(rows) => bulk.taken_up(summary, rows, true),
+                                Err(_) => None,
+                            },
+                            _ => None,
+                        }
+                        .unwrap_or((engine, to_run));
                         bulk.run(engine, to_run, BatchTab::runs_holding_lock(&id), Some(lock));
                         return;
                     }
@@ -284,22 +295,9 @@ impl Bulk {
     /// resumed when `resume`, unless another tab runs it; then shown read-only. `false` when the
     /// summary names an action this console does not know.
     pub fn open(&self, summary: SavedBatch, rows: Vec<BatchRow>, resume: bool) -> bool {
-        let to_run = BatchToRun::Kept {
-            summary,
-            rows,
-            resume,
-        };
-        let Some(mut engine) = to_run.clone().engine(now()) else {
+        let Some((engine, to_run)) = self.taken_up(summary, rows, resume) else {
             return false;
         };
-        if resume && matches!(engine.phase(), Phase::Paused(_)) {
-            // The page shows the resume at once; the worker's news follows.
-            let mut news = engine.news(Vec::new());
-            news.phase = Phase::Running;
-            engine.absorb(news);
-        }
-        self.started_with
-            .set_value(self.session.current_id_untracked());
         let bulk = *self;
         spawn_local(async move {
             let answer = request_lock(&batch_lock_name(&engine.id), LockRequest::IfAvailable).await;
@@ -311,6 +309,32 @@ impl Bulk {
             }
         });
         true
+    }
+
+    /// A kept batch's copy for this page and what its worker takes up (resumed when `resume`),
+    /// under this tab's sign-in; `None` when the summary names an action this console does not
+    /// know.
+    fn taken_up(
+        &self,
+        summary: SavedBatch,
+        rows: Vec<BatchRow>,
+        resume: bool,
+    ) -> Option<(Engine, BatchToRun)> {
+        let to_run = BatchToRun::Kept {
+            summary,
+            rows,
+            resume,
+        };
+        let mut engine = to_run.clone().engine(now())?;
+        if resume && matches!(engine.phase(), Phase::Paused(_)) {
+            // The page shows the resume at once; the worker's news follows.
+            let mut news = engine.news(Vec::new());
+            news.phase = Phase::Running;
+            engine.absorb(news);
+        }
+        self.started_with
+            .set_value(self.session.current_id_untracked());
+        Some((engine, to_run))
     }
 
     /// Runs the shown batch in this tab instead of the tab that runs it: takes the lock from
