@@ -451,8 +451,8 @@ pub fn row_at_line(rows: &[BatchRow], line: usize) -> Option<&BatchRow> {
         .map(|index| &rows[index])
 }
 
-/// One line of the batch's table: what it shows of a row. The table keys its lines by the whole
-/// value, so a line is drawn again only when what it shows changed.
+/// One line of the batch's table: what it shows of a row. The table keys its lines by `line`,
+/// and a line's cells follow what it shows as it changes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ShownRow {
     pub line: usize,

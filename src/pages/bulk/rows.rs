@@ -29,9 +29,11 @@ pub(super) fn BatchRows() -> impl IntoView {
         page.set(0);
     });
     // A memo: the batch changes with every answer, the rows on show far less often, and only
-    // then is the table redrawn (a 1,000-row batch spent most of its main-thread time redrawing);
-    // keyed by what each line shows, so only the lines that changed are drawn again (redrawing
-    // the whole page at each change took over 100 ms at 4× CPU throttling).
+    // then is the table redrawn (a 1,000-row batch spent most of its main-thread time redrawing).
+    // The table's lines are keyed by line, and each line follows its own row (`BatchRowLine`):
+    // a row that changes updates its cells in place. Keyed by what each line shows, as before,
+    // every change removed the line and built it again: at a batch's start, when a page's 50
+    // rows change together several times a second, that took tasks over 100 ms at 4× CPU.
     let rows = Memo::new(move |_| {
         let page = page.get();
         bulk.batch.with(|b| {
@@ -65,8 +67,8 @@ pub(super) fn BatchRows() -> impl IntoView {
                     <th scope="col">"Run"</th><th scope="col" class="num">"Credits"</th><th scope="col" class="num">"Records"</th><th scope="col">"Error"</th>
                 </tr></thead>
                 <tbody>
-                    <For each=lines key=ShownRow::clone let(row)>
-                        <BatchRowLine row />
+                    <For each=lines key=|row| row.line let(row)>
+                        <BatchRowLine first=row rows />
                     </For>
                 </tbody>
             </table>
@@ -81,45 +83,51 @@ pub(super) fn BatchRows() -> impl IntoView {
     }
 }
 
-/// One row of the table: its line, input, state, run, credits, records and error.
+/// One line of the table: its line, input, state, run, credits, records and error. It follows
+/// the row of its line in `rows` (the page of rows on show), from `first`, what it showed when
+/// it was drawn; each cell changes in place when the row does.
 #[component]
-fn BatchRowLine(row: ShownRow) -> impl IntoView {
-    let ShownRow {
-        line,
-        input,
-        state,
-        run_id,
-        credits,
-        records,
-        error,
-        same_as,
-        reused,
-    } = row;
+fn BatchRowLine(first: ShownRow, rows: Memo<Vec<ShownRow>>) -> impl IntoView {
+    let line = first.line;
     let masker = use_masker();
-    let input = masker.cells(&input).into_owned();
-    let error = error.map(|error| RowError {
-        message: masker.text(&error.message).into_owned(),
-        ..error
+    // The line's input never changes; presenter mode draws the page again.
+    let input = masker.cells(&first.input).into_owned();
+    // Kept as last seen when the row leaves the page: the line is being removed.
+    let row = Memo::new(move |previous: Option<&ShownRow>| {
+        rows.with(|rows| rows.iter().find(|row| row.line == line).cloned())
+            .or_else(|| previous.cloned())
+            .unwrap_or_else(|| first.clone())
+    });
+    let state = Memo::new(move |_| row.with(|r| (r.state, r.same_as, r.reused)));
+    let run_id = Memo::new(move |_| row.with(|r| r.run_id.clone()));
+    let error = Memo::new(move |_| {
+        row.with(|r| {
+            r.error.clone().map(|error| RowError {
+                message: masker.text(&error.message).into_owned(),
+                ..error
+            })
+        })
     });
     view! {
-        <tr data-line=line data-state=state.label() data-same-as=same_as.map(|first| first.line)>
+        <tr data-line=line data-state=move || state.get().0.label()
+            data-same-as=move || state.get().1.map(|first| first.line)>
             <td class="num">{line}</td>
             <td class="bulk-input">{input}</td>
-            <td>{match same_as {
+            <td>{move || match state.get() {
                 // A repeated row: the first row's state, and which row that is.
-                Some(first) => view! {
+                (_, Some(first), _) => view! {
                     <span class=format!("status status-{}", first.state.label())>{first.state.label()}</span>
                     " " <span class="muted">{format!("same as line {}", first.line)}</span>
                 }.into_any(),
-                None => view! {
+                (state, None, reused) => view! {
                     <span class=format!("status status-{}", state.label())>{state.label()}</span>
                     {reused.then(|| view! { " " <span class="muted" data-field="reused">"reused, not sent"</span> })}
                 }.into_any(),
             }}</td>
-            <td>{run_id.map(|id| view! { <a href=run_path(&id)><code>{short_run_id(&id)} "…"</code></a> })}</td>
-            <td class="num">{credits}</td>
-            <td class="num">{records}</td>
-            <td class="bulk-error">{error.map(|RowError { code, message, request_id }| view! {
+            <td>{move || run_id.get().map(|id| view! { <a href=run_path(&id)><code>{short_run_id(&id)} "…"</code></a> })}</td>
+            <td class="num">{move || row.with(|r| r.credits)}</td>
+            <td class="num">{move || row.with(|r| r.records)}</td>
+            <td class="bulk-error">{move || error.get().map(|RowError { code, message, request_id }| view! {
                 <code>{code}</code> " " {message}
                 {request_id.map(|id| view! { " " <span class="muted">"(request " <code>{id}</code> ")"</span> })}
             })}</td>
