@@ -273,8 +273,9 @@ pub fn keeping_note(keeping: Keeping, in_chain: bool) -> &'static str {
     match keeping {
         Keeping::Pending => "Saving the batch in this browser before the first row is sent…",
         Keeping::Kept if in_chain => {
-            "Kept in this browser: after a reload, sign in and open the chain on Chains to take it \
-                    up. Forgetting the chain deletes its steps' inputs and results from this browser."
+            "Kept in this browser: after a reload, sign in and the chain's address shows it again \
+                    (or open it on Chains), to take up when you go on. Forgetting the chain \
+                    deletes its steps' inputs and results from this browser."
         }
         Keeping::Kept => {
             "Kept in this browser: after a reload, sign in and open Bulk to take it up. \
@@ -722,7 +723,7 @@ mod tests {
                 .contains("leaving or reloading the page stops it.")
         );
         // A chain's step is taken up from its chain, and forgotten with it.
-        assert!(keeping_note(Keeping::Kept, true).contains("open the chain on Chains"));
+        assert!(keeping_note(Keeping::Kept, true).contains("the chain's address shows it again"));
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub fn run_path(id: &str) -> String {
     format!("/runs/{}", encode(id))
 }
 
+/// `/chains?chain={id}`: a kept chain, shown where it stands without going on.
+pub fn chain_path(id: &str) -> String {
+    format!("/chains?chain={}", encode(id))
+}
+
 /// `/actions/{id}`: an action's submit form.
 pub fn action_form_path(id: &str) -> String {
     format!("/actions/{}", encode(id))
@@ -103,6 +108,8 @@ mod tests {
         assert_eq!(run_path("0b7c8a4e-2f59"), "/runs/0b7c8a4e-2f59");
         assert_eq!(run_path("../keys?x#y"), "/runs/..%2Fkeys%3Fx%23y");
         assert_eq!(action_form_path("a b/c"), "/actions/a%20b%2Fc");
+        assert_eq!(chain_path("0123abcd"), "/chains?chain=0123abcd");
+        assert_eq!(chain_path("x&y=z#w"), "/chains?chain=x%26y%3Dz%23w");
         assert_eq!(encode("ünï"), "%C3%BCn%C3%AF");
     }
 

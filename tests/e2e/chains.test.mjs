@@ -82,13 +82,16 @@ test("a chain runs each distinct input once, survives a reload in step 2, and jo
   await confirmIfAsked(page);
   const chain = page.locator('[data-field="chain"]');
   await expect(chain).toHaveAttribute("data-standing", "step-2", { timeout: 60_000 });
-  // A reload while step 2 runs: the chain is opened again and goes on with the same keys.
+  // A reload while step 2 runs: the address names the chain, which is shown again, held (a
+  // reload sends nothing by itself), and goes on with the same keys when the person says so.
+  await expect(page).toHaveURL(/\/chains\?chain=[0-9a-f]{32}$/);
   await page.reload();
-  // The credential was in memory only: sign in again, and /chains lists the chain.
+  // The credential was in memory only: sign in again, and the chain's address is back.
   await expect(page).toHaveURL(/\/sign-in/);
   await signIn(page, sandbox.api_key);
-  await expect(page).toHaveURL(/\/chains$/);
-  await page.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
+  await expect(page).toHaveURL(/\/chains\?chain=[0-9a-f]{32}$/);
+  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
+  await page.locator('[data-field="go-on-held"]').click();
   await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "chain-done");
@@ -387,4 +390,61 @@ test("a tab granted a step's lock after another tab ran the whole step takes up 
   const made = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((run) => !earlier.has(run.id));
   expect(made.filter((r) => r.action === POSTS)).toHaveLength(2);
   expect([...problems, ...secondProblems]).toEqual([]);
+});
+
+test("a chain's address shows it where it stands and sends nothing until the person goes on; Back and Forward follow it", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/chains");
+  // Every submission by key (the page object lives through the reload below).
+  const submissions = recordSubmissions(page);
+  const sentFor = (action) => [...submissions.values()].filter((s) => s.action === action);
+  await page.locator("#chain-first-action").selectOption(PEOPLE);
+  await page.locator("#chain-action-1").selectOption(POSTS);
+  await page.locator("#chain-max-1").fill("1");
+  await page.locator('[data-field="remove-step"]').click();
+  // Enough rows that the first step is still sending when it is paused (burst 30, then 40/s).
+  const urls = Array.from({ length: 150 }, (_, i) => `https://www.network.com/in/held-${i}`);
+  await page.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  await page.getByRole("button", { name: "Pause", exact: true }).click();
+  await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "paused");
+  await expect(page).toHaveURL(/\/chains\?chain=[0-9a-f]{32}$/);
+  const address = new URL(page.url()).pathname + new URL(page.url()).search;
+
+  // "Back to the chains" is a step in the history: Back shows the chain again, still paused.
+  await page.locator('[data-field="close-chain"]').click();
+  await expect(page).toHaveURL(/\/chains$/);
+  await expect(page.locator('[data-field="kept-chains"]')).toBeVisible();
+  await page.goBack();
+  await expect(page).toHaveURL(new RegExp(`${address.replace("?", "\\?")}$`));
+  await expect(chain).toHaveAttribute("data-standing", "step-1");
+  await page.goForward();
+  await expect(page.locator('[data-field="kept-chains"]')).toBeVisible();
+
+  // The address in a fresh page (a copied link: sign in first): the chain is shown where it
+  // stands, paused, and nothing is sent until "Go on".
+  const sentBefore = submissions.size;
+  expect(sentFor(PEOPLE).length).toBeLessThan(150);
+  await page.reload();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signInAt(page, sandbox, address, sandbox.api_key);
+  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
+  await expect(chain).toHaveAttribute("data-standing", "step-1");
+  await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "paused");
+  await screenshot(page, "chain-held");
+  expect(submissions.size).toBe(sentBefore);
+  await page.locator('[data-field="go-on-held"]').click();
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  await expect(page.locator('[data-field="chain-held"]')).toHaveCount(0);
+  // Each input of each step went under one key (a key sent again makes no second run).
+  for (const action of [PEOPLE, POSTS]) {
+    const sent = sentFor(action);
+    expect({ action, keys: sent.length, inputs: new Set(sent.map((s) => s.input)).size }).toEqual({ action, keys: 150, inputs: 150 });
+  }
+
+  // An address naming no chain this browser keeps says so, and shows the list.
+  await go(page, "/chains?chain=0123456789abcdef0123456789abcdef");
+  await expect(page.locator('[data-field="chain-problem"]')).toContainText("keeps no chain");
+  expect(problems).toEqual([]);
 });

@@ -32,6 +32,10 @@ pub struct Chains {
     pub problem: RwSignal<Option<String>>,
     /// Counts the changes to the kept chains, so their lists are read again.
     pub kept_changed: RwSignal<u32>,
+    /// The chain shown was opened from its address (a link, Back, Forward, a reload): it is
+    /// shown where it stands and sends nothing (no step resumed, none made) until the person
+    /// goes on ([`Chains::go_on`]).
+    pub held: RwSignal<bool>,
     /// The API's registry, as the chains page last had it: a step's rows are checked against
     /// its action's entry.
     registry: StoredValue<Vec<ActionEntry>>,
@@ -140,6 +144,7 @@ impl Chains {
             shown: RwSignal::new(None),
             problem: RwSignal::new(None),
             kept_changed: RwSignal::new(0),
+            held: RwSignal::new(false),
             registry: StoredValue::new(Vec::new()),
             looking: StoredValue::new(false),
             again: StoredValue::new(false),
@@ -246,10 +251,82 @@ impl Chains {
         self.go_on();
     }
 
+    /// Shows the kept chain `id` of `workspace` as its address names it, where it stands,
+    /// without going on: a step's batch not running is shown paused, and no step is made, until
+    /// the person goes on. Navigating never spends.
+    pub fn open_held(&self, workspace: String, id: String) {
+        let chains = *self;
+        spawn_local(async move {
+            let chain = match kept_chains(&workspace).await {
+                Ok(kept) => kept.chain(&id).cloned(),
+                Err(error) => {
+                    chains.problem.set(Some(format!(
+                        "The chain could not be read back from this browser's storage. {}",
+                        error.sentence()
+                    )));
+                    return;
+                }
+            };
+            let Some(chain) = chain else {
+                chains.problem.set(Some(
+                    "This browser keeps no chain with the id in the address: it was forgotten, \
+                     or made in another browser or for another workspace."
+                        .to_owned(),
+                ));
+                return;
+            };
+            if chains.shown_id().as_deref() == Some(id.as_str()) {
+                return;
+            }
+            chains.problem.set(None);
+            // A step this tab runs goes on as it was: held is for a chain that was not going.
+            let running_here = chains.bulk.batch.with_untracked(|b| {
+                b.as_ref().is_some_and(|e| {
+                    *e.phase() == Phase::Running
+                        && (0..chain.step_count()).any(|step| chain.step_batch_id(step) == e.id)
+                })
+            });
+            chains.held.set(!running_here);
+            chains.show(ShownChain {
+                steps: vec![None; chain.step_count()],
+                next: ChainNext::TakeUp { step: 0 },
+                nothing_to_run: None,
+                chain: chain.clone(),
+            });
+            chains.follow_steps();
+            if let Err(problem) = chains.look(chain, Going::Held).await {
+                chains.problem.set(Some(problem));
+            }
+        });
+    }
+
+    /// The person goes on with a chain held since it was opened from its address: its step's
+    /// batch, paused here, is resumed (as its own Resume would), and the chain goes on after it;
+    /// otherwise the chain goes on where it stands.
+    pub fn go_on_from_held(&self) {
+        let Some(chain) = self.chain() else {
+            return;
+        };
+        let paused_step = self.bulk.role.get_untracked() == Role::Runs
+            && self.bulk.batch.with_untracked(|b| {
+                b.as_ref().is_some_and(|e| {
+                    matches!(e.phase(), Phase::Paused(_))
+                        && (0..chain.step_count()).any(|step| chain.step_batch_id(step) == e.id)
+                })
+            });
+        if paused_step {
+            self.held.set(false);
+            self.bulk.resume();
+        } else {
+            self.go_on();
+        }
+    }
+
     /// Leaves the chain shown (its batch, if one runs, goes on as a batch).
     pub fn close(&self) {
         self.shown.set(None);
         self.problem.set(None);
+        self.held.set(false);
     }
 
     fn show(&self, shown: ShownChain) {
@@ -285,8 +362,24 @@ impl Chains {
                 let ours = untrack(|| chains.chain()).is_some_and(|chain| {
                     (0..chain.step_count()).any(|step| chain.step_batch_id(step) == batch)
                 });
-                if ours {
+                // Held (opened from its address), the chain goes on only when the person says.
+                if ours && !chains.held.get_untracked() {
                     chains.go_on();
+                }
+            });
+            // A held chain whose step's batch the person resumed (in the batch's own buttons)
+            // is no longer held: it goes on after that step as it would have.
+            Effect::new(move |_| {
+                let running = chains.bulk.batch.with(|b| {
+                    b.as_ref().filter(|e| *e.phase() == Phase::Running).map(|e| e.id.clone())
+                });
+                if let Some(batch) = running
+                    && chains.held.get_untracked()
+                    && untrack(|| chains.chain()).is_some_and(|chain| {
+                        (0..chain.step_count()).any(|step| chain.step_batch_id(step) == batch)
+                    })
+                {
+                    chains.held.set(false);
                 }
             });
         };
@@ -297,8 +390,10 @@ impl Chains {
     }
 
     /// Reads where the chain shown stands and does what comes next (`progress::next`). One
-    /// look at a time; one asked meanwhile follows it.
+    /// look at a time; one asked meanwhile follows it. A chain held since it was opened from
+    /// its address goes on from now.
     pub fn go_on(&self) {
+        self.held.set(false);
         if self.looking.get_value() {
             self.again.set_value(true);
             return;
@@ -309,7 +404,7 @@ impl Chains {
             loop {
                 chains.again.set_value(false);
                 if let Some(chain) = chains.chain()
-                    && let Err(problem) = chains.look(chain).await
+                    && let Err(problem) = chains.look(chain, Going::On).await
                 {
                     chains.problem.set(Some(problem));
                 }
@@ -354,8 +449,8 @@ impl Chains {
         Ok(steps)
     }
 
-    /// Looks where `chain` stands and does what comes next.
-    async fn look(&self, chain: SavedChain) -> Result<(), String> {
+    /// Looks where `chain` stands and does what comes next, or, `Going::Held`, only shows it.
+    async fn look(&self, chain: SavedChain, going: Going) -> Result<(), String> {
         let steps = self.step_batches(&chain).await?;
         let next = next(&chain, &steps);
         let still_shown = |chains: &Chains| {
@@ -378,8 +473,13 @@ impl Chains {
                  again from the spreadsheet."
                     .to_owned(),
             ),
-            ChainNext::Start { step, budget } => self.start_step(&chain, step, budget).await,
-            ChainNext::TakeUp { step } => self.show_step(&chain, step, true).await,
+            ChainNext::Start { step, budget } => match going {
+                Going::On => self.start_step(&chain, step, budget).await,
+                Going::Held => self.show_step(&chain, step - 1, false).await,
+            },
+            ChainNext::TakeUp { step } => {
+                self.show_step(&chain, step, going == Going::On).await
+            }
             ChainNext::Decide { step, .. } => self.show_step(&chain, step, false).await,
             ChainNext::OutOfBudget { step } | ChainNext::Cancelled { step } => {
                 match steps[..step].iter().rposition(Option::is_some) {
@@ -567,6 +667,13 @@ impl Chains {
         }
         self.change_chain(Box::new(move |chain| chain.budget = Some(budget)));
     }
+}
+
+/// Whether a look at the chain goes on with it, or only shows it (opened from its address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Going {
+    On,
+    Held,
 }
 
 pub fn use_chains() -> Chains {

@@ -11,6 +11,8 @@ mod shown;
 
 use api_contract::ActionEntry;
 use leptos::prelude::*;
+use leptos_router::NavigateOptions;
+use leptos_router::hooks::{use_navigate, use_query_map};
 
 use self::plan::{ChainFile, PlanEditor};
 use self::shown::ChainView;
@@ -18,6 +20,7 @@ use super::mapping::Mapping;
 use super::prepare::{
     BudgetField, InvalidRows, RepeatedRows, ReuseKept, RowsField, use_prepared_rows,
 };
+use crate::app::in_place;
 use crate::components::{ApiErrorPanel, ConfirmSpend, Notice, NoticeKind, StoreRefusalNotice};
 use crate::model::bulk::budget::{default_budget, parse_budget};
 use crate::model::chain::ChainPlan;
@@ -28,6 +31,7 @@ use crate::model::chain::progress::SavedChain;
 use crate::model::form::{MAX_CREDITS, MAX_RESULTS};
 use crate::model::format::{group_thousands, local_time};
 use crate::model::safeguards::Confirmation;
+use crate::model::urls::chain_path;
 use crate::state::bulk::use_bulk;
 use crate::state::chains::{Chains, change_kept, forget_chain, kept_chains, use_chains};
 use crate::state::registry::use_registry;
@@ -65,6 +69,7 @@ fn ChainsBody(actions: Vec<ActionEntry>) -> impl IntoView {
     let chains = use_chains();
     chains.know_registry(actions.clone());
     let has_chain = Memo::new(move |_| chains.shown.with(Option::is_some));
+    follow_address(chains);
     view! {
         {move || chains.problem.get().map(|problem| view! {
             <Notice kind=NoticeKind::Problem field="chain-problem">{problem}</Notice>
@@ -76,6 +81,49 @@ fn ChainsBody(actions: Vec<ActionEntry>) -> impl IntoView {
             view! { <KeptChainsList /> <NewChain actions /> }.into_any()
         }}
     }
+}
+
+/// The address names the chain shown (`?chain=`), so a link, Back, Forward and a reload find
+/// it: a chain opened from its address is held (shown where it stands, nothing sent until the
+/// person goes on), and one opened, started or closed here moves the address with it.
+fn follow_address(chains: Chains) {
+    let workspace = use_workspace();
+    let navigate = use_navigate();
+    let query = use_query_map();
+    let addressed = Memo::new(move |_| query.with(|q| q.get("chain")));
+    let go_to = navigate.clone();
+    // The address to the chain shown.
+    Effect::new(move |previous: Option<Option<String>>| {
+        let wanted = addressed.get();
+        let workspace = workspace.id();
+        let shown = chains.shown_id();
+        match (&wanted, shown) {
+            (Some(id), shown) if shown.as_deref() != Some(id.as_str()) => {
+                if let Some(workspace) = workspace {
+                    chains.open_held(workspace, id.clone());
+                }
+            }
+            // The address left the chain (Back, Forward): the list again.
+            (None, Some(_)) if previous.flatten().is_some() => chains.close(),
+            // Come to /chains with a chain shown (it goes on while other pages are looked at):
+            // the address names it.
+            (None, Some(shown)) => go_to(&chain_path(&shown), in_place()),
+            _ => {}
+        }
+        wanted
+    });
+    // The chain shown to the address, when the person opens, starts or closes one here.
+    Effect::new(move |previous: Option<Option<String>>| {
+        let shown = chains.shown.with(|s| s.as_ref().map(|s| s.chain.id.clone()));
+        if let Some(previous) = previous
+            && previous != shown
+            && addressed.get_untracked() != shown
+        {
+            let path = shown.as_deref().map_or_else(|| "/chains".to_owned(), chain_path);
+            navigate(&path, NavigateOptions::default());
+        }
+        shown
+    });
 }
 
 /// The chains this browser keeps for the workspace: each to open (it goes on where it stands)

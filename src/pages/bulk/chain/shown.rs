@@ -183,6 +183,13 @@ fn ChainWaits(shown: Memo<Option<ShownChain>>) -> impl IntoView {
             ChainNext::Done => view! {
                 <Notice field="chain-done">"Every step is done."</Notice>
             }.into_any(),
+            ChainNext::Start { .. } | ChainNext::TakeUp { .. } if chains.held.get() => view! {
+                <Notice field="chain-held" block=true>
+                    <p>"Opened from its address: the chain is shown where it stands, and nothing is sent until you go on."</p>
+                    <button type="button" class="button primary" data-field="go-on-held"
+                        on:click=move |_| chains.go_on_from_held()>"Go on with the chain"</button>
+                </Notice>
+            }.into_any(),
             ChainNext::Start { .. } | ChainNext::TakeUp { .. } => ().into_any(),
         })
     }
