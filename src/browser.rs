@@ -26,6 +26,16 @@ pub async fn sleep(delay: Duration) {
     let _ = JsFuture::from(promise).await;
 }
 
+/// Lets the page draw and answer before the work that follows, when it is shown: a task of
+/// its own after a `setTimeout(0)`. A hidden tab draws nothing, and there the browser holds such
+/// timers back (a second at least, a minute after a while), which would hold back the work for
+/// nothing: it goes on at once.
+pub async fn yield_to_page() {
+    if !page_hidden() {
+        sleep(Duration::ZERO).await;
+    }
+}
+
 /// Whether the tab is hidden (another tab in front, or minimised).
 pub fn page_hidden() -> bool {
     document().visibility_state() == web_sys::VisibilityState::Hidden

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use crate::model::same_input::{KeptAnswer, Question, ReuseWindow, first_rows, within};
 
 use super::mapping::ColumnMapping;
-use super::table::Table;
+use super::table::{Table, TableRow};
 
 /// A row ready to send, or the rules it breaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,30 +31,45 @@ pub struct CheckedRow {
 /// Checks every row with the form's rules, before anything is sent, and points each valid row
 /// that asks the same question as an earlier one at that row (`repeat_of`).
 pub fn check_rows(form: &FormModel, mapping: &ColumnMapping, table: &Table) -> Vec<CheckedRow> {
-    let mut rows: Vec<CheckedRow> = table
+    let rows = table
         .rows
         .iter()
-        .map(|row| {
-            let values = mapping.row_values(&row.cells);
-            let mut errors = form.errors(&values);
-            if row.cells.len() > table.headers.len() {
-                errors.push(FormError::spanning(format!(
-                    "has {} cells but the header names {} columns",
-                    row.cells.len(),
-                    table.headers.len()
-                )));
-            }
-            CheckedRow {
-                line: row.line,
-                cells: row.cells.clone(),
-                body: form.body(&values),
-                estimate: form.estimate(&values),
-                errors,
-                repeat_of: None,
-                reuses: None,
-            }
-        })
+        .map(|row| check_row(form, mapping, table.headers.len(), row))
         .collect();
+    with_repeats_marked(form, rows)
+}
+
+/// One row checked with the form's rules (`columns`: how many the header names), its repeats
+/// not marked yet ([`with_repeats_marked`] does, once every row is checked).
+pub fn check_row(
+    form: &FormModel,
+    mapping: &ColumnMapping,
+    columns: usize,
+    row: &TableRow,
+) -> CheckedRow {
+    let values = mapping.row_values(&row.cells);
+    let mut errors = form.errors(&values);
+    if row.cells.len() > columns {
+        errors.push(FormError::spanning(format!(
+            "has {} cells but the header names {} columns",
+            row.cells.len(),
+            columns
+        )));
+    }
+    CheckedRow {
+        line: row.line,
+        cells: row.cells.clone(),
+        body: form.body(&values),
+        estimate: form.estimate(&values),
+        errors,
+        repeat_of: None,
+        reuses: None,
+    }
+}
+
+/// `rows` (checked, in line order) with each valid row that asks the same question as an
+/// earlier one pointed at that row (`repeat_of`).
+pub fn with_repeats_marked(form: &FormModel, mut rows: Vec<CheckedRow>) -> Vec<CheckedRow> {
     let questions = questions_of(form, &rows);
     let firsts = first_rows(&questions);
     let lines: Vec<usize> = rows.iter().map(|row| row.line).collect();

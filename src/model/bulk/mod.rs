@@ -26,7 +26,7 @@ mod fixtures;
 
 pub use api_contract::RUN_LIST_LIMIT;
 
-pub use checks::{CheckedRow, Spared, check_rows, describe};
+pub use checks::{CheckedRow, Spared, check_row, check_rows, describe, with_repeats_marked};
 pub use export::{
     CONTRACT_RECORD_IDS, ExportFormat, MergedExport, SameRecord, add_output_columns, merged_export,
 };

@@ -13,7 +13,9 @@ use serde_json::Value;
 use api_contract::ActionEntry;
 
 use super::NextStep;
-use crate::model::bulk::{CheckedRow, ColumnMapping, Table, TableRow, check_rows};
+use crate::model::bulk::{
+    CheckedRow, ColumnMapping, Table, TableRow, check_row, with_repeats_marked,
+};
 use crate::model::form::{FormModel, MAX_RESULTS};
 use crate::model::same_input::canonical_value;
 
@@ -121,13 +123,62 @@ pub fn checked_step_rows(
     step: &NextStep,
     entry: &ActionEntry,
 ) -> Vec<CheckedRow> {
-    let table = rows.table(step.max_results);
-    let form = FormModel::from_entry(entry);
-    check_rows(
-        &form,
-        &ColumnMapping::by_header(&form, &table.headers),
-        &table,
-    )
+    let mut checking = StepRowsCheck::new(rows, step, entry);
+    checking.check_next(usize::MAX);
+    checking.finish().rows
+}
+
+/// A step's rows checked a slice at a time ([`StepRowsCheck::check_next`]), so that a step of
+/// thousands of rows does not hold the page in one task; [`checked_step_rows`] in one go.
+pub struct StepRowsCheck {
+    form: FormModel,
+    mapping: ColumnMapping,
+    table: Table,
+    checked: Vec<CheckedRow>,
+}
+
+/// A step's rows, checked: the batch's headers and rows.
+pub struct CheckedStep {
+    pub headers: Vec<String>,
+    pub rows: Vec<CheckedRow>,
+}
+
+impl StepRowsCheck {
+    pub fn new(rows: &NextStepRows, step: &NextStep, entry: &ActionEntry) -> StepRowsCheck {
+        let table = rows.table(step.max_results);
+        let form = FormModel::from_entry(entry);
+        let mapping = ColumnMapping::by_header(&form, &table.headers);
+        StepRowsCheck {
+            checked: Vec::with_capacity(table.rows.len()),
+            form,
+            mapping,
+            table,
+        }
+    }
+
+    /// Rows not checked yet.
+    pub fn remaining(&self) -> usize {
+        self.table.rows.len() - self.checked.len()
+    }
+
+    /// Checks up to `count` more rows.
+    pub fn check_next(&mut self, count: usize) {
+        let start = self.checked.len();
+        let end = start.saturating_add(count).min(self.table.rows.len());
+        let columns = self.table.headers.len();
+        for row in &self.table.rows[start..end] {
+            self.checked
+                .push(check_row(&self.form, &self.mapping, columns, row));
+        }
+    }
+
+    /// The rows checked so far, their repeats marked (`with_repeats_marked`).
+    pub fn finish(self) -> CheckedStep {
+        CheckedStep {
+            rows: with_repeats_marked(&self.form, self.checked),
+            headers: self.table.headers,
+        }
+    }
 }
 
 /// The column that says which records of the step before a row was reached from.
@@ -150,7 +201,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::model::bulk::{BatchRow, row_key};
+    use crate::model::bulk::{BatchRow, check_rows, row_key};
     use crate::model::chain::cost::ChainWorstCase;
     use crate::model::chain::tests::{profile_posts_comments, registry};
 
@@ -307,5 +358,27 @@ mod tests {
         let first = made();
         assert_eq!(first.len(), 4);
         assert_eq!(first, made());
+    }
+
+    /// A step checked a slice at a time (as the page does, so that no task holds it long) has
+    /// exactly the rows of one check in one go, repeats marked across the slices included.
+    #[test]
+    fn a_step_checked_in_slices_is_the_step_checked_at_once() {
+        let plan = profile_posts_comments(3, 5);
+        let entry = ActionId::NetworkExtractPostCommenters.sandbox_registry_entry();
+        let mut rows = NextStepRows::new(plan.rule_into(2).unwrap(), 3);
+        rows.take_run(2, &posts(&["urn:a", "urn:b", "", "urn:c"]));
+        rows.take_run(3, &posts(&["urn:c", "urn:d", "urn:a "]));
+        let at_once = checked_step_rows(&rows, &plan.steps[1], &entry);
+        for slice in [1, 2, 3, 100] {
+            let mut checking = StepRowsCheck::new(&rows, &plan.steps[1], &entry);
+            let mut slices = 0;
+            while checking.remaining() > 0 {
+                checking.check_next(slice);
+                slices += 1;
+            }
+            assert_eq!(slices, at_once.len().div_ceil(slice), "slices of {slice}");
+            assert_eq!(checking.finish().rows, at_once, "slices of {slice}");
+        }
     }
 }

@@ -35,7 +35,7 @@ use leptos::task::spawn_local;
 use self::worker::RunnerHandle;
 use super::session::Session;
 use super::workspace::SharedWorkspace;
-use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep};
+use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep, yield_to_page};
 use crate::model::batch_tab::{BatchTab, LockReply, TabStep};
 use crate::model::bulk::engine::Engine;
 use crate::model::bulk::pacer::LearnedPace;
@@ -192,8 +192,8 @@ impl Bulk {
     /// which pauses before a row that would take it past `budget` credits; `origin` gives its id
     /// and the pace to start at, when known.
     ///
-    /// In four tasks, so that no one of them holds the page for long with 10,000 rows on a slow
-    /// computer: the click's (which only marks the batch as starting, `starting`), the one that
+    /// In four tasks (while the tab is shown: `yield_to_page`), so that no one of them holds the
+    /// page for long with 10,000 rows on a slow computer: the click's (which only marks the batch as starting, `starting`), the one that
     /// builds the page's copy of the batch, `let_go_of_form` (the page drops what its form
     /// holds), and the one that shows the batch in place of the form (the framework removes the
     /// form and mounts the batch's view in one update).
@@ -217,7 +217,7 @@ impl Bulk {
         // first runs it, and the others show it.
         let id_known_elsewhere = origin.id.is_some();
         spawn_local(async move {
-            sleep(Duration::ZERO).await;
+            yield_to_page().await;
             let to_run = BatchToRun::New {
                 id: origin
                     .id
@@ -231,9 +231,9 @@ impl Bulk {
                 pace: origin.pace,
             };
             let engine = to_run.clone().engine(now());
-            sleep(Duration::ZERO).await;
+            yield_to_page().await;
             let_go_of_form();
-            sleep(Duration::ZERO).await;
+            yield_to_page().await;
             bulk.starting.set(false);
             let Some(engine) = engine else {
                 return;

@@ -114,12 +114,16 @@ fn follow_address(chains: Chains) {
     });
     // The chain shown to the address, when the person opens, starts or closes one here.
     Effect::new(move |previous: Option<Option<String>>| {
-        let shown = chains.shown.with(|s| s.as_ref().map(|s| s.chain.id.clone()));
+        let shown = chains
+            .shown
+            .with(|s| s.as_ref().map(|s| s.chain.id.clone()));
         if let Some(previous) = previous
             && previous != shown
             && addressed.get_untracked() != shown
         {
-            let path = shown.as_deref().map_or_else(|| "/chains".to_owned(), chain_path);
+            let path = shown
+                .as_deref()
+                .map_or_else(|| "/chains".to_owned(), chain_path);
             navigate(&path, NavigateOptions::default());
         }
         shown
