@@ -65,6 +65,49 @@ async function confirmIfAsked(page) {
   if (await dialog.isVisible()) await page.locator('[data-field="confirm-spend-yes"]').click();
 }
 
+/** Pushes to `keys` the Idempotency-Key of every posts submission `page` sends. */
+function recordPostKeys(page, keys) {
+  page.on("request", (r) => {
+    if (r.method() === "POST" && new URL(r.url()).pathname === `/v1/actions/${POSTS}/run/async`) keys.push(r.headers()["idempotency-key"]);
+  });
+}
+
+/**
+ * A first tab in a fresh context starts profiles → posts (2 each) over `urls`, one of which
+ * fails, so step 1 waits for a person; resolves once it does, with the context, the tab, its
+ * problems, and the posts keys each tab sends (`sent.first`, `sent.second`).
+ */
+async function chainWaitingInFirstTab(sandbox, pages, urls) {
+  const { context, page: first, problems } = await pages.open();
+  await signInAt(first, sandbox, "/chains", sandbox.api_key);
+  const sent = { first: [], second: [] };
+  recordPostKeys(first, sent.first);
+  await first.locator("#chain-first-action").selectOption(PEOPLE);
+  await first.locator("#chain-action-1").selectOption(POSTS);
+  await first.locator("#chain-max-1").fill("2");
+  await first.locator('[data-field="remove-step"]').click();
+  await first.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+  await first.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(first);
+  await expect(first.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
+  return { context, first, problems, sent };
+}
+
+/** A second tab of `context` (`prepare`d before it loads) opens the kept chain, waiting at step 1. */
+async function secondTabShowingChain(sandbox, context, sent, prepare = async () => {}) {
+  const second = await context.newPage();
+  await prepare(second);
+  const secondProblems = [];
+  second.on("pageerror", (err) => secondProblems.push(err.message));
+  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
+  recordPostKeys(second, sent.second);
+  await signInAt(second, sandbox, "/workspace", sandbox.api_key);
+  await go(second, "/chains");
+  await second.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
+  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1");
+  return { second, secondProblems };
+}
+
 test("a chain runs each distinct input once, survives a reload in step 2, and joins its rows", async ({ sandbox, pages }) => {
   const before = (await api(sandbox, "GET", "/v1/workspace")).json;
   const { page, problems } = await pages.signedIn("/chains");
@@ -283,33 +326,10 @@ test("a step that ends with failed runs waits for the person; going on makes the
 
 test("two tabs told to go on at once: one runs the next step, the other shows it, and no submission is sent twice", async ({ sandbox, pages }) => {
   const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
-  const { context, page: first, problems } = await pages.open();
-  await signInAt(first, sandbox, "/chains", sandbox.api_key);
-  const sent = { first: [], second: [] };
-  const recordKeys = (page, keys) => page.on("request", (r) => {
-    if (r.method() === "POST" && new URL(r.url()).pathname === `/v1/actions/${POSTS}/run/async`) keys.push(r.headers()["idempotency-key"]);
-  });
-  recordKeys(first, sent.first);
-  await first.locator("#chain-first-action").selectOption(PEOPLE);
-  await first.locator("#chain-action-1").selectOption(POSTS);
-  await first.locator("#chain-max-1").fill("2");
-  await first.locator('[data-field="remove-step"]').click();
   // One input fails, so step 1 waits for a person: both tabs are then told to go on together.
   const urls = ["https://www.network.com/in/ada-two-tabs", "unknown-two-tabs", "https://www.network.com/in/bob-two-tabs", "https://www.network.com/in/cy-two-tabs"];
-  await first.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
-  await first.locator('[data-field="start-chain"]').click();
-  await confirmIfAsked(first);
-  await expect(first.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
-
-  const second = await context.newPage();
-  const secondProblems = [];
-  second.on("pageerror", (err) => secondProblems.push(err.message));
-  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
-  recordKeys(second, sent.second);
-  await signInAt(second, sandbox, "/workspace", sandbox.api_key);
-  await go(second, "/chains");
-  await second.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
-  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1");
+  const { context, first, problems, sent } = await chainWaitingInFirstTab(sandbox, pages, urls);
+  const { second, secondProblems } = await secondTabShowingChain(sandbox, context, sent);
 
   // Both clicks at the same instant of the shared clock (Playwright's own clicks, each with its
   // checks, can land a few hundred ms apart): both tabs make step 2's batch, with the same id
@@ -336,27 +356,11 @@ test("two tabs told to go on at once: one runs the next step, the other shows it
 
 test("a tab granted a step's lock after another tab ran the whole step takes up what that tab kept and sends nothing", async ({ sandbox, pages }) => {
   const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
-  const { context, page: first, problems } = await pages.open();
-  await signInAt(first, sandbox, "/chains", sandbox.api_key);
-  const sent = { first: [], second: [] };
-  const recordKeys = (page, keys) => page.on("request", (r) => {
-    if (r.method() === "POST" && new URL(r.url()).pathname === `/v1/actions/${POSTS}/run/async`) keys.push(r.headers()["idempotency-key"]);
-  });
-  recordKeys(first, sent.first);
-  await first.locator("#chain-first-action").selectOption(PEOPLE);
-  await first.locator("#chain-action-1").selectOption(POSTS);
-  await first.locator("#chain-max-1").fill("2");
-  await first.locator('[data-field="remove-step"]').click();
   const urls = ["https://www.network.com/in/ada-late-lock", "unknown-late-lock", "https://www.network.com/in/bob-late-lock"];
-  await first.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
-  await first.locator('[data-field="start-chain"]').click();
-  await confirmIfAsked(first);
-  await expect(first.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
-
+  const { context, first, problems, sent } = await chainWaitingInFirstTab(sandbox, pages, urls);
   // The second tab's batch locks answer only once the test says so: it asks for step 2's lock
   // first, and is granted it after the first tab has made, run and finished step 2.
-  const second = await context.newPage();
-  await second.addInitScript(() => {
+  const { second, secondProblems } = await secondTabShowingChain(sandbox, context, sent, (page) => page.addInitScript(() => {
     const request = navigator.locks.request.bind(navigator.locks);
     let open;
     const gate = new Promise((resolve) => { open = resolve; });
@@ -364,15 +368,7 @@ test("a tab granted a step's lock after another tab ran the whole step takes up 
     window.__openBatchLocks = () => open();
     navigator.locks.request = (name, ...rest) =>
       window.__gateBatchLocks && name.startsWith("console-bulk-") ? gate.then(() => request(name, ...rest)) : request(name, ...rest);
-  });
-  const secondProblems = [];
-  second.on("pageerror", (err) => secondProblems.push(err.message));
-  second.on("console", (msg) => { if (msg.type() === "error") secondProblems.push(msg.text()); });
-  recordKeys(second, sent.second);
-  await signInAt(second, sandbox, "/workspace", sandbox.api_key);
-  await go(second, "/chains");
-  await second.locator('[data-field="kept-chains"] [data-field="open-chain"]').first().click();
-  await expect(second.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "decide-1");
+  }));
   await second.evaluate(() => { window.__gateBatchLocks = true; });
   await second.locator('[data-field="go-on-without-failed"]').click();
   // The second tab now waits for step 2's lock; the first tab goes on and runs step 2 whole.
