@@ -49,6 +49,11 @@ impl SavedChain {
         format!("{stem}{step:02}")
     }
 
+    /// Which of the chain's steps the batch `batch` is, if it is one of them.
+    pub fn step_of_batch(&self, batch: &str) -> Option<usize> {
+        (0..self.step_count()).find(|&step| self.step_batch_id(step) == batch)
+    }
+
     /// How many steps the chain has, the first included.
     pub fn step_count(&self) -> usize {
         self.plan.steps.len() + 1
@@ -195,6 +200,9 @@ mod tests {
         assert_eq!(ids[2], "0123456789abcdef0123456789abcd02");
         assert!(ids.iter().all(|id| id.len() == 32));
         assert_eq!(chain.step_batch_id(1), chain.clone().step_batch_id(1));
+        assert_eq!(chain.step_of_batch(&ids[2]), Some(2));
+        assert_eq!(chain.step_of_batch("0123456789abcdef0123456789abcd09"), None);
+        assert_eq!(chain.step_of_batch("another batch"), None);
     }
 
     #[test]

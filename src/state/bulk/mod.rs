@@ -193,10 +193,11 @@ impl Bulk {
     /// and the pace to start at, when known.
     ///
     /// In four tasks (while the tab is shown: `yield_to_page`), so that no one of them holds the
-    /// page for long with 10,000 rows on a slow computer: the click's (which only marks the batch as starting, `starting`), the one that
-    /// builds the page's copy of the batch, `let_go_of_form` (the page drops what its form
-    /// holds), and the one that shows the batch in place of the form (the framework removes the
-    /// form and mounts the batch's view in one update).
+    /// page for long with 10,000 rows on a slow computer: the click's (which only marks the batch
+    /// as starting, `starting`), the one that builds the page's copy of the batch,
+    /// `let_go_of_form` (the page drops what its form holds), and the one that shows the batch in
+    /// place of the form (the framework removes the form and mounts the batch's view in one
+    /// update).
     pub fn start(
         &self,
         origin: BatchOrigin,

@@ -284,8 +284,7 @@ impl Chains {
             // A step this tab runs goes on as it was: held is for a chain that was not going.
             let running_here = chains.bulk.batch.with_untracked(|b| {
                 b.as_ref().is_some_and(|e| {
-                    *e.phase() == Phase::Running
-                        && (0..chain.step_count()).any(|step| chain.step_batch_id(step) == e.id)
+                    *e.phase() == Phase::Running && chain.step_of_batch(&e.id).is_some()
                 })
             });
             chains.held.set(!running_here);
@@ -312,8 +311,7 @@ impl Chains {
         let paused_step = self.bulk.role.get_untracked() == Role::Runs
             && self.bulk.batch.with_untracked(|b| {
                 b.as_ref().is_some_and(|e| {
-                    matches!(e.phase(), Phase::Paused(_))
-                        && (0..chain.step_count()).any(|step| chain.step_batch_id(step) == e.id)
+                    matches!(e.phase(), Phase::Paused(_)) && chain.step_of_batch(&e.id).is_some()
                 })
             });
         if paused_step {
@@ -361,9 +359,8 @@ impl Chains {
                 let Some(batch) = chains.bulk.settled_batch.get() else {
                     return;
                 };
-                let ours = untrack(|| chains.chain()).is_some_and(|chain| {
-                    (0..chain.step_count()).any(|step| chain.step_batch_id(step) == batch)
-                });
+                let ours = untrack(|| chains.chain())
+                    .is_some_and(|chain| chain.step_of_batch(&batch).is_some());
                 // Held (opened from its address), the chain goes on only when the person says.
                 if ours && !chains.held.get_untracked() {
                     chains.go_on();
@@ -379,9 +376,8 @@ impl Chains {
                 });
                 if let Some(batch) = running
                     && chains.held.get_untracked()
-                    && untrack(|| chains.chain()).is_some_and(|chain| {
-                        (0..chain.step_count()).any(|step| chain.step_batch_id(step) == batch)
-                    })
+                    && untrack(|| chains.chain())
+                        .is_some_and(|chain| chain.step_of_batch(&batch).is_some())
                 {
                     chains.held.set(false);
                 }
@@ -499,8 +495,7 @@ impl Chains {
         let busy_with = self.bulk.batch.with_untracked(|b| {
             b.as_ref()
                 .filter(|engine| {
-                    *engine.phase() != Phase::Done
-                        && !(0..chain.step_count()).any(|s| chain.step_batch_id(s) == engine.id)
+                    *engine.phase() != Phase::Done && chain.step_of_batch(&engine.id).is_none()
                 })
                 .map(|engine| engine.action)
         });

@@ -52,16 +52,9 @@ pub(super) fn ChainView() -> impl IntoView {
     let shown = Memo::new(move |_| chains.shown.get());
     // The step whose batch the bulk state shows, when it is one of this chain's.
     let step_shown = Memo::new(move |_| {
-        let ids: Vec<String> = shown.with(|s| {
-            s.as_ref().map_or_else(Vec::new, |s| {
-                (0..s.chain.step_count())
-                    .map(|step| s.chain.step_batch_id(step))
-                    .collect()
-            })
-        });
-        bulk.batch.with(|b| {
-            b.as_ref()
-                .and_then(|e| ids.iter().position(|id| *id == e.id))
+        shown.with(|s| {
+            let chain = &s.as_ref()?.chain;
+            bulk.batch.with(|b| chain.step_of_batch(&b.as_ref()?.id))
         })
     });
     // What the step shown has charged so far, from its live copy.
