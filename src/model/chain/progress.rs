@@ -201,7 +201,10 @@ mod tests {
         assert!(ids.iter().all(|id| id.len() == 32));
         assert_eq!(chain.step_batch_id(1), chain.clone().step_batch_id(1));
         assert_eq!(chain.step_of_batch(&ids[2]), Some(2));
-        assert_eq!(chain.step_of_batch("0123456789abcdef0123456789abcd09"), None);
+        assert_eq!(
+            chain.step_of_batch("0123456789abcdef0123456789abcd09"),
+            None
+        );
         assert_eq!(chain.step_of_batch("another batch"), None);
     }
 
