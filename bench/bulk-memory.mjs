@@ -41,7 +41,7 @@
 // SANDBOX_BIN: the sandbox (default target/release/sandbox). Writes target/bench/bulk-memory.json
 // and prints a Markdown table.
 import { cpuFigure } from "./lib/cpu.mjs";
-import { browserMemory } from "./lib/memory.mjs";
+import { WASM_HOOK, browserMemory, wasmMemory } from "./lib/memory.mjs";
 import { Cdp, DIST, measure, openBulk, openTab, pasteRows, resultsHeader, signIn, sleep, startChromium, startSandbox, writeResults } from "./lib/cdp.mjs";
 
 const ACTION = "premium-search-people";
@@ -97,31 +97,6 @@ const PACED_BY = `document.querySelector('[data-field="paced-by"]')?.dataset.pac
 
 // ---------------------------------------------------------------------------------------------
 // Measuring (as bench/bulk.mjs's large scenario).
-
-// The wasm memories of a page or worker: installed before its first script runs, it keeps every
-// WebAssembly instance's exported memory (whatever the glue instantiates with); WASM_BYTES sums
-// their current buffers (the console's split chunks share the main module's memory).
-// Runtime.queryObjects would find them without this, but on the console's page it never
-// answers and the page stops answering anything after it.
-const WASM_HOOK = `(() => {
-  if (globalThis.__benchWasm) return;
-  const memories = globalThis.__benchWasm = new Set();
-  const keep = (instance) => { for (const v of Object.values(instance?.exports ?? {})) if (v instanceof WebAssembly.Memory) memories.add(v); return instance; };
-  const W = WebAssembly;
-  const instantiate = W.instantiate, streaming = W.instantiateStreaming, Instance = W.Instance;
-  W.instantiate = function (...args) { return instantiate.apply(this, args).then((r) => (keep(r instanceof Instance ? r : r.instance), r)); };
-  if (streaming) W.instantiateStreaming = function (...args) { return streaming.apply(this, args).then((r) => (keep(r.instance), r)); };
-  W.Instance = new Proxy(Instance, { construct: (target, args, newTarget) => keep(Reflect.construct(target, args, newTarget)) });
-})()`;
-const WASM_BYTES = `globalThis.__benchWasm ? [...new Set([...globalThis.__benchWasm].map((m) => m.buffer))].reduce((n, b) => n + b.byteLength, 0) : null`;
-
-/** A target's (page or worker) wasm memory, bytes; null when it cannot be read. */
-async function wasmMemory(cdp, sessionId) {
-  const r = await cdp.send("Runtime.evaluate", { expression: WASM_BYTES, returnByValue: true }, sessionId).catch(() => null);
-  return r?.result?.value ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------
 
 // Where the run is, for the message when it stops short.
 let step = "starting the sandbox";

@@ -25,7 +25,7 @@ section "Memory in a 10,000-row batch (bench/bulk-memory.mjs)"
 node --experimental-websocket bench/bulk-memory.mjs | tee -a "$out"
 section "A chain of about 2,100 runs (bench/chain.mjs)"
 cargo build -p sandbox --quiet
-node bench/chain.mjs | tee -a "$out"
+node --experimental-websocket bench/chain.mjs | tee -a "$out"
 section "Run history at 100,000 runs (bench/history.mjs)"; node bench/history.mjs | tee -a "$out"
 section "Exploring 10,000 records (bench/explore.mjs)";    node bench/explore.mjs | tee -a "$out"
 section "console-server in front of an API (scripts/bench-console-server.sh)"

@@ -1,6 +1,6 @@
 // The memory of the Chromium a benchmark started, read from /proc: shared by bench/bulk.mjs
-// (Playwright's Chromium) and bench/bulk-memory.mjs (one started by hand), so both count it the
-// same way.
+// (Playwright's Chromium), bench/bulk-memory.mjs and bench/chain.mjs (one started by hand), so
+// all count it the same way; and the wasm memories of a page and its workers.
 import { readdirSync, readFileSync } from "node:fs";
 
 /**
@@ -46,4 +46,27 @@ export function browserMemory() {
     } catch { /* gone */ }
   }
   return m;
+}
+
+// The wasm memories of a page or worker: installed before its first script runs, it keeps every
+// WebAssembly instance's exported memory (whatever the glue instantiates with); WASM_BYTES sums
+// their current buffers (the console's split chunks share the main module's memory).
+// Runtime.queryObjects would find them without this, but on the console's page it never
+// answers and the page stops answering anything after it.
+export const WASM_HOOK = `(() => {
+  if (globalThis.__benchWasm) return;
+  const memories = globalThis.__benchWasm = new Set();
+  const keep = (instance) => { for (const v of Object.values(instance?.exports ?? {})) if (v instanceof WebAssembly.Memory) memories.add(v); return instance; };
+  const W = WebAssembly;
+  const instantiate = W.instantiate, streaming = W.instantiateStreaming, Instance = W.Instance;
+  W.instantiate = function (...args) { return instantiate.apply(this, args).then((r) => (keep(r instanceof Instance ? r : r.instance), r)); };
+  if (streaming) W.instantiateStreaming = function (...args) { return streaming.apply(this, args).then((r) => (keep(r.instance), r)); };
+  W.Instance = new Proxy(Instance, { construct: (target, args, newTarget) => keep(Reflect.construct(target, args, newTarget)) });
+})()`;
+export const WASM_BYTES = `globalThis.__benchWasm ? [...new Set([...globalThis.__benchWasm].map((m) => m.buffer))].reduce((n, b) => n + b.byteLength, 0) : null`;
+
+/** A target's (page or worker) wasm memory, bytes; null when it cannot be read. */
+export async function wasmMemory(cdp, sessionId) {
+  const r = await cdp.send("Runtime.evaluate", { expression: WASM_BYTES, returnByValue: true }, sessionId).catch(() => null);
+  return r?.result?.value ?? null;
 }
