@@ -405,6 +405,9 @@ test("a chain's address shows it where it stands and sends nothing until the per
   const chain = page.locator('[data-field="chain"]');
   await page.getByRole("button", { name: "Pause", exact: true }).click();
   await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "paused");
+  // The list of steps says so too (it said "running" for a paused step).
+  const firstStep = page.locator('[data-field="chain-steps"] li[data-step="1"]');
+  await expect(firstStep).toHaveText(/: paused$/);
   await expect(page).toHaveURL(/\/chains\?chain=[0-9a-f]{32}$/);
   const address = new URL(page.url()).pathname + new URL(page.url()).search;
 
@@ -428,9 +431,11 @@ test("a chain's address shows it where it stands and sends nothing until the per
   await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
   await expect(chain).toHaveAttribute("data-standing", "step-1");
   await expect(page.locator('[data-field="batch"]')).toHaveAttribute("data-phase", "paused");
+  await expect(firstStep).toHaveText(/: paused$/);
   await screenshot(page, "chain-held");
   expect(submissions.size).toBe(sentBefore);
   await page.locator('[data-field="go-on-held"]').click();
+  await expect(firstStep).toHaveText(/: (running|done · .*)$/);
   await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
   await expect(page.locator('[data-field="chain-held"]')).toHaveCount(0);
   // Each input of each step went under one key (a key sent again makes no second run).

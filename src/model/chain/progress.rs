@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ChainPlan;
 use crate::model::bulk::budget::Spending;
+use crate::model::bulk::engine::Phase;
 use crate::model::bulk::{BatchRow, RowState, SavedBatch};
+use crate::model::format::counted;
 
 /// A chain as kept in this browser.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,7 +74,6 @@ pub struct StepBatch {
     pub failed: usize,
 }
 
-/// What the chain does next.
 impl StepBatch {
     /// Where a step's kept batch stands: its summary, and its rows as kept (what ended runs
     /// charged is counted as the batch counts it, earlier attempts included).
@@ -89,6 +90,33 @@ impl StepBatch {
     }
 }
 
+/// A step as the chain's list of steps says it: from the live batch while this tab runs it
+/// (`live`: its phase, when the step shown is the one the chain takes up), else from what is kept.
+/// A step taken up paused (after a reload, or held from its address) says "paused", not
+/// "running", since nothing is sent until the person goes on.
+pub fn step_state(kept: Option<StepBatch>, live: Option<&Phase>, nothing_to_run: bool) -> String {
+    match (live, kept) {
+        (Some(Phase::Running), _) => "running".to_owned(),
+        (Some(Phase::Paused(_)), _) => "paused".to_owned(),
+        (Some(Phase::Cancelling), _) => "cancelling".to_owned(),
+        (_, Some(batch)) if batch.cancelled => "cancelled".to_owned(),
+        (_, Some(batch)) if batch.done => {
+            let charged = counted(batch.charged, "credit", "credits");
+            match batch.failed {
+                0 => format!("done · {charged}"),
+                failed => format!(
+                    "done · {charged} · {}",
+                    counted(failed as u64, "failed run", "failed runs")
+                ),
+            }
+        }
+        (_, Some(_)) => "running".to_owned(),
+        (_, None) if nothing_to_run => "nothing to run".to_owned(),
+        (_, None) => "not started".to_owned(),
+    }
+}
+
+/// What the chain does next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChainNext {
     /// Make step `step`'s batch (from the spreadsheet, or from the runs of the step before) and
@@ -350,5 +378,77 @@ mod tests {
         let chain = chain(Some(5));
         let kept = serde_json::to_string(&chain).unwrap();
         assert_eq!(serde_json::from_str::<SavedChain>(&kept).unwrap(), chain);
+    }
+
+    #[test]
+    fn a_step_taken_up_paused_says_paused_and_a_kept_one_says_where_it_ended() {
+        let running = StepBatch {
+            done: false,
+            cancelled: false,
+            charged: 3,
+            failed: 0,
+        };
+        let done = StepBatch {
+            done: true,
+            failed: 2,
+            ..running
+        };
+        // The live batch's phase wins while this tab runs the step.
+        assert_eq!(
+            step_state(Some(running), Some(&Phase::Paused(None)), false),
+            "paused"
+        );
+        assert_eq!(
+            step_state(
+                Some(running),
+                Some(&Phase::Paused(Some("budget".into()))),
+                false
+            ),
+            "paused"
+        );
+        assert_eq!(
+            step_state(Some(running), Some(&Phase::Running), false),
+            "running"
+        );
+        assert_eq!(
+            step_state(Some(running), Some(&Phase::Cancelling), false),
+            "cancelling"
+        );
+        // A live batch just done, before its summary is read back, is still running.
+        assert_eq!(
+            step_state(Some(running), Some(&Phase::Done), false),
+            "running"
+        );
+        // Without a live batch: what is kept.
+        assert_eq!(step_state(Some(running), None, false), "running");
+        assert_eq!(
+            step_state(Some(done), None, false),
+            "done · 3 credits · 2 failed runs"
+        );
+        assert_eq!(
+            step_state(
+                Some(StepBatch {
+                    failed: 0,
+                    charged: 1,
+                    ..done
+                }),
+                None,
+                false
+            ),
+            "done · 1 credit"
+        );
+        assert_eq!(
+            step_state(
+                Some(StepBatch {
+                    cancelled: true,
+                    ..done
+                }),
+                None,
+                false
+            ),
+            "cancelled"
+        );
+        assert_eq!(step_state(None, None, true), "nothing to run");
+        assert_eq!(step_state(None, None, false), "not started");
     }
 }

@@ -11,7 +11,7 @@ use crate::browser::FileParts;
 use crate::components::{Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion};
 use crate::model::bulk::ExportFormat;
 use crate::model::chain::join::{JoinedExport, joined_columns};
-use crate::model::chain::progress::ChainNext;
+use crate::model::chain::progress::{ChainNext, step_state};
 use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::ColumnsFound;
@@ -90,17 +90,11 @@ pub(super) fn ChainView() -> impl IntoView {
             <ol class="chain-steps" data-field="chain-steps">
                 {move || shown.get().map(|s| (0..s.chain.step_count()).map(|step| {
                     let action = s.chain.plan.action_at(step).map(|a| a.purpose()).unwrap_or_default();
-                    let state = match (s.steps[step], step_shown.get() == Some(step)) {
-                        (_, true) if !ended(&s) && matches!(s.next, ChainNext::TakeUp { step: at } if at == step) => "running".to_owned(),
-                        (Some(batch), _) if batch.cancelled => "cancelled".to_owned(),
-                        (Some(batch), _) if batch.done => match batch.failed {
-                            0 => format!("done · {}", counted(batch.charged, "credit", "credits")),
-                            failed => format!("done · {} · {}", counted(batch.charged, "credit", "credits"), counted(failed as u64, "failed run", "failed runs")),
-                        },
-                        (Some(_), _) => "running".to_owned(),
-                        (None, _) if s.nothing_to_run == Some(step) => "nothing to run".to_owned(),
-                        (None, _) => "not started".to_owned(),
-                    };
+                    let taken_up_here = step_shown.get() == Some(step)
+                        && !ended(&s)
+                        && matches!(s.next, ChainNext::TakeUp { step: at } if at == step);
+                    let live = taken_up_here.then(|| bulk.batch.with(|b| b.as_ref().map(|e| e.phase().clone()))).flatten();
+                    let state = step_state(s.steps[step], live.as_ref(), s.nothing_to_run == Some(step));
                     view! { <li data-step=step + 1>{format!("Step {} · {action}: {state}", step + 1)}</li> }
                 }).collect_view())}
             </ol>
