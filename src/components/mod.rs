@@ -31,7 +31,7 @@ pub use presenter::{PresenterBand, PresenterToggle};
 pub use real_data_export::{RealDataGate, RealDataQuestion};
 pub use require_session::RequireSession;
 pub use run_status_badge::RunStatusBadge;
-pub use sliced_rows::sliced_rows;
+pub use sliced_rows::{rows_drawn_in_slices, sliced_rows};
 pub use store_refusal_notice::StoreRefusalNotice;
 pub use theme_toggle::{Theme, ThemeToggle};
 pub use workspace_switcher::{SignInList, WorkspaceSwitcher};

@@ -58,3 +58,41 @@ fn show_one_per_frame(mut slices: Vec<RwSignal<bool>>) {
         )
     });
 }
+
+/// How many of a table's rows to draw, for a table whose lines follow their data in place (a
+/// keyed `<For>`), where [`sliced_rows`] would build them all again at every change: none at
+/// first (the lines come in a task after the view around them), then `per_slice` more a frame
+/// after each, until `total`. When `restart` changes (another page, another filter), it starts
+/// again from `per_slice`, so that a page of new lines is not built in one task either.
+pub fn rows_drawn_in_slices(
+    total: Signal<usize>,
+    restart: impl Fn() + Send + Sync + 'static,
+    per_slice: usize,
+) -> Signal<usize> {
+    let per_slice = per_slice.max(1);
+    let drawn = RwSignal::new(0_usize);
+    Effect::new(move |first_run: Option<()>| {
+        restart();
+        if first_run.is_some() {
+            drawn.set(per_slice);
+        }
+    });
+    // One slice waits for its frame at a time.
+    let waiting = StoredValue::new(false);
+    Effect::new(move |_| {
+        if drawn.get() >= total.get() || waiting.get_value() {
+            return;
+        }
+        waiting.set_value(true);
+        request_animation_frame(move || {
+            set_timeout(
+                move || {
+                    waiting.try_set_value(false);
+                    drawn.try_update(|drawn| *drawn += per_slice);
+                },
+                std::time::Duration::ZERO,
+            )
+        });
+    });
+    drawn.into()
+}

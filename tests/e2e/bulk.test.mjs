@@ -81,6 +81,9 @@ test("200 rows, 5 invalid: 195 runs, each made and charged once, and one merged 
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.locator('[data-field="page-of"]')).toHaveText("Page 2 of 4");
   await expect(page.locator('[data-field="batch-rows"] tbody tr').first()).toHaveAttribute("data-line", "52");
+  // Drawn a slice a frame, the page's 50 lines all come, the last one too.
+  await expect(page.locator('[data-field="batch-rows"] tbody tr')).toHaveCount(50);
+  await expect(page.locator('[data-field="batch-rows"] tbody tr').last()).toHaveAttribute("data-line", "101");
   await page.getByLabel("Show").selectOption("invalid");
   await expect(page.locator('[data-field="page-of"]')).toHaveText("Page 1 of 1");
   await expect(page.locator('[data-field="batch-rows"] tbody tr[data-state="invalid"]')).toHaveCount(5);
