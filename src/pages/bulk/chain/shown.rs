@@ -57,6 +57,9 @@ pub(super) fn ChainView() -> impl IntoView {
             bulk.batch.with(|b| chain.step_of_batch(&b.as_ref()?.id))
         })
     });
+    // The live batch's phase, for the list of steps: a memo, as the batch changes with every
+    // answer and its phase seldom.
+    let live_phase = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|e| e.phase().clone())));
     // What the step shown has charged so far, from its live copy.
     let live_charged = Memo::new(move |_| {
         bulk.batch
@@ -93,7 +96,7 @@ pub(super) fn ChainView() -> impl IntoView {
                     let taken_up_here = step_shown.get() == Some(step)
                         && !ended(&s)
                         && matches!(s.next, ChainNext::TakeUp { step: at } if at == step);
-                    let live = taken_up_here.then(|| bulk.batch.with(|b| b.as_ref().map(|e| e.phase().clone()))).flatten();
+                    let live = taken_up_here.then(|| live_phase.get()).flatten();
                     let state = step_state(s.steps[step], live.as_ref(), s.nothing_to_run == Some(step));
                     view! { <li data-step=step + 1>{format!("Step {} · {action}: {state}", step + 1)}</li> }
                 }).collect_view())}
