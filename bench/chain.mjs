@@ -43,9 +43,9 @@ const POSTS = 20;
 const COMMENTS = 5;
 const BURST = 20;
 const RATE = Number(process.env.BENCH_RATE ?? 20);
-const SANDBOX_FLAGS = ["--queue-ms", "200", "--process-ms", "600", "--rate-burst", String(BURST),
-  "--rate-per-sec", String(RATE), "--credits", "100000000"];
 const CREDITS = 100_000_000;
+const SANDBOX_FLAGS = ["--queue-ms", "200", "--process-ms", "600", "--rate-burst", String(BURST),
+  "--rate-per-sec", String(RATE), "--credits", String(CREDITS)];
 // The chain's worst case in runs, at the rate limit's pace, three times over, and ten minutes more.
 const DEADLINE_MS = 10 * 60_000 + (3 * 1000 * PROFILES * (2 + POSTS)) / RATE;
 const AIMS = { ratio: 1.15, memoryGrowthMb: 250, longTasksAt4x: 0 };
@@ -77,7 +77,7 @@ const SENT_HOOK = `(() => {
         const body = request ? request.clone().text() : Promise.resolve(String(init?.body ?? ""));
         body.then((text) => (channel ??= new BroadcastChannel("bench-sent")).postMessage({ action: match[1], key, body: text, at: Date.now() }));
       }
-    } catch { /* counted as not sent; the count is checked against the sandbox's credits */ }
+    } catch { /* a submission the wrapper cannot read is not counted */ }
     return fetch.apply(this, arguments);
   };
 })()`;

@@ -40,23 +40,23 @@ pub fn sliced_rows(
 }
 
 /// Sets each of `slices` to shown, one at a time, each a frame after the one before was
-/// painted (a timeout set from an animation frame runs after that frame); stops when the rows
-/// are gone (their signals disposed).
+/// painted; stops when the rows are gone (their signals disposed).
 fn show_one_per_frame(mut slices: Vec<RwSignal<bool>>) {
     if slices.is_empty() {
         return;
     }
     let next = slices.remove(0);
-    request_animation_frame(move || {
-        set_timeout(
-            move || {
-                if next.try_set(true).is_none() {
-                    show_one_per_frame(slices);
-                }
-            },
-            std::time::Duration::ZERO,
-        )
+    after_next_paint(move || {
+        if next.try_set(true).is_none() {
+            show_one_per_frame(slices);
+        }
     });
+}
+
+/// Runs `then` once the next frame has been painted: a timeout set from an animation frame
+/// runs after that frame.
+fn after_next_paint(then: impl FnOnce() + 'static) {
+    request_animation_frame(move || set_timeout(then, std::time::Duration::ZERO));
 }
 
 /// How many of a table's rows to draw, for a table whose lines follow their data in place (a
@@ -84,14 +84,9 @@ pub fn rows_drawn_in_slices(
             return;
         }
         waiting.set_value(true);
-        request_animation_frame(move || {
-            set_timeout(
-                move || {
-                    waiting.try_set_value(false);
-                    drawn.try_update(|drawn| *drawn += per_slice);
-                },
-                std::time::Duration::ZERO,
-            )
+        after_next_paint(move || {
+            waiting.try_set_value(false);
+            drawn.try_update(|drawn| *drawn += per_slice);
         });
     });
     drawn.into()

@@ -48,14 +48,13 @@ pub(super) fn BatchRows() -> impl IntoView {
     });
     // The table's lines are drawn a slice a frame, the first after the rest of the batch's view
     // (and again from the first slice on another page or filter): at a batch's start, and at
-    // each step of a chain, drawing a page of 100 lines in the same task as the view around
-    // them took tasks well over 100 ms at 4× CPU throttling.
+    // each step of a chain, drawing a page of 50 lines in the same task as the view around
+    // them took tasks well over 100 ms at 4× CPU throttling. A memo of the page and filter, so
+    // that setting either to what it already is (the filter's effect above) draws nothing again.
+    let page_and_filter = Memo::new(move |_| (page.get(), filter.get()));
     let drawn = rows_drawn_in_slices(
         Signal::derive(move || rows.with(Vec::len)),
-        move || {
-            page.track();
-            filter.track();
-        },
+        move || page_and_filter.track(),
         LINES_PER_SLICE,
     );
     let lines = move || {
