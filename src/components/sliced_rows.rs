@@ -62,32 +62,53 @@ fn after_next_paint(then: impl FnOnce() + 'static) {
 /// How many of a table's rows to draw, for a table whose lines follow their data in place (a
 /// keyed `<For>`), where [`sliced_rows`] would build them all again at every change: none at
 /// first (the lines come in a task after the view around them), then `per_slice` more a frame
-/// after each, until `total`. When `restart` changes (another page, another filter), it starts
-/// again from `per_slice`, so that a page of new lines is not built in one task either.
-pub fn rows_drawn_in_slices(
+/// after each, until `total`. When `restart` changes (another batch, page or filter), the count
+/// is none again at once, in the same read, and grows from there: the old lines are taken away
+/// in the task that changed what is shown, and no line is built or updated in it, whatever
+/// order the page's effects run in.
+pub fn rows_drawn_in_slices<Key>(
     total: Signal<usize>,
-    restart: impl Fn() + Send + Sync + 'static,
+    restart: Memo<Key>,
     per_slice: usize,
-) -> Signal<usize> {
+) -> Signal<usize>
+where
+    Key: Clone + PartialEq + Send + Sync + 'static,
+{
     let per_slice = per_slice.max(1);
-    let drawn = RwSignal::new(0_usize);
-    Effect::new(move |first_run: Option<()>| {
-        restart();
-        if first_run.is_some() {
-            drawn.set(per_slice);
-        }
+    // How many lines are drawn, and for which key: a count of another key counts none.
+    let drawn = RwSignal::new(SlicesDrawn {
+        key: restart.get_untracked(),
+        lines: 0,
+    });
+    let now_drawn = Signal::derive(move || {
+        restart.with(|key| drawn.with(|drawn| if drawn.key == *key { drawn.lines } else { 0 }))
     });
     // One slice waits for its frame at a time.
     let waiting = StoredValue::new(false);
     Effect::new(move |_| {
-        if drawn.get() >= total.get() || waiting.get_value() {
+        if now_drawn.get() >= total.get() || waiting.get_value() {
             return;
         }
         waiting.set_value(true);
         after_next_paint(move || {
             waiting.try_set_value(false);
-            drawn.try_update(|drawn| *drawn += per_slice);
+            let Some(key) = restart.try_get_untracked() else {
+                return;
+            };
+            drawn.try_update(|drawn| {
+                if drawn.key != key {
+                    *drawn = SlicesDrawn { key, lines: 0 };
+                }
+                drawn.lines += per_slice;
+            });
         });
     });
-    drawn.into()
+    now_drawn
+}
+
+/// The lines drawn of a table, for what it showed when they were counted.
+#[derive(Clone, PartialEq)]
+struct SlicesDrawn<Key> {
+    key: Key,
+    lines: usize,
 }

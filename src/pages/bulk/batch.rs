@@ -14,7 +14,7 @@ use crate::model::bulk_view::{
     headline, keeping_note, pace_sentence, paused_reason, rows_finished, same_record_of,
 };
 use crate::model::explore::EXPLORED_AT_MOST;
-use crate::model::format::group_thousands;
+use crate::model::format::{counted, group_thousands};
 use crate::model::presenter::Masker;
 use crate::state::bulk::{
     Bulk, ExploredRecords, ExportDone, ExportProgress, Keeping, Phase, Role, use_bulk,
@@ -76,9 +76,31 @@ fn use_shown_batch() -> ShownBatch {
 
 /// The batch shown. `in_chain`: a chain's step, whose budget is the chain's (set on the chain)
 /// and which is forgotten with its chain, not cleared alone.
+///
+/// A chain shows its steps' batches here one after the other: the head (progress, commands,
+/// exports, explored results, the cancel question) belongs to one batch and is built again for
+/// the next; the table of rows stays, and starts again from the new batch's first page.
 #[component]
 pub(super) fn BatchView(#[prop(optional)] in_chain: bool) -> impl IntoView {
+    let bulk = use_bulk();
+    let batch_id = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|b| b.id.clone())));
     let shown = use_shown_batch();
+    view! {
+        <div class="batch" data-field="batch" data-phase=move || shown.headline().to_lowercase()
+            data-outputs-saved=move || bulk.batch.with(|b| b.as_ref().map_or(0, |b| b.counters().outputs_saved))
+            data-store-busy-ms=move || bulk.batch.with(|b| b.as_ref().map_or(0, |b| b.counters().store_busy_ms as u64))>
+            {move || {
+                batch_id.track();
+                view! { <BatchHead shown in_chain /> }
+            }}
+            <BatchRows batch_id />
+        </div>
+    }
+}
+
+/// What is shown of one batch above its rows: see [`BatchView`].
+#[component]
+fn BatchHead(shown: ShownBatch, in_chain: bool) -> impl IntoView {
     let ShownBatch {
         bulk,
         phase,
@@ -91,52 +113,47 @@ pub(super) fn BatchView(#[prop(optional)] in_chain: bool) -> impl IntoView {
     let export = BatchExport::new(bulk);
     let results = ResultsReading::new(bulk);
     view! {
-        <div class="batch" data-field="batch" data-phase=move || shown.headline().to_lowercase()
-            data-outputs-saved=move || bulk.batch.with(|b| b.as_ref().map_or(0, |b| b.counters().outputs_saved))
-            data-store-busy-ms=move || bulk.batch.with(|b| b.as_ref().map_or(0, |b| b.counters().store_busy_ms as u64))>
-            <h2 class="batch-title">
-                <code>{action}</code> " · " <span data-field="batch-phase">{move || shown.headline()}</span>
-            </h2>
-            <BatchProgress shown />
-            {move || paused_reason(phase.get().as_ref()).map(|reason| view! { <Notice field="paused-reason">{reason}</Notice> })}
-            {(!in_chain).then(|| view! { <BatchBudget here going=Signal::derive(move || shown.going()) /> })}
-            {move || (!here.get()).then(|| view! {
-                <Notice field="elsewhere" block=true>
-                    <p>"This batch is running in another tab of this browser. This tab shows its progress as that tab saves it, and sends nothing."</p>
-                    <button type="button" class="button primary" data-field="take-over" on:click=move |_| bulk.take_over()>
-                        "Run it in this tab instead"
-                    </button>
-                </Notice>
+        <h2 class="batch-title">
+            <code>{action}</code> " · " <span data-field="batch-phase">{move || shown.headline()}</span>
+        </h2>
+        <BatchProgress shown />
+        {move || paused_reason(phase.get().as_ref()).map(|reason| view! { <Notice field="paused-reason">{reason}</Notice> })}
+        {(!in_chain).then(|| view! { <BatchBudget here going=Signal::derive(move || shown.going()) /> })}
+        {move || (!here.get()).then(|| view! {
+            <Notice field="elsewhere" block=true>
+                <p>"This batch is running in another tab of this browser. This tab shows its progress as that tab saves it, and sends nothing."</p>
+                <button type="button" class="button primary" data-field="take-over" on:click=move |_| bulk.take_over()>
+                    "Run it in this tab instead"
+                </button>
+            </Notice>
+        })}
+        <p class="help" data-field="keeping">{move || keeping_note(keeping.get(), in_chain)}</p>
+        <ExportRecordsChoice export results />
+        <div class="actions-row">
+            <CommandButtons shown confirming_cancel />
+            <ResultButtons shown export results />
+            {move || (!in_chain && BatchCommands::offered(phase.get().as_ref(), here.get(), 0).clear).then(|| view! {
+                <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
+                    title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
             })}
-            <p class="help" data-field="keeping">{move || keeping_note(keeping.get(), in_chain)}</p>
-            <ExportRecordsChoice export results />
-            <div class="actions-row">
-                <CommandButtons shown confirming_cancel />
-                <ResultButtons shown export results />
-                {move || (!in_chain && BatchCommands::offered(phase.get().as_ref(), here.get(), 0).clear).then(|| view! {
-                    <button type="button" class="button secondary" data-field="clear-batch" on:click=move |_| bulk.clear()
-                        title="Deletes this batch's rows and results from this browser; its runs stay in the workspace">"Clear batch"</button>
-                })}
-            </div>
-            <RealDataQuestion gate=export.gate />
-            // One paragraph for the whole export, its text updated: a paragraph made anew at each
-            // step would move everything below it (the explored records) and have the page
-            // laid out and painted again.
-            {move || export.progress.with(Option::is_some).then(|| view! {
-                <p class="help" role="status" data-field="export-progress">
-                    {move || export.progress.get().map(|p| export_progress(p.rows_done, p.rows))}
-                </p>
-            })}
-            {move || export.problem.get().map(|problem| view! {
-                <Notice kind=NoticeKind::Problem field="export-problem">{problem}</Notice>
-            })}
-            {move || export.done.get().map(|done| view! {
-                <p class="help" role="status" data-field="export-done">{export_done_note(done.duplicates_removed)}</p>
-            })}
-            <ExploredResults results action />
-            {move || confirming_cancel.get().then(|| view! { <ConfirmCancel confirming_cancel /> })}
-            <BatchRows />
         </div>
+        <RealDataQuestion gate=export.gate />
+        // One paragraph for the whole export, its text updated: a paragraph made anew at each
+        // step would move everything below it (the explored records) and have the page
+        // laid out and painted again.
+        {move || export.progress.with(Option::is_some).then(|| view! {
+            <p class="help" role="status" data-field="export-progress">
+                {move || export.progress.get().map(|p| export_progress(p.rows_done, p.rows))}
+            </p>
+        })}
+        {move || export.problem.get().map(|problem| view! {
+            <Notice kind=NoticeKind::Problem field="export-problem">{problem}</Notice>
+        })}
+        {move || export.done.get().map(|done| view! {
+            <p class="help" role="status" data-field="export-done">{export_done_note(done.duplicates_removed)}</p>
+        })}
+        <ExploredResults results action />
+        {move || confirming_cancel.get().then(|| view! { <ConfirmCancel confirming_cancel /> })}
     }
 }
 
@@ -234,7 +251,7 @@ fn CommandButtons(shown: ShownBatch, confirming_cancel: RwSignal<bool>) -> impl 
         {move || offered.get().retry_failed.then(|| view! {
             <button type="button" class="button secondary" data-field="retry-failed" on:click=move |_| bulk.retry_failed()
                 title="New submissions with new keys: they may cost again">
-                {move || format!("Retry {} failed rows", tally.get().count(RowState::Failed))}
+                {move || format!("Retry {}", counted(tally.get().count(RowState::Failed) as u64, "failed row", "failed rows"))}
             </button>
         })}
     }

@@ -17,7 +17,10 @@ const LINES_PER_SLICE: usize = 20;
 
 /// The batch's rows, a page at a time (fast at 10,000 rows), filterable by state.
 #[component]
-pub(super) fn BatchRows() -> impl IntoView {
+pub(super) fn BatchRows(
+    /// The batch shown: a chain shows its steps' batches one after the other.
+    batch_id: Memo<Option<String>>,
+) -> impl IntoView {
     let bulk = use_bulk();
     let page = RwSignal::new(0_usize);
     let filter = RwSignal::new(String::from(ALL_ROWS));
@@ -31,6 +34,14 @@ pub(super) fn BatchRows() -> impl IntoView {
     Effect::new(move |_| {
         filter.track();
         page.set(0);
+    });
+    // Each batch from its first page, all its rows.
+    Effect::new(move |first_run: Option<()>| {
+        batch_id.track();
+        if first_run.is_some() {
+            filter.set(String::from(ALL_ROWS));
+            page.set(0);
+        }
     });
     // A memo: the batch changes with every answer, the rows on show far less often, and only
     // then is the table redrawn (a 1,000-row batch spent most of its main-thread time redrawing).
@@ -47,20 +58,23 @@ pub(super) fn BatchRows() -> impl IntoView {
         })
     });
     // The table's lines are drawn a slice a frame, the first after the rest of the batch's view
-    // (and again from the first slice on another page or filter): at a batch's start, and at
-    // each step of a chain, drawing a page of 50 lines in the same task as the view around
-    // them took tasks well over 100 ms at 4× CPU throttling. A memo of the page and filter, so
-    // that setting either to what it already is (the filter's effect above) draws nothing again.
-    let page_and_filter = Memo::new(move |_| (page.get(), filter.get()));
+    // (and again from none for another batch, page or filter): at a batch's start, and at each
+    // step of a chain, drawing a page of 50 lines in the same task as the view around them took
+    // tasks well over 100 ms at 4× CPU throttling. A memo of what is shown, so that setting the
+    // page or filter to what it already is (the effects above) draws nothing again.
+    let shown = Memo::new(move |_| (batch_id.get(), page.get(), filter.get()));
     let drawn = rows_drawn_in_slices(
         Signal::derive(move || rows.with(Vec::len)),
-        move || page_and_filter.track(),
+        shown,
         LINES_PER_SLICE,
     );
-    let lines = move || {
+    // The lines drawn. Each line follows its row here rather than in `rows`: when another
+    // batch, page or filter is shown, none is drawn at once, so the lines about to go find
+    // nothing new to show (a line of the same number in the next step's batch is another row).
+    let lines = Memo::new(move |_| {
         let drawn = drawn.get();
         rows.with(|rows| rows.iter().take(drawn).cloned().collect::<Vec<_>>())
-    };
+    });
     view! {
         <div class="toolbar">
             <label for="bulk-filter">"Show"</label>
@@ -77,8 +91,8 @@ pub(super) fn BatchRows() -> impl IntoView {
                     <th scope="col">"Run"</th><th scope="col" class="num">"Credits"</th><th scope="col" class="num">"Records"</th><th scope="col">"Error"</th>
                 </tr></thead>
                 <tbody>
-                    <For each=lines key=|row| row.line let(row)>
-                        <BatchRowLine first=row rows />
+                    <For each=move || lines.get() key=|row| row.line let(row)>
+                        <BatchRowLine first=row lines />
                     </For>
                 </tbody>
             </table>
@@ -94,17 +108,18 @@ pub(super) fn BatchRows() -> impl IntoView {
 }
 
 /// One line of the table: its line, input, state, run, credits, records and error. It follows
-/// the row of its line in `rows` (the page of rows on show), from `first`, what it showed when
-/// it was drawn; each cell changes in place when the row does.
+/// the row of its line in `lines` (the lines drawn), from `first`, what it showed when it was
+/// drawn; each cell changes in place when the row does.
 #[component]
-fn BatchRowLine(first: ShownRow, rows: Memo<Vec<ShownRow>>) -> impl IntoView {
+fn BatchRowLine(first: ShownRow, lines: Memo<Vec<ShownRow>>) -> impl IntoView {
     let line = first.line;
     let masker = use_masker();
     // The line's input never changes; presenter mode draws the page again.
     let input = masker.cells(&first.input).into_owned();
     // Kept as last seen when the row leaves the page: the line is being removed.
     let row = Memo::new(move |previous: Option<&ShownRow>| {
-        rows.with(|rows| rows.iter().find(|row| row.line == line).cloned())
+        lines
+            .with(|lines| lines.iter().find(|row| row.line == line).cloned())
             .or_else(|| previous.cloned())
             .unwrap_or_else(|| first.clone())
     });

@@ -57,6 +57,7 @@ pub(super) fn ChainView() -> impl IntoView {
             bulk.batch.with(|b| chain.step_of_batch(&b.as_ref()?.id))
         })
     });
+    let has_step = Memo::new(move |_| step_shown.with(Option::is_some));
     // The live batch's phase, for the list of steps: a memo, as the batch changes with every
     // answer and its phase seldom.
     let live_phase = Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|e| e.phase().clone())));
@@ -126,9 +127,14 @@ pub(super) fn ChainView() -> impl IntoView {
             </div>
             {move || shown.with(|s| s.as_ref().is_some_and(|s| ended(s) && s.last_step_made().is_some_and(|l| l >= 1)))
                 .then(|| view! { <JoinedResults chains /> })}
-            {move || step_shown.get().map(|step| view! {
+            // Built once for the steps' batches, one after the other: the batch's view keeps
+            // its table from one step to the next (building it anew at each step's start was a
+            // task over 100 ms at 4× CPU).
+            {move || has_step.get().then(|| view! {
                 <section class="chain-batch" aria-label="The step's batch">
-                    <h3 class="section-title">{format!("Step {}'s batch", step + 1)}</h3>
+                    <h3 class="section-title">
+                        {move || step_shown.get().map(|step| format!("Step {}'s batch", step + 1))}
+                    </h3>
                     <BatchView in_chain=true />
                 </section>
             })}
