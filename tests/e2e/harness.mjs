@@ -143,14 +143,35 @@ export function trackRequests(page, pattern) {
  * Lets a test hide and show the page through the Page Visibility API (`document.hidden`,
  * `visibilityState` and the `visibilitychange` event), as a switch to another tab would.
  * Must be called before the page loads.
+ *
+ * With `{ throttled: true }` the page is also held back as Chromium holds back a hidden tab
+ * (Playwright launches it with that switched off): no animation frame runs while hidden (they
+ * run when the page is shown again), and every timer waits at least a second (Chromium wakes a
+ * hidden page's timers once a second, then once a minute after five minutes hidden). Workers
+ * are not held back, as in Chromium.
  */
-export async function controlVisibility(page) {
-  await page.addInitScript(() => {
+export async function controlVisibility(page, { throttled = false } = {}) {
+  await page.addInitScript((throttled) => {
     let hidden = false;
     Object.defineProperty(document, "hidden", { get: () => hidden });
     Object.defineProperty(document, "visibilityState", { get: () => (hidden ? "hidden" : "visible") });
-    window.__setHidden = (h) => { hidden = h; document.dispatchEvent(new Event("visibilitychange", { bubbles: true })); };
-  });
+    const heldFrames = [];
+    if (throttled) {
+      const frame = window.requestAnimationFrame.bind(window);
+      const timeout = window.setTimeout.bind(window);
+      window.requestAnimationFrame = (callback) => {
+        if (!hidden) return frame(callback);
+        heldFrames.push(callback);
+        return 0;
+      };
+      window.setTimeout = (handler, delay, ...args) => timeout(handler, hidden ? Math.max(Number(delay) || 0, 1000) : delay, ...args);
+    }
+    window.__setHidden = (h) => {
+      hidden = h;
+      document.dispatchEvent(new Event("visibilitychange", { bubbles: true }));
+      if (!hidden) for (const callback of heldFrames.splice(0)) window.requestAnimationFrame(callback);
+    };
+  }, throttled);
   return (hidden) => page.evaluate((h) => window.__setHidden(h), hidden);
 }
 

@@ -243,8 +243,8 @@ impl Bulk {
     }
 
     /// Posts the messages that waited for the worker of the batch `batch` to listen, one per
-    /// task (serialising a piece of a large batch's rows is a task's work); what is sent
-    /// meanwhile waits behind them, and goes at once after.
+    /// task while the tab is shown (serialising a piece of a large batch's rows is a task's
+    /// work); what is sent meanwhile waits behind them, and goes at once after.
     fn post_waiting(&self, batch: String) {
         let bulk = *self;
         spawn_local(async move {
@@ -265,7 +265,9 @@ impl Bulk {
                 if posted.is_none() {
                     return;
                 }
-                crate::browser::sleep(std::time::Duration::ZERO).await;
+                // A task each while the page is shown; at once in a hidden tab, where a
+                // timer may wait a minute.
+                crate::browser::yield_to_page().await;
             }
         });
     }
