@@ -7,7 +7,7 @@ use api_contract::{Run, RunCounted};
 
 use crate::browser::FileParts;
 use crate::model::archive::{KeptRun, ListReads, SkippedLine, input_of_body, read_history_file};
-use crate::model::same_input::{AskedBefore, Question};
+use crate::model::same_input::{AskedBefore, KeptRunsAsked, Question};
 use crate::model::store_table::{FactKey, RunKey, WorkspaceFact, workspace_of};
 use crate::store::{
     self, Change, HISTORY_SINCE, KEPT_RUNS, LIST_READS, LOG_ENTRIES, Listed, SAVED_BATCHES,
@@ -344,9 +344,29 @@ pub async fn asked_before(
 
 /// The runs `ids` as this browser keeps them for `workspace` (those it keeps and can read back),
 /// read together.
-pub async fn kept_runs_named(workspace: &str, ids: &[String]) -> Result<Vec<KeptRun>, StoreError> {
+async fn kept_runs_named(workspace: &str, ids: &[String]) -> Result<Vec<KeptRun>, StoreError> {
     let keys: Vec<RunKey> = ids.iter().map(|id| run_key(workspace, id)).collect();
     Ok(KEPT_RUNS.get_many(&keys).await?.items)
+}
+
+/// What this browser keeps that may answer `questions` (a batch's rows' questions for `action`,
+/// registry ceiling `max_results_ceiling`, by position): the runs it submitted to `workspace`
+/// for that action with what each asked, and the kept runs among them whose input is one of
+/// the questions'. [`KeptRunsAsked::newest_answers`] then gives each row its answer.
+pub async fn kept_runs_asking(
+    workspace: &str,
+    action: &str,
+    max_results_ceiling: u32,
+    questions: &[Option<Question>],
+) -> Result<KeptRunsAsked, StoreError> {
+    if questions.iter().all(Option::is_none) {
+        return Ok(KeptRunsAsked::default());
+    }
+    let asked = asked_before(workspace, action, max_results_ceiling).await?;
+    let ids = KeptRunsAsked::ids_to_read(&asked, questions);
+    // A run asked before but not readable back is no answer: the rows that asked it are sent.
+    let runs = kept_runs_named(workspace, &ids).await.unwrap_or_default();
+    Ok(KeptRunsAsked { asked, runs })
 }
 
 /// The keys (run ids) of the submissions this browser keeps for `workspace`.

@@ -162,7 +162,9 @@ pub fn repeats_sentence(repeats: Spared) -> String {
 
 /// Rows that could reuse a kept run, and how many do with the window chosen.
 pub fn reuse_sentences(answered: usize, reused: Spared) -> (String, String) {
-    let answered = if answered == 1 {
+    let answered = if answered == 0 {
+        "No row asks what a completed run kept in this browser asked.".to_owned()
+    } else if answered == 1 {
         "1 row asks what a completed run kept in this browser asked.".to_owned()
     } else {
         format!(
@@ -173,12 +175,12 @@ pub fn reuse_sentences(answered: usize, reused: Spared) -> (String, String) {
     let reused = match reused.rows {
         0 => "Every row is sent.".to_owned(),
         n => format!(
-            "{} reuse those results instead of being sent: up to {} credits saved. The batch \
-             reads those runs from the API (which costs nothing) and shows their records.",
+            "{} instead of being sent: up to {} credits saved. The batch reads those runs from \
+             the API (which costs nothing) and shows their records.",
             if n == 1 {
-                "1 row".to_owned()
+                "1 row reuses those results".to_owned()
             } else {
-                format!("{} rows", group_thousands(n as u64))
+                format!("{} rows reuse those results", group_thousands(n as u64))
             },
             group_thousands(reused.credits_saved_at_most)
         ),
@@ -525,6 +527,37 @@ mod tests {
     use super::*;
     use crate::model::form::FormError;
     use api_contract::ActionId;
+
+    #[test]
+    fn the_reuse_notice_counts_rows_answered_and_reused_in_words() {
+        let none = Spared::default();
+        assert_eq!(
+            reuse_sentences(0, none),
+            (
+                "No row asks what a completed run kept in this browser asked.".to_owned(),
+                "Every row is sent.".to_owned()
+            )
+        );
+        assert_eq!(
+            reuse_sentences(1, none).0,
+            "1 row asks what a completed run kept in this browser asked."
+        );
+        let (answered, reused) = reuse_sentences(
+            1_200,
+            Spared {
+                rows: 1,
+                credits_saved_at_most: 20,
+            },
+        );
+        assert_eq!(
+            answered,
+            "1,200 rows ask what completed runs kept in this browser asked."
+        );
+        assert!(
+            reused.starts_with("1 row reuses those results instead of being sent: up to 20"),
+            "{reused}"
+        );
+    }
 
     fn checked(line: usize, estimate: u64, broken: bool) -> CheckedRow {
         CheckedRow {

@@ -145,12 +145,17 @@ fn profile_url_of(handle: &str) -> String {
 }
 
 /// How recent a kept run must be for the console to offer its results instead of a new run
-/// (the person's choice, kept in this browser as a preference).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// (the person's choice, kept in this browser as a preference, and with a chain it was
+/// started with). Kept by its [`ReuseWindow::value`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ReuseWindow {
+    #[serde(rename = "off")]
     Off,
+    #[serde(rename = "1h")]
     Hour,
+    #[serde(rename = "24h")]
     Day,
+    #[serde(rename = "7d")]
     Week,
 }
 

@@ -6,7 +6,7 @@
 // the worst case pauses the chain there. Headless Chromium against the sandbox.
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, go, parseCsv, screenshot, seriousViolations, signIn, signInAt } from "./harness.mjs";
+import { api, controlVisibility, go, parseCsv, screenshot, seriousViolations, signIn, signInAt, signInFromStart } from "./harness.mjs";
 import { leaks, workspaceTexts } from "./personal.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "40", "--process-ms", "80", "--rate-burst", "30", "--rate-per-sec", "40"] });
@@ -47,6 +47,25 @@ async function preparePlan(page) {
   await page.locator("#chain-first-2").fill("3");
   await page.locator("#chain-max-2").fill("5");
   await page.locator("#bulk-text").fill(profileCsv());
+}
+
+/** `urls` → their posts (the first 2 of each) → the comments of the first 2 posts (2 each). */
+async function prepareSmallChain(page, urls) {
+  await page.locator("#chain-first-action").selectOption(PEOPLE);
+  await page.locator("#chain-action-1").selectOption(POSTS);
+  await page.locator("#chain-max-1").fill("2");
+  await expect(page.locator("#chain-action-2")).toBeVisible();
+  await page.locator("#chain-action-2").selectOption(COMMENTS);
+  await page.locator("#chain-first-2").fill("2");
+  await page.locator("#chain-max-2").fill("2");
+  await page.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
+}
+
+/** The chain's joined CSV, downloaded: its header and rows. */
+async function joinedCsv(page) {
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-joined-csv"]').click()]);
+  const [header, ...rows] = parseCsv(await readFile(await download.path(), "utf8"));
+  return { header, rows };
 }
 
 /** What the preview must say: rows × records × credits per record, step by step. */
@@ -311,12 +330,23 @@ test("a step that ends with failed runs waits for the person; going on makes the
   await expect(chain).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
   await expect(page.locator('[data-field="chain-decide"]')).toContainText("1 run of step 1 failed");
   // The failed run shows its error in the step's batch, and nothing of step 2 was sent.
-  await expect(page.locator('[data-field="retry-failed"]')).toBeVisible();
+  await expect(page.locator('[data-field="retry-failed"]')).toHaveText("Retry 1 failed row");
+  // The step's table, filtered to its failed line.
+  const lines = page.locator('[data-field="batch-rows"] tbody tr');
+  await page.locator("#bulk-filter").selectOption("failed");
+  await expect(lines).toHaveCount(1);
+  await expect(lines.first()).toContainText("unknown-chain-person");
   const made = () => api(sandbox, "GET", "/v1/runs").then((r) => r.json.runs.filter((run) => !earlier.has(run.id)));
   expect((await made()).filter((r) => r.action === POSTS)).toHaveLength(0);
   await screenshot(page, "chain-decide");
   await page.locator('[data-field="go-on-without-failed"]').click();
   await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  // The same table now shows step 2's batch, every row of it, none of step 1's lines.
+  await expect(page.locator(".chain-batch h3")).toHaveText("Step 2's batch");
+  await expect(page.locator("#bulk-filter")).toHaveValue("all");
+  await expect(lines).toHaveCount(2);
+  await expect(lines.filter({ hasText: "network.com/in/" })).toHaveCount(0);
+  await expect(lines.locator(".status-completed")).toHaveCount(2);
   const runs = await made();
   expect(runs.filter((r) => r.action === PEOPLE)).toHaveLength(3);
   expect(runs.filter((r) => r.action === PEOPLE && r.status === "failed")).toHaveLength(1);
@@ -447,5 +477,77 @@ test("a chain's address shows it where it stands and sends nothing until the per
   // An address naming no chain this browser keeps says so, and shows the list.
   await go(page, "/chains?chain=0123456789abcdef0123456789abcdef");
   await expect(page.locator('[data-field="chain-problem"]')).toContainText("keeps no chain");
+  expect(problems).toEqual([]);
+});
+
+test("a chain whose tab is behind another runs every step to its end, held back as a hidden tab is", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open();
+  const setHidden = await controlVisibility(page, { throttled: true });
+  await signInFromStart(page, sandbox);
+  await go(page, "/chains");
+  const submissions = recordSubmissions(page);
+  // Enough rows that each later step reads the step before from the store in several slices.
+  const urls = Array.from({ length: 120 }, (_, i) => `https://www.network.com/in/behind-${i}`);
+  await prepareSmallChain(page, urls);
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  // Behind another tab from its first step on: no animation frame, timers a second at least.
+  await setHidden(true);
+  const chain = page.locator('[data-field="chain"]');
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 120_000 });
+  expect(await page.evaluate(() => document.visibilityState)).toBe("hidden");
+  const sentFor = (action) => [...submissions.values()].filter((s) => s.action === action);
+  for (const action of [PEOPLE, POSTS]) {
+    const sent = sentFor(action);
+    expect({ action, keys: sent.length, inputs: new Set(sent.map((s) => s.input)).size }).toEqual({ action, keys: 120, inputs: 120 });
+  }
+  const comments = sentFor(COMMENTS);
+  expect(comments.length).toBeGreaterThan(120);
+  expect(new Set(comments.map((s) => s.input)).size).toBe(comments.length);
+  // Shown again, the last step's table draws its first page.
+  await setHidden(false);
+  await expect(page.locator('[data-field="batch-rows"] tbody tr')).toHaveCount(50);
+  expect(problems).toEqual([]);
+});
+
+test("a chain started again with reuse on reuses the runs kept here at every step: nothing is sent or charged, and the joined rows are the same", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/chains");
+  const urls = ["https://www.network.com/in/ada-again", "https://www.network.com/in/bob-again", "https://www.network.com/in/cy-again"];
+  await prepareSmallChain(page, urls);
+  // A chain offers the choice before anything ran, as its later steps may find kept runs.
+  await expect(page.locator('[data-field="reuse-answered"]')).toHaveText("No row asks what a completed run kept in this browser asked.");
+  await expect(page.locator('[data-field="bulk-reuse"]')).toHaveValue("off");
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  const first = await joinedCsv(page);
+  expect(first.rows.length).toBeGreaterThan(0);
+  await page.locator('[data-field="close-chain"]').click();
+
+  // The same spreadsheet again, reusing runs newer than 24 hours.
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const submissions = recordSubmissions(page);
+  await prepareSmallChain(page, urls);
+  await expect(page.locator('[data-field="reuse-answered"]')).toHaveText("3 rows ask what completed runs kept in this browser asked.");
+  await page.locator('[data-field="bulk-reuse"]').selectOption("24h");
+  await expect(page.locator('[data-field="reuse-sentence"]')).toHaveText(/^3 rows reuse those results instead of being sent/);
+  await expect(page.locator('[data-field="reuse-later-steps"]')).toBeVisible();
+  await screenshot(page, "chain-reuse");
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  // Every line of the last step reused a run of the first chain's last step.
+  const lines = page.locator('[data-field="batch-rows"] tbody tr');
+  await expect(lines.first()).toBeVisible();
+  await expect(lines.locator('[data-field="reused"]')).toHaveCount(await lines.count());
+  await screenshot(page, "chain-reuse-done");
+  expect([...submissions.values()]).toEqual([]);
+  const after = (await api(sandbox, "GET", "/v1/workspace")).json;
+  expect(after.credits_balance, "nothing charged").toBe(before.credits_balance);
+  // The joined rows are the first chain's, run ids and all.
+  const again = await joinedCsv(page);
+  const runIds = ({ header, rows }) => rows.map((row) => ["step1.run_id", "step2.run_id", "step3.run_id"].map((name) => row[header.indexOf(name)]).join(" ")).sort();
+  expect(runIds(again)).toEqual(runIds(first));
   expect(problems).toEqual([]);
 });

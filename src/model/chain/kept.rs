@@ -105,6 +105,7 @@ mod tests {
             created_at,
             went_on_after: Vec::new(),
             cancelled: false,
+            reuse: crate::model::same_input::ReuseWindow::Off,
         }
     }
 

@@ -15,6 +15,7 @@ use crate::model::bulk::budget::Spending;
 use crate::model::bulk::engine::Phase;
 use crate::model::bulk::{BatchRow, RowState, SavedBatch};
 use crate::model::format::counted;
+use crate::model::same_input::ReuseWindow;
 
 /// A chain as kept in this browser.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +33,15 @@ pub struct SavedChain {
     #[serde(default)]
     pub went_on_after: Vec<usize>,
     pub cancelled: bool,
+    /// How recent a completed run kept in this browser may be for a row of any step to reuse
+    /// its results rather than be sent, as chosen at the start (chains kept before had none).
+    #[serde(default = "reuse_nothing")]
+    pub reuse: ReuseWindow,
+}
+
+/// Chains kept before the reuse window was: every row sent.
+fn reuse_nothing() -> ReuseWindow {
+    ReuseWindow::Off
 }
 
 /// The most steps a chain has: the contract's longest chain is three actions, and a step's
@@ -199,6 +209,7 @@ mod tests {
             created_at: 0.0,
             went_on_after: Vec::new(),
             cancelled: false,
+            reuse: ReuseWindow::Off,
         }
     }
 
@@ -378,6 +389,23 @@ mod tests {
         let chain = chain(Some(5));
         let kept = serde_json::to_string(&chain).unwrap();
         assert_eq!(serde_json::from_str::<SavedChain>(&kept).unwrap(), chain);
+        // The reuse window is kept by its value; a chain kept before it had one reuses nothing.
+        let reusing = SavedChain {
+            reuse: ReuseWindow::Day,
+            ..chain
+        };
+        let kept = serde_json::to_value(&reusing).unwrap();
+        assert_eq!(kept["reuse"], "24h");
+        assert_eq!(
+            serde_json::from_value::<SavedChain>(kept.clone()).unwrap(),
+            reusing
+        );
+        let mut older = kept;
+        older.as_object_mut().unwrap().remove("reuse");
+        assert_eq!(
+            serde_json::from_value::<SavedChain>(older).unwrap().reuse,
+            ReuseWindow::Off
+        );
     }
 
     #[test]

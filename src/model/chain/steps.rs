@@ -137,10 +137,12 @@ pub struct StepRowsCheck {
     checked: Vec<CheckedRow>,
 }
 
-/// A step's rows, checked: the batch's headers and rows.
+/// A step's rows, checked: the batch's headers and rows, and the step's form (what its rows
+/// ask: `model::same_input`).
 pub struct CheckedStep {
     pub headers: Vec<String>,
     pub rows: Vec<CheckedRow>,
+    pub form: FormModel,
 }
 
 impl StepRowsCheck {
@@ -177,6 +179,7 @@ impl StepRowsCheck {
         CheckedStep {
             rows: with_repeats_marked(&self.form, self.checked),
             headers: self.table.headers,
+            form: self.form,
         }
     }
 }

@@ -121,7 +121,14 @@ pub(super) fn use_prepared_rows(
             _ => Vec::new(),
         })
     });
-    let mapping = RwSignal::new(ColumnMapping::default());
+    // Mapped by name from the start (a draft's rows are checked as they will be sent at once,
+    // and what reads them reads them once), and again by the effect below.
+    let mapping = RwSignal::new(
+        model
+            .get_untracked()
+            .map(|model| ColumnMapping::by_header(&model, &headers.get_untracked()))
+            .unwrap_or_default(),
+    );
     // A new action or a new header maps the columns again by name.
     Effect::new(move |_| {
         let headers = headers.get();
@@ -192,20 +199,14 @@ fn use_kept_answers(
             let (Some(model), Some(workspace_id)) = (model, workspace_id) else {
                 return KeptRunsAsked::default();
             };
-            if questions.iter().all(Option::is_none) {
-                return KeptRunsAsked::default();
-            }
-            let Ok(asked) =
-                archive::asked_before(&workspace_id, &model.action, model.max_results_ceiling)
-                    .await
-            else {
-                return KeptRunsAsked::default();
-            };
-            let ids = KeptRunsAsked::ids_to_read(&asked, &questions);
-            let runs = archive::kept_runs_named(&workspace_id, &ids)
-                .await
-                .unwrap_or_default();
-            KeptRunsAsked { asked, runs }
+            archive::kept_runs_asking(
+                &workspace_id,
+                &model.action,
+                model.max_results_ceiling,
+                &questions,
+            )
+            .await
+            .unwrap_or_default()
         }
     });
     Memo::new(move |_| {
@@ -504,9 +505,10 @@ pub(super) fn RepeatedRows(
 
 /// The rows whose question a completed run kept in this browser answered, and the choice to
 /// reuse those runs' results rather than send the rows (off unless chosen: nothing is reused
-/// silently).
+/// silently). For a chain (`chain`), offered whenever there are rows, as its later steps' rows
+/// may find runs kept here too, and said so.
 #[component]
-pub(super) fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
+pub(super) fn ReuseKept(prepared: PreparedRows, #[prop(optional)] chain: bool) -> impl IntoView {
     let PreparedRows {
         kept_answers,
         reuse,
@@ -517,14 +519,22 @@ pub(super) fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
     let answered = Memo::new(move |_| {
         checked.with(|rows| kept_answers.with(|answers| rows_with_kept_answers(rows, answers)))
     });
+    let offered = Memo::new(move |_| {
+        answered.get() > 0 || (chain && counts.with(|c| c.valid + c.reused.rows > 0))
+    });
     let sentences = move || reuse_sentences(answered.get(), counts.get().reused);
+    let label = if chain {
+        "Reuse the results of runs kept here that asked the same: "
+    } else {
+        "Reuse the results of those runs: "
+    };
     move || {
-        (answered.get() > 0).then(|| {
+        offered.get().then(|| {
             view! {
                 <div class="notice" data-field="reuse-kept">
                     <p data-field="reuse-answered">{move || sentences().0}</p>
                     <p>
-                        <label for="bulk-reuse">"Reuse the results of those runs: "</label>
+                        <label for="bulk-reuse">{label}</label>
                         <select id="bulk-reuse" data-field="bulk-reuse" bind:value=reuse>
                             {ReuseWindow::ALL.into_iter().map(|window| view! {
                                 <option value=window.value()>{window.label()}</option>
@@ -532,6 +542,11 @@ pub(super) fn ReuseKept(prepared: PreparedRows) -> impl IntoView {
                         </select>
                     </p>
                     <p data-field="reuse-sentence">{move || sentences().1}</p>
+                    {chain.then(|| view! {
+                        <p data-field="reuse-later-steps">
+                            "Each later step's rows reuse the runs kept here the same way, within this window. They are known only once the step before has run, so the worst case below counts them as sent."
+                        </p>
+                    })}
                 </div>
             }
         })

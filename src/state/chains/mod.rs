@@ -18,10 +18,13 @@ use super::bulk::{BatchOrigin, Bulk, Phase, Role, saved_rows};
 use super::workspace::SharedWorkspace;
 use crate::browser::yield_to_page;
 use crate::model::bulk::CheckedRow;
+use crate::model::bulk::checks::{questions_of, with_reuse};
 use crate::model::chain::ChainPlan;
 use crate::model::chain::kept::KeptChains;
 use crate::model::chain::progress::{ChainNext, SavedChain, StepBatch, next};
 use crate::model::chain::steps::{CheckedStep, StepRowsCheck};
+use crate::model::form::FormModel;
+use crate::model::same_input::ReuseWindow;
 use crate::model::slice_pace::SlicePace;
 use crate::model::store_table::{FactKey, WorkspaceFact};
 use crate::store::{self, Change, KEPT_CHAINS, SAVED_BATCHES, StoreError};
@@ -172,6 +175,9 @@ impl Chains {
         headers: Vec<String>,
         rows: Vec<CheckedRow>,
         budget: Option<u64>,
+        // How recent a kept run may be for a row of a later step to reuse it (the first step's
+        // rows come with their reuse marked).
+        reuse: ReuseWindow,
         let_go_of_form: impl FnOnce() + 'static,
     ) {
         let Some(workspace) = self.workspace.id_untracked() else {
@@ -199,6 +205,7 @@ impl Chains {
             created_at: js_sys::Date::now(),
             went_on_after: Vec::new(),
             cancelled: false,
+            reuse,
         };
         let chains = *self;
         chains.problem.set(None);
@@ -591,7 +598,9 @@ impl Chains {
         let CheckedStep {
             headers,
             rows: checked,
+            form,
         } = checking.finish();
+        let checked = reusing_kept_runs(chain, &form, checked).await;
         // Made again meanwhile (another look, another tab): the batch shown is not replaced.
         let id = chain.step_batch_id(step);
         if self.bulk.current_id().as_deref() == Some(id.as_str()) {
@@ -687,4 +696,28 @@ enum Going {
 
 pub fn use_chains() -> Chains {
     expect_context::<Chains>()
+}
+
+/// `rows` of a step of `chain` with those whose question a run kept in this browser answered
+/// within the chain's reuse window reusing that run (as the first step's rows were marked on
+/// the page); all of them sent when the window is off or the store cannot be read.
+async fn reusing_kept_runs(
+    chain: &SavedChain,
+    form: &FormModel,
+    rows: Vec<CheckedRow>,
+) -> Vec<CheckedRow> {
+    if chain.reuse == ReuseWindow::Off {
+        return rows;
+    }
+    let questions = questions_of(form, &rows);
+    let kept = crate::archive::kept_runs_asking(
+        &chain.workspace,
+        &form.action,
+        form.max_results_ceiling,
+        &questions,
+    )
+    .await
+    .unwrap_or_default();
+    let answers = kept.newest_answers(&questions);
+    with_reuse(rows, &answers, chrono::Utc::now(), chain.reuse)
 }

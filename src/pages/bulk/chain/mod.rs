@@ -31,6 +31,7 @@ use crate::model::chain::progress::SavedChain;
 use crate::model::form::{MAX_CREDITS, MAX_RESULTS};
 use crate::model::format::{group_thousands, local_time};
 use crate::model::safeguards::Confirmation;
+use crate::model::same_input::ReuseWindow;
 use crate::model::urls::chain_path;
 use crate::state::bulk::use_bulk;
 use crate::state::chains::{Chains, change_kept, forget_chain, kept_chains, use_chains};
@@ -296,6 +297,9 @@ fn NewChain(actions: Vec<ActionEntry>) -> impl IntoView {
             headers,
             prepared.checked.get_untracked(),
             Some(budget),
+            prepared
+                .reuse
+                .with_untracked(|value| ReuseWindow::from_value(value)),
             || crate::browser::empty_text_area("bulk-text"),
         );
     };
@@ -343,7 +347,7 @@ fn NewChain(actions: Vec<ActionEntry>) -> impl IntoView {
             })}
             {move || (counts.get().invalid > 0).then(|| view! { <InvalidRows checked=prepared.checked counts leave_out_invalid /> })}
             {move || (counts.get().repeats.rows > 0).then(|| view! { <RepeatedRows checked=prepared.checked counts /> })}
-            <ReuseKept prepared />
+            <ReuseKept prepared chain=true />
             {move || (distinct_rows.get() > 0).then(|| view! {
                 <ChainPreview plan worst available budget=Signal::derive(budget_now) />
                 <BudgetField text=budget_text error=budget_error default=default_budget_now for_chain=true />
