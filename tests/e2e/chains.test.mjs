@@ -37,29 +37,27 @@ function recordSubmissions(page) {
   return byKey;
 }
 
-async function preparePlan(page) {
+/**
+ * A chain of people → posts → comments with the spreadsheet `csv`: `posts` records per profile,
+ * then the comments (`comments` each) of the first `postsFollowed` posts of each.
+ */
+async function prepareChain(page, { csv, posts, postsFollowed, comments, name }) {
   await page.locator("#chain-first-action").selectOption(PEOPLE);
-  await page.locator("#chain-name").fill("Profiles, posts, comments");
+  if (name) await page.locator("#chain-name").fill(name);
   await page.locator("#chain-action-1").selectOption(POSTS);
-  await page.locator("#chain-max-1").fill("3");
+  await page.locator("#chain-max-1").fill(String(posts));
   await expect(page.locator("#chain-action-2")).toBeVisible();
   await page.locator("#chain-action-2").selectOption(COMMENTS);
-  await page.locator("#chain-first-2").fill("3");
-  await page.locator("#chain-max-2").fill("5");
-  await page.locator("#bulk-text").fill(profileCsv());
+  await page.locator("#chain-first-2").fill(String(postsFollowed));
+  await page.locator("#chain-max-2").fill(String(comments));
+  await page.locator("#bulk-text").fill(csv);
 }
 
+/** The issue's example: 20 profile URLs with 4 repeats → posts (first 3) → comments (first 5). */
+const preparePlan = (page) => prepareChain(page, { csv: profileCsv(), posts: 3, postsFollowed: 3, comments: 5, name: "Profiles, posts, comments" });
+
 /** `urls` → their posts (the first 2 of each) → the comments of the first 2 posts (2 each). */
-async function prepareSmallChain(page, urls) {
-  await page.locator("#chain-first-action").selectOption(PEOPLE);
-  await page.locator("#chain-action-1").selectOption(POSTS);
-  await page.locator("#chain-max-1").fill("2");
-  await expect(page.locator("#chain-action-2")).toBeVisible();
-  await page.locator("#chain-action-2").selectOption(COMMENTS);
-  await page.locator("#chain-first-2").fill("2");
-  await page.locator("#chain-max-2").fill("2");
-  await page.locator("#bulk-text").fill(["identifier", ...urls].join("\n") + "\n");
-}
+const prepareSmallChain = (page, urls) => prepareChain(page, { csv: ["identifier", ...urls].join("\n") + "\n", posts: 2, postsFollowed: 2, comments: 2 });
 
 /** The chain's joined CSV, downloaded: its header and rows. */
 async function joinedCsv(page) {
@@ -178,9 +176,7 @@ test("a chain runs each distinct input once, survives a reload in step 2, and jo
   expect(used).toBeLessThanOrEqual(worst);
 
   // The joined CSV: one row per comment and path, with its profile's and its post's columns.
-  const [download] = await Promise.all([page.waitForEvent("download"), page.locator('[data-field="export-joined-csv"]').click()]);
-  const csv = parseCsv(await readFile(await download.path(), "utf8"));
-  const [header, ...rows] = csv;
+  const { header, rows } = await joinedCsv(page);
   const column = (name) => header.indexOf(name);
   for (const name of ["line", "input.identifier", "step1.run_id", "step1.network_profile_identifier", "step2.run_id", "step2.social_id", "step3.run_id", "step3.record"]) {
     expect(header, name).toContain(name);
