@@ -324,13 +324,14 @@ test("a step that ends with failed runs waits for the person; going on makes the
   await confirmIfAsked(page);
   const chain = page.locator('[data-field="chain"]');
   await expect(chain).toHaveAttribute("data-standing", "decide-1", { timeout: 60_000 });
-  await expect(page.locator('[data-field="chain-decide"]')).toContainText("1 run of step 1 failed");
+  await expect(page.locator('[data-field="chain-decide"]')).toContainText("1 run of step 1 failed. Retry it in the batch below");
   // The failed run shows its error in the step's batch, and nothing of step 2 was sent.
   await expect(page.locator('[data-field="retry-failed"]')).toHaveText("Retry 1 failed row");
   // The step's table, filtered to its failed line.
   const lines = page.locator('[data-field="batch-rows"] tbody tr');
   await page.locator("#bulk-filter").selectOption("failed");
   await expect(lines).toHaveCount(1);
+  await expect(page.locator('[data-field="rows-matching"]')).toHaveText("1 row");
   await expect(lines.first()).toContainText("unknown-chain-person");
   const made = () => api(sandbox, "GET", "/v1/runs").then((r) => r.json.runs.filter((run) => !earlier.has(run.id)));
   expect((await made()).filter((r) => r.action === POSTS)).toHaveLength(0);

@@ -7,7 +7,7 @@ use crate::model::bulk::{RowError, RowState};
 use crate::model::bulk_view::{
     ALL_ROWS, ShownRow, matching_rows, page_count, rows_on_page, short_run_id,
 };
-use crate::model::format::group_thousands;
+use crate::model::format::counted;
 use crate::model::urls::run_path;
 use crate::state::bulk::use_bulk;
 use crate::state::presenter::use_masker;
@@ -82,7 +82,7 @@ pub(super) fn BatchRows(
                 <option value=ALL_ROWS>"all rows"</option>
                 {RowState::ALL.into_iter().map(|s| view! { <option value=s.label()>{s.label()}</option> }).collect_view()}
             </select>
-            <span class="muted">{move || format!("{} rows", group_thousands(total.get() as u64))}</span>
+            <span class="muted" data-field="rows-matching">{move || counted(total.get() as u64, "row", "rows")}</span>
         </div>
         <div class="table-wrap" role="region" aria-label="The batch's rows" tabindex="0">
             <table class="batch-rows" data-field="batch-rows">

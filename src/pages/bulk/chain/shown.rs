@@ -159,8 +159,8 @@ fn ChainWaits(shown: Memo<Option<ShownChain>>) -> impl IntoView {
             ChainNext::Decide { step, failed } => view! {
                 <Notice field="chain-decide" block=true>
                     <p>{format!(
-                        "{} of step {} failed. Retry them in the batch below (Retry failed rows), or go on: step {} is then made from the runs that completed, and step {}'s failed runs are not retried.",
-                        counted(failed as u64, "run", "runs"), step + 1, step + 2, step + 1
+                        "{} of step {} failed. Retry {} in the batch below, or go on: step {} is then made from the runs that completed, and step {}'s failed runs are not retried.",
+                        counted(failed as u64, "run", "runs"), step + 1, if failed == 1 { "it" } else { "them" }, step + 2, step + 1
                     )}</p>
                     <button type="button" class="button primary" data-field="go-on-without-failed"
                         on:click=move |_| chains.go_on_without_failed(step)>
