@@ -548,3 +548,76 @@ test("a chain started again with reuse on reuses the runs kept here at every ste
   expect(runIds(again)).toEqual(runIds(first));
   expect(problems).toEqual([]);
 });
+
+test("a step with more rows than a batch holds runs as parts, one after another: each input once, across a reload in a later part, all joined", async ({ sandbox, pages }) => {
+  const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const { page, problems } = await pages.signedIn("/chains");
+  const submissions = recordSubmissions(page);
+  const urls = Array.from({ length: 12 }, (_, i) => `https://www.network.com/in/parts-${i}`);
+  await prepareSmallChain(page, urls);
+  // 12 profiles → 12 posts rows (2 parts of 10) → up to 24 comments rows (3 parts).
+  await page.locator('[data-field="chain-rows-per-batch"]').fill("10");
+  await page.locator('[data-field="chain-rows-per-batch"]').press("Tab");
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  const steps = page.locator('[data-field="chain-steps"] li');
+  // Step 3's submissions past its first part's 10 rows are held on their way (never answered),
+  // so the reload comes in its second part, with sends the API may or may not have seen.
+  const commentKeys = new Set();
+  let held = 0;
+  await page.route(`**/v1/actions/${COMMENTS}/run/async`, async (route) => {
+    const key = route.request().headers()["idempotency-key"];
+    if (!commentKeys.has(key) && commentKeys.size >= 10) {
+      held += 1;
+      return;
+    }
+    commentKeys.add(key);
+    await route.continue();
+  });
+  await expect.poll(() => held, { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect(page.locator(".chain-batch h3")).toHaveText(/^Step 3's batch, part 2 of [23]$/);
+  await expect(steps.nth(1)).toContainText(/: done · .* · 2 parts$/);
+  await expect(steps.nth(2)).toContainText(/: running · part 2 of [23]$/);
+  await screenshot(page, "chain-parts-running");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.reload();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signIn(page, sandbox.api_key);
+  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
+  await page.locator('[data-field="go-on-held"]').click();
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  await expect(steps.nth(1)).toContainText(/^Step 2 · .*: done · .* · 2 parts$/);
+  await expect(steps.nth(2)).toContainText(/: done · .* · [23] parts$/);
+  await screenshot(page, "chain-parts-done");
+
+  // Each input was sent under one key, and made one run, at every step.
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => !earlier.has(r.id));
+  const sent = [...submissions.entries()];
+  for (const action of [PEOPLE, POSTS, COMMENTS]) {
+    const keysByInput = new Map();
+    for (const [key, s] of sent.filter(([, s]) => s.action === action)) keysByInput.set(s.input, [...(keysByInput.get(s.input) ?? []), key]);
+    const twice = [...keysByInput.entries()].filter(([, keys]) => new Set(keys).size > 1);
+    expect(twice, action).toEqual([]);
+    expect(runs.filter((r) => r.action === action).length, action).toBe(keysByInput.size);
+  }
+  expect(runs.filter((r) => r.action === POSTS)).toHaveLength(12);
+  const commentRuns = runs.filter((r) => r.action === COMMENTS);
+  expect(commentRuns.length).toBeGreaterThan(20);
+  expect(commentRuns.length).toBeLessThanOrEqual(24);
+  const after = (await api(sandbox, "GET", "/v1/workspace")).json;
+  expect(before.credits_balance - after.credits_balance, "credits spent").toBe(runs.reduce((sum, r) => sum + r.credits_used, 0));
+
+  // The joined rows reach every part of every step: each comment run's records, on its line.
+  const { header, rows } = await joinedCsv(page);
+  const column = (name) => header.indexOf(name);
+  const completed = commentRuns.filter((r) => r.status === "completed" && (r.output?.length ?? 0) > 0);
+  expect(new Set(rows.map((row) => row[column("step3.run_id")]))).toEqual(new Set(completed.map((r) => r.id)));
+  // Lines follow on from part to part (part 1: lines 2 to 11, part 2: 12 to 21, part 3: 22 on).
+  const lines = (name) => rows.map((row) => Number(row[column(name)]));
+  expect(Math.max(...lines("step3.line")), "step 3's last part").toBeGreaterThanOrEqual(22);
+  expect(Math.max(...lines("step3.line"))).toBeLessThanOrEqual(commentRuns.length + 1);
+  expect(Math.max(...lines("step2.line")), "step 2's last part").toBeGreaterThanOrEqual(12);
+  expect(problems).toEqual([]);
+});

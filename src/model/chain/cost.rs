@@ -213,6 +213,7 @@ mod tests {
                         max_results: 1,
                     },
                     steps: vec![posts, comments],
+                    rows_per_batch: crate::model::chain::ROWS_PER_BATCH,
                 }
             });
         let search_ceiling = most.min(ActionId::NetworkSearchContent.sandbox_max_results());
@@ -224,6 +225,7 @@ mod tests {
                     max_results,
                 },
                 steps: vec![likers],
+                rows_per_batch: crate::model::chain::ROWS_PER_BATCH,
             },
         );
         prop_oneof![profile_chain, search_chain]

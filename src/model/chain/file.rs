@@ -157,6 +157,29 @@ mod tests {
         assert_eq!(import(&file_with(good_chain()), &registry()), Ok(plan));
     }
 
+    /// A plan's rows per batch travels with it when it is not the default, and one out of
+    /// bounds (a batch of no rows, or larger than a spreadsheet) is refused with the bounds.
+    #[test]
+    fn rows_per_batch_travels_with_the_plan_within_its_bounds() {
+        let plan = ChainPlan {
+            rows_per_batch: 500,
+            ..profile_posts_comments(3, 5)
+        };
+        let file = export(&plan);
+        assert!(file.contains("\"rows_per_batch\": 500"), "{file}");
+        assert_eq!(import(&file, &registry()), Ok(plan));
+        assert!(!export(&profile_posts_comments(3, 5)).contains("rows_per_batch"));
+        for rows in [0, 9, 10_001, u32::MAX] {
+            let mut chain = good_chain();
+            chain["rows_per_batch"] = json!(rows);
+            assert!(
+                refusal(&file_with(chain))
+                    .contains("A batch of a chain's step holds 10 to 10,000 rows"),
+                "{rows}"
+            );
+        }
+    }
+
     fn refusal(text: &str) -> String {
         import(text, &registry()).unwrap_err().to_string()
     }

@@ -106,6 +106,7 @@ mod tests {
             went_on_after: Vec::new(),
             cancelled: false,
             reuse: crate::model::same_input::ReuseWindow::Off,
+            step_rows: Vec::new(),
         }
     }
 

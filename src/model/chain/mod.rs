@@ -15,6 +15,7 @@ pub mod preview;
 pub mod progress;
 pub mod steps;
 
+use crate::model::bulk::MAX_ROWS;
 use api_contract::input::MAX_RESULTS_LIMIT;
 use api_contract::{ActionEntry, ActionId, CarriedBy, ChainRule};
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,29 @@ pub struct ChainPlan {
     pub first: FirstStep,
     /// In order; each takes its inputs from the records of the step before it.
     pub steps: Vec<NextStep>,
+    /// The most rows a batch of a later step holds: a step with more runs as several batches
+    /// ("parts"), one after another, so what the console holds in memory follows this, not
+    /// the step's size (docs/chains.md). Lower it on a computer short of memory. The first
+    /// step is the spreadsheet, one batch of at most [`MAX_ROWS`] rows.
+    #[serde(
+        default = "rows_per_batch_by_default",
+        skip_serializing_if = "is_rows_per_batch_by_default"
+    )]
+    pub rows_per_batch: u32,
+}
+
+/// A later step's batch holds at most this many rows unless the plan says fewer: as many as a
+/// spreadsheet the bulk page takes, about 30 MB in the page and the worker together.
+pub const ROWS_PER_BATCH: u32 = MAX_ROWS as u32;
+/// A plan's `rows_per_batch` is at least this.
+pub const ROWS_PER_BATCH_AT_LEAST: u32 = 10;
+
+fn rows_per_batch_by_default() -> u32 {
+    ROWS_PER_BATCH
+}
+
+fn is_rows_per_batch_by_default(rows: &u32) -> bool {
+    *rows == ROWS_PER_BATCH
 }
 
 /// The action run once for each distinct row of the spreadsheet.
@@ -139,6 +163,7 @@ impl ChainPlan {
                 max_results: ceiling(first),
             },
             steps,
+            rows_per_batch: ROWS_PER_BATCH,
         }
     }
 
@@ -171,6 +196,14 @@ impl ChainPlan {
             problems.push(PlanProblem::of_plan(
                 "A chain's name cannot hold control characters.",
             ));
+        }
+        if !(ROWS_PER_BATCH_AT_LEAST..=ROWS_PER_BATCH).contains(&self.rows_per_batch) {
+            problems.push(PlanProblem::of_plan(format!(
+                "A batch of a chain's step holds {} to {} rows, not {}.",
+                ROWS_PER_BATCH_AT_LEAST,
+                crate::model::format::group_thousands(ROWS_PER_BATCH.into()),
+                crate::model::format::group_thousands(self.rows_per_batch.into()),
+            )));
         }
         if self.steps.is_empty() {
             problems.push(PlanProblem::of_plan(
@@ -283,6 +316,7 @@ pub(crate) mod tests {
                     first_records_of_each: posts,
                 },
             ],
+            rows_per_batch: ROWS_PER_BATCH,
         }
     }
 

@@ -5,6 +5,7 @@
 //! lines, and so the same idempotency keys.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use api_contract::ChainRule;
 use serde::{Deserialize, Serialize};
@@ -91,21 +92,23 @@ impl NextStepRows {
         &self.rows
     }
 
-    /// The step's rows as the spreadsheet a bulk batch is made from: the input field, the
-    /// step's `max_results`, and where each value came from. Row `i` is on line `i + 2` (the
-    /// header is line 1), as any spreadsheet's.
-    pub fn table(&self, max_results: u32) -> Table {
+    /// The step's rows `part` (indexes into [`NextStepRows::rows`]: all of them, or one
+    /// part's, `SavedChain::rows_of_part`) as the spreadsheet a bulk batch is made from: the
+    /// input field, the step's `max_results`, and where each value came from. Row `i` is on
+    /// line `i + 2` (the header is line 1) in whichever part it runs, as in the spreadsheet of
+    /// the whole step: a line names the same row in every part, the joined dataset and the
+    /// "from" column of the step after.
+    pub fn table(&self, max_results: u32, part: Range<usize>) -> Table {
         Table {
             headers: vec![
                 self.rule.input_field().to_owned(),
                 MAX_RESULTS.to_owned(),
                 FROM_COLUMN.to_owned(),
             ],
-            rows: self
-                .rows
+            rows: self.rows[part.start.min(self.rows.len())..part.end.min(self.rows.len())]
                 .iter()
-                .enumerate()
-                .map(|(index, row)| TableRow {
+                .zip(part.start..)
+                .map(|(row, index)| TableRow {
                     line: index + 2,
                     cells: vec![row.value.clone(), max_results.to_string(), from_cell(row)],
                 })
@@ -123,7 +126,7 @@ pub fn checked_step_rows(
     step: &NextStep,
     entry: &ActionEntry,
 ) -> Vec<CheckedRow> {
-    let mut checking = StepRowsCheck::new(rows, step, entry);
+    let mut checking = StepRowsCheck::new(rows, 0..rows.rows().len(), step, entry);
     checking.check_next(usize::MAX);
     checking.finish().rows
 }
@@ -146,8 +149,14 @@ pub struct CheckedStep {
 }
 
 impl StepRowsCheck {
-    pub fn new(rows: &NextStepRows, step: &NextStep, entry: &ActionEntry) -> StepRowsCheck {
-        let table = rows.table(step.max_results);
+    /// Checks the rows `part` of a step (all of them, or one part's).
+    pub fn new(
+        rows: &NextStepRows,
+        part: Range<usize>,
+        step: &NextStep,
+        entry: &ActionEntry,
+    ) -> StepRowsCheck {
+        let table = rows.table(step.max_results, part);
         let form = FormModel::from_entry(entry);
         let mapping = ColumnMapping::by_header(&form, &table.headers);
         StepRowsCheck {
@@ -312,7 +321,7 @@ mod tests {
         let rule = plan.rule_into(2).unwrap();
         let mut rows = NextStepRows::new(rule, plan.steps[1].first_records_of_each);
         rows.take_run(2, &posts(&["urn:network:activity:7 x", "urn:b"]));
-        let table = rows.table(plan.steps[1].max_results);
+        let table = rows.table(plan.steps[1].max_results, 0..rows.rows().len());
         let entry = ActionId::NetworkExtractPostCommenters.sandbox_registry_entry();
         let form = FormModel::from_entry(&entry);
         let checked = check_rows(
@@ -374,7 +383,8 @@ mod tests {
         rows.take_run(3, &posts(&["urn:c", "urn:d", "urn:a "]));
         let at_once = checked_step_rows(&rows, &plan.steps[1], &entry);
         for slice in [1, 2, 3, 100] {
-            let mut checking = StepRowsCheck::new(&rows, &plan.steps[1], &entry);
+            let mut checking =
+                StepRowsCheck::new(&rows, 0..rows.rows().len(), &plan.steps[1], &entry);
             let mut slices = 0;
             while checking.remaining() > 0 {
                 checking.check_next(slice);
@@ -383,5 +393,50 @@ mod tests {
             assert_eq!(slices, at_once.len().div_ceil(slice), "slices of {slice}");
             assert_eq!(checking.finish().rows, at_once, "slices of {slice}");
         }
+    }
+
+    /// A step run in parts (batches of at most the plan's `rows_per_batch` rows) runs exactly
+    /// the step's rows: the parts' rows, one after another, are the whole step's, on the same
+    /// lines, with the same bodies; no row is in two parts and none is left out.
+    #[test]
+    fn a_step_in_parts_runs_each_of_its_rows_once_on_its_own_line() {
+        use crate::model::chain::progress::{SavedChain, StepPart};
+        let mut plan = profile_posts_comments(3, 5);
+        plan.rows_per_batch = 3;
+        let entry = ActionId::NetworkExtractPostCommenters.sandbox_registry_entry();
+        let mut rows = NextStepRows::new(plan.rule_into(2).unwrap(), 3);
+        rows.take_run(2, &posts(&["urn:a", "urn:b", "urn:c"]));
+        rows.take_run(3, &posts(&["urn:c", "urn:d", "urn:e"]));
+        rows.take_run(4, &posts(&["urn:f", "urn:g"]));
+        let whole = checked_step_rows(&rows, &plan.steps[1], &entry);
+        assert_eq!(whole.len(), 7);
+        let chain = SavedChain {
+            id: "0123456789abcdef0123456789abcdef".into(),
+            workspace: "ws".into(),
+            plan: plan.clone(),
+            budget: None,
+            created_at: 0.0,
+            went_on_after: Vec::new(),
+            cancelled: false,
+            reuse: crate::model::same_input::ReuseWindow::Off,
+            step_rows: Vec::new(),
+        }
+        .with_step_rows(2, whole.len());
+        assert_eq!(chain.parts_of(2), Some(3));
+        let mut in_parts = Vec::new();
+        for part in 0..3 {
+            let at = StepPart { step: 2, part };
+            let mut checking =
+                StepRowsCheck::new(&rows, chain.rows_of_part(at, 7), &plan.steps[1], &entry);
+            checking.check_next(usize::MAX);
+            let checked = checking.finish().rows;
+            assert!(checked.len() <= 3, "part {part}");
+            in_parts.extend(checked);
+        }
+        assert_eq!(in_parts, whole);
+        assert_eq!(
+            in_parts[6].line, 8,
+            "the last part's row is on its line in the step"
+        );
     }
 }

@@ -21,9 +21,12 @@ use crate::model::bulk::CheckedRow;
 use crate::model::bulk::checks::{questions_of, with_reuse};
 use crate::model::chain::ChainPlan;
 use crate::model::chain::kept::KeptChains;
-use crate::model::chain::progress::{ChainNext, SavedChain, StepBatch, next};
+use crate::model::chain::progress::{
+    ChainNext, KeptStep, PARTS_AT_MOST, SavedChain, StepBatch, StepPart, next,
+};
 use crate::model::chain::steps::{CheckedStep, StepRowsCheck};
 use crate::model::form::FormModel;
+use crate::model::format::group_thousands;
 use crate::model::same_input::ReuseWindow;
 use crate::model::slice_pace::SlicePace;
 use crate::model::store_table::{FactKey, WorkspaceFact};
@@ -59,8 +62,8 @@ pub struct Chains {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShownChain {
     pub chain: SavedChain,
-    /// Each step's batch as last read (`None`: not made yet).
-    pub steps: Vec<Option<StepBatch>>,
+    /// Each step's batches as last read (none: not made yet).
+    pub steps: Vec<KeptStep>,
     pub next: ChainNext,
     /// The step that had nothing to run (no record of the step before carried the contract's
     /// field): the chain ends there.
@@ -70,12 +73,19 @@ pub struct ShownChain {
 impl ShownChain {
     /// The last step that has a batch.
     pub fn last_step_made(&self) -> Option<usize> {
-        self.steps.iter().rposition(Option::is_some)
+        self.steps.iter().rposition(|step| !step.parts.is_empty())
     }
 
-    /// What the chain's steps charged before step `step`.
-    pub fn charged_before(&self, step: usize) -> u64 {
-        crate::model::chain::progress::charged(&self.steps[..step.min(self.steps.len())])
+    /// What the chain's batches charged before the batch of `at`.
+    pub fn charged_before(&self, at: StepPart) -> u64 {
+        let steps_before = &self.steps[..at.step.min(self.steps.len())];
+        let parts_before = self.steps.get(at.step).map_or(0, |step| {
+            step.parts
+                .iter()
+                .take(at.part)
+                .fold(0u64, |sum, part| sum.saturating_add(part.charged))
+        });
+        crate::model::chain::progress::charged(steps_before).saturating_add(parts_before)
     }
 }
 
@@ -126,8 +136,10 @@ pub async fn change_kept(
 
 /// Forgets the chain `chain` in this browser: its step batches and its entry.
 pub async fn forget_chain(chain: &SavedChain) -> Result<(), String> {
-    let changes: Vec<Change> = (0..chain.step_count())
-        .map(|step| Change::DeleteBatch(chain.step_batch_id(step)))
+    let changes: Vec<Change> = chain
+        .batch_ids()
+        .into_iter()
+        .map(Change::DeleteBatch)
         .collect();
     store::write(changes).await.map_err(|error| {
         format!(
@@ -206,6 +218,7 @@ impl Chains {
             went_on_after: Vec::new(),
             cancelled: false,
             reuse,
+            step_rows: Vec::new(),
         };
         let chains = *self;
         chains.problem.set(None);
@@ -223,11 +236,13 @@ impl Chains {
                 return;
             }
             chains.kept_changed.update(|n| *n += 1);
-            let first_batch = chain.step_batch_id(0);
+            let first_batch = chain.batch_id(StepPart::first_of(0));
             let action = chain.plan.first.action;
             chains.show(ShownChain {
-                steps: vec![None; chain.step_count()],
-                next: ChainNext::TakeUp { step: 0 },
+                steps: vec![KeptStep::default(); chain.step_count()],
+                next: ChainNext::TakeUp {
+                    at: StepPart::first_of(0),
+                },
                 nothing_to_run: None,
                 chain,
             });
@@ -251,8 +266,10 @@ impl Chains {
     pub fn open(&self, chain: SavedChain) {
         self.problem.set(None);
         self.show(ShownChain {
-            steps: vec![None; chain.step_count()],
-            next: ChainNext::TakeUp { step: 0 },
+            steps: vec![KeptStep::default(); chain.step_count()],
+            next: ChainNext::TakeUp {
+                at: StepPart::first_of(0),
+            },
             nothing_to_run: None,
             chain,
         });
@@ -291,13 +308,15 @@ impl Chains {
             // A step this tab runs goes on as it was: held is for a chain that was not going.
             let running_here = chains.bulk.batch.with_untracked(|b| {
                 b.as_ref().is_some_and(|e| {
-                    *e.phase() == Phase::Running && chain.step_of_batch(&e.id).is_some()
+                    *e.phase() == Phase::Running && chain.place_of_batch(&e.id).is_some()
                 })
             });
             chains.held.set(!running_here);
             chains.show(ShownChain {
-                steps: vec![None; chain.step_count()],
-                next: ChainNext::TakeUp { step: 0 },
+                steps: vec![KeptStep::default(); chain.step_count()],
+                next: ChainNext::TakeUp {
+                    at: StepPart::first_of(0),
+                },
                 nothing_to_run: None,
                 chain: chain.clone(),
             });
@@ -318,7 +337,7 @@ impl Chains {
         let paused_step = self.bulk.role.get_untracked() == Role::Runs
             && self.bulk.batch.with_untracked(|b| {
                 b.as_ref().is_some_and(|e| {
-                    matches!(e.phase(), Phase::Paused(_)) && chain.step_of_batch(&e.id).is_some()
+                    matches!(e.phase(), Phase::Paused(_)) && chain.place_of_batch(&e.id).is_some()
                 })
             });
         if paused_step {
@@ -367,7 +386,7 @@ impl Chains {
                     return;
                 };
                 let ours = untrack(|| chains.chain())
-                    .is_some_and(|chain| chain.step_of_batch(&batch).is_some());
+                    .is_some_and(|chain| chain.place_of_batch(&batch).is_some());
                 // Held (opened from its address), the chain goes on only when the person says.
                 if ours && !chains.held.get_untracked() {
                     chains.go_on();
@@ -384,7 +403,7 @@ impl Chains {
                 if let Some(batch) = running
                     && chains.held.get_untracked()
                     && untrack(|| chains.chain())
-                        .is_some_and(|chain| chain.step_of_batch(&batch).is_some())
+                        .is_some_and(|chain| chain.place_of_batch(&batch).is_some())
                 {
                     chains.held.set(false);
                 }
@@ -423,37 +442,50 @@ impl Chains {
         });
     }
 
-    /// Each step's batch as kept: the batch this tab shows from its own copy (the store's may
-    /// be a save behind), the others from the store.
-    async fn step_batches(&self, chain: &SavedChain) -> Result<Vec<Option<StepBatch>>, String> {
+    /// Each step's batches as kept, part by part until one is not made: the batch this tab
+    /// shows from its own copy (the store's may be a save behind), the others from the store.
+    async fn step_batches(&self, chain: &SavedChain) -> Result<Vec<KeptStep>, String> {
         let mut steps = Vec::with_capacity(chain.step_count());
         for step in 0..chain.step_count() {
-            let id = chain.step_batch_id(step);
-            let shown = self.bulk.batch.with_untracked(|b| {
-                b.as_ref()
-                    .filter(|engine| engine.id == id)
-                    .map(|engine| StepBatch::of(&engine.summary(), engine.rows()))
-            });
-            if let Some(batch) = shown {
-                steps.push(Some(batch));
-                continue;
-            }
-            let unreadable = |error: StoreError| {
-                format!(
-                    "Step {}'s batch could not be read back from this browser's storage. {}",
-                    step + 1,
-                    error.sentence()
-                )
+            let parts_in_all = chain.parts_of(step);
+            let mut kept = KeptStep {
+                parts: Vec::new(),
+                parts_in_all,
             };
-            match SAVED_BATCHES.get(&id).await.map_err(unreadable)? {
-                Some(summary) => {
-                    let rows = saved_rows(&id).await.map_err(unreadable)?;
-                    steps.push(Some(StepBatch::of(&summary, &rows)));
+            for part in 0..parts_in_all.unwrap_or(1) {
+                match self.part_batch(chain, StepPart { step, part }).await? {
+                    Some(batch) => kept.parts.push(batch),
+                    None => break,
                 }
-                None => steps.push(None),
             }
+            steps.push(kept);
         }
         Ok(steps)
+    }
+
+    /// The batch of `at` as kept (`None`: not made), its rows read and let go of at once.
+    async fn part_batch(
+        &self,
+        chain: &SavedChain,
+        at: StepPart,
+    ) -> Result<Option<StepBatch>, String> {
+        let id = chain.batch_id(at);
+        let shown = self.bulk.batch.with_untracked(|b| {
+            b.as_ref()
+                .filter(|engine| engine.id == id)
+                .map(|engine| StepBatch::of(&engine.summary(), engine.rows()))
+        });
+        if shown.is_some() {
+            return Ok(shown);
+        }
+        let unreadable = |error: StoreError| unreadable_step(at, error);
+        match SAVED_BATCHES.get(&id).await.map_err(unreadable)? {
+            Some(summary) => {
+                let rows = saved_rows(&id).await.map_err(unreadable)?;
+                Ok(Some(StepBatch::of(&summary, &rows)))
+            }
+            None => Ok(None),
+        }
     }
 
     /// Looks where `chain` stands and does what comes next, or, `Going::Held`, only shows it.
@@ -475,24 +507,33 @@ impl Chains {
             }
         });
         match next {
-            ChainNext::Start { step: 0, .. } => Err(
+            ChainNext::Start {
+                at: StepPart { step: 0, .. },
+                ..
+            } => Err(
                 "This chain's first step was never saved, so nothing of it was sent. Start it \
                  again from the spreadsheet."
                     .to_owned(),
             ),
-            ChainNext::Start { step, budget } => match going {
-                Going::On => self.start_step(&chain, step, budget).await,
-                Going::Held => self.show_step(&chain, step - 1, false).await,
+            ChainNext::Start { at, budget } => match going {
+                Going::On => self.start_step(&chain, at, budget).await,
+                Going::Held => match last_made(&steps, at.step) {
+                    Some(last) => self.show_step(&chain, last, false).await,
+                    None => Ok(()),
+                },
             },
-            ChainNext::TakeUp { step } => self.show_step(&chain, step, going == Going::On).await,
-            ChainNext::Decide { step, .. } => self.show_step(&chain, step, false).await,
+            ChainNext::TakeUp { at } => self.show_step(&chain, at, going == Going::On).await,
+            ChainNext::Decide { at, .. } => self.show_step(&chain, at, false).await,
             ChainNext::OutOfBudget { step } | ChainNext::Cancelled { step } => {
-                match steps[..step].iter().rposition(Option::is_some) {
+                match last_made(&steps, step) {
                     Some(last) => self.show_step(&chain, last, false).await,
                     None => Ok(()),
                 }
             }
-            ChainNext::Done => self.show_step(&chain, chain.step_count() - 1, false).await,
+            ChainNext::Done => match last_made(&steps, chain.step_count() - 1) {
+                Some(last) => self.show_step(&chain, last, false).await,
+                None => Ok(()),
+            },
         }
     }
 
@@ -502,7 +543,7 @@ impl Chains {
         let busy_with = self.bulk.batch.with_untracked(|b| {
             b.as_ref()
                 .filter(|engine| {
-                    *engine.phase() != Phase::Done && chain.step_of_batch(&engine.id).is_none()
+                    *engine.phase() != Phase::Done && chain.place_of_batch(&engine.id).is_none()
                 })
                 .map(|engine| engine.action)
         });
@@ -518,8 +559,13 @@ impl Chains {
 
     /// Shows step `step`'s kept batch in the bulk state (taken up and resumed when `resume`),
     /// unless it is the batch shown already.
-    async fn show_step(&self, chain: &SavedChain, step: usize, resume: bool) -> Result<(), String> {
-        let id = chain.step_batch_id(step);
+    async fn show_step(
+        &self,
+        chain: &SavedChain,
+        at: StepPart,
+        resume: bool,
+    ) -> Result<(), String> {
+        let id = chain.batch_id(at);
         if self.bulk.current_id().as_deref() == Some(id.as_str()) {
             // A step this tab shows but another runs: its news keeps this tab's copy going.
             if resume && self.bulk.role.get_untracked() == Role::Runs {
@@ -534,13 +580,7 @@ impl Chains {
             return Ok(());
         }
         self.tab_is_free_for(chain)?;
-        let unreadable = |error: StoreError| {
-            format!(
-                "Step {}'s batch could not be read back from this browser's storage. {}",
-                step + 1,
-                error.sentence()
-            )
-        };
+        let unreadable = |error: StoreError| unreadable_step(at, error);
         let Some(summary) = SAVED_BATCHES.get(&id).await.map_err(unreadable)? else {
             return Ok(());
         };
@@ -552,15 +592,18 @@ impl Chains {
         Ok(())
     }
 
-    /// Makes step `step`'s batch from the kept runs of the step before and starts it, with
-    /// `budget` what is left of the chain's.
+    /// Makes the batch of `at` (a step after the first, or its next part) from the kept runs
+    /// of the step before and starts it, with `budget` what is left of the chain's. A step's
+    /// rows are counted, and the count kept with the chain, before its first part is started:
+    /// its parts are then the same after a reload.
     async fn start_step(
         &self,
         chain: &SavedChain,
-        step: usize,
+        at: StepPart,
         budget: Option<u64>,
     ) -> Result<(), String> {
         self.tab_is_free_for(chain)?;
+        let step = at.step;
         let Some(action) = chain.plan.action_at(step) else {
             return Ok(());
         };
@@ -583,9 +626,14 @@ impl Chains {
             });
             return Ok(());
         }
+        let mut chain = chain.clone();
+        if chain.parts_of(step).is_none() {
+            chain = self.count_step_rows(chain, step, rows.rows().len()).await?;
+        }
         // Checked a slice at a time, the page drawing and answering between slices: a step of
         // thousands of rows checked in one go held the page over 100 ms at 4× CPU.
-        let mut checking = StepRowsCheck::new(&rows, &chain.plan.steps[step - 1], &entry);
+        let part = chain.rows_of_part(at, rows.rows().len());
+        let mut checking = StepRowsCheck::new(&rows, part, &chain.plan.steps[step - 1], &entry);
         drop(rows);
         let mut pace = SlicePace::default();
         while checking.remaining() > 0 {
@@ -600,14 +648,24 @@ impl Chains {
             rows: checked,
             form,
         } = checking.finish();
-        let checked = reusing_kept_runs(chain, &form, checked).await;
+        let checked = reusing_kept_runs(&chain, &form, checked).await;
         // Made again meanwhile (another look, another tab): the batch shown is not replaced.
-        let id = chain.step_batch_id(step);
+        let id = chain.batch_id(at);
         if self.bulk.current_id().as_deref() == Some(id.as_str()) {
             return Ok(());
         }
-        // The step before learned the API's rate limit: this step starts at its pace.
-        let pace = match SAVED_BATCHES.get(&chain.step_batch_id(step - 1)).await {
+        // The batch before learned the API's rate limit: this one starts at its pace.
+        let before = match at.part {
+            0 => StepPart {
+                step: step - 1,
+                part: chain.parts_of(step - 1).unwrap_or(1) - 1,
+            },
+            part => StepPart {
+                step,
+                part: part - 1,
+            },
+        };
+        let pace = match SAVED_BATCHES.get(&chain.batch_id(before)).await {
             Ok(Some(before)) => before.pace,
             _ => None,
         };
@@ -618,6 +676,50 @@ impl Chains {
         self.bulk
             .start(origin, action, headers, checked, budget, || {});
         Ok(())
+    }
+
+    /// Keeps with `chain` how many rows its step `step` has (so how many parts it runs as)
+    /// before its first part is started, and shows it; a step too large for its parts' ids is
+    /// refused before anything of it is sent.
+    async fn count_step_rows(
+        &self,
+        chain: SavedChain,
+        step: usize,
+        rows: usize,
+    ) -> Result<SavedChain, String> {
+        let counted = chain.with_step_rows(step, rows);
+        let parts = counted.parts_of(step).unwrap_or(1);
+        if parts > PARTS_AT_MOST {
+            return Err(format!(
+                "Step {} would run {} rows: at {} rows a batch, more than the {PARTS_AT_MOST} \
+                 batches a step can have. Nothing of it was sent. Lower the first records of \
+                 each run that feed it, or start the chain on fewer rows.",
+                step + 1,
+                group_thousands(rows as u64),
+                group_thousands(counted.plan.rows_per_batch.into()),
+            ));
+        }
+        let kept = counted.clone();
+        change_kept(
+            &counted.workspace,
+            Box::new(move |list| Ok(list.with_started(kept))),
+        )
+        .await
+        .map_err(|problem| {
+            format!(
+                "Step {} was not started, and nothing of it was sent: {problem}",
+                step + 1
+            )
+        })?;
+        self.shown.update(|shown| {
+            if let Some(shown) = shown.as_mut().filter(|s| s.chain.id == counted.id) {
+                shown.chain = counted.clone();
+                if let Some(kept) = shown.steps.get_mut(step) {
+                    kept.parts_in_all = counted.parts_of(step);
+                }
+            }
+        });
+        Ok(counted)
     }
 
     /// Changes the chain shown as `change` says, keeps it, then looks again.
@@ -669,22 +771,41 @@ impl Chains {
     /// The chain's budget in all becomes `budget`: the step that runs gets what is left of it
     /// after the steps before, and a chain paused at its budget goes on once resumed.
     pub fn set_budget(&self, budget: u64) {
-        let Some((step, charged_before)) = self.shown.with_untracked(|s| {
+        let Some((at, charged_before)) = self.shown.with_untracked(|s| {
             s.as_ref().and_then(|s| match s.next {
-                ChainNext::TakeUp { step } => Some((step, s.charged_before(step))),
+                ChainNext::TakeUp { at } => Some((at, s.charged_before(at))),
                 _ => None,
             })
         }) else {
             self.change_chain(Box::new(move |chain| chain.budget = Some(budget)));
             return;
         };
-        let batch_id = self.chain().map(|chain| chain.step_batch_id(step));
+        let batch_id = self.chain().map(|chain| chain.batch_id(at));
         if batch_id.is_some() && self.bulk.current_id() == batch_id {
             self.bulk
                 .set_budget(Some(budget.saturating_sub(charged_before)));
         }
         self.change_chain(Box::new(move |chain| chain.budget = Some(budget)));
     }
+}
+
+/// Why the batch of `at` could not be read back, for people.
+fn unreadable_step(at: StepPart, error: StoreError) -> String {
+    format!(
+        "Step {}'s batch could not be read back from this browser's storage. {}",
+        at.step + 1,
+        error.sentence()
+    )
+}
+
+/// The last batch made of the steps up to `step` (included).
+fn last_made(steps: &[KeptStep], step: usize) -> Option<StepPart> {
+    let made = &steps[..(step + 1).min(steps.len())];
+    let step = made.iter().rposition(|kept| !kept.parts.is_empty())?;
+    Some(StepPart {
+        step,
+        part: made[step].parts.len() - 1,
+    })
 }
 
 /// Whether a look at the chain goes on with it, or only shows it (opened from its address).

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use crate::browser::yield_to_page;
 use crate::model::bulk::{BatchRow, RowState};
 use crate::model::chain::join::{ChainJoin, FirstStepRow, LaterStepRow};
-use crate::model::chain::progress::SavedChain;
+use crate::model::chain::progress::{SavedChain, StepPart};
 use crate::model::chain::steps::NextStepRows;
 use crate::store::{BATCH_ROWS, SAVED_BATCHES, StoreError};
 
@@ -31,16 +31,34 @@ struct Shown {
     output: Vec<Value>,
 }
 
-/// Goes through the kept rows of the batch `batch` in line order, a slice at a time, each row
-/// with at most `keep` of its records, until `each` says to stop (`false`). With `keep`
-/// bounded, the rows a repeat may point to are remembered (at most `keep` records each); a
-/// later step has no repeats (each value once), so its last pass keeps nothing back.
+/// Goes through the kept rows of step `step` of `chain` in line order, its parts' batches one
+/// after the other (their lines follow on), a slice at a time, each row with at most `keep` of
+/// its records, until `each` says to stop (`false`).
 pub async fn through_step(
+    chain: &SavedChain,
+    step: usize,
+    keep: usize,
+    each: &mut dyn FnMut(Vec<KeptStepRow>) -> bool,
+) -> Result<(), StoreError> {
+    for part in 0..chain.parts_of(step).unwrap_or(1) {
+        let batch = chain.batch_id(StepPart { step, part });
+        if !through_batch(&batch, keep, each).await? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Goes through the kept rows of the batch `batch` in line order, a slice at a time, each row
+/// with at most `keep` of its records, until `each` says to stop (`false`; then `false`).
+/// With `keep` bounded, the rows a repeat may point to are remembered (at most `keep` records
+/// each); a later step has no repeats (each value once), so its last pass keeps nothing back.
+async fn through_batch(
     batch: &str,
     keep: usize,
     // A `dyn`: one copy of this loop serves every caller (its callers' closures differ).
     each: &mut dyn FnMut(Vec<KeptStepRow>) -> bool,
-) -> Result<(), StoreError> {
+) -> Result<bool, StoreError> {
     let remember = keep != usize::MAX;
     let mut shown: HashMap<usize, Shown> = HashMap::new();
     let mut next_line = 0;
@@ -80,8 +98,11 @@ pub async fn through_step(
                 output,
             });
         }
-        if !each(rows) || last_slice {
-            return Ok(());
+        if !each(rows) {
+            return Ok(false);
+        }
+        if last_slice {
+            return Ok(true);
         }
         // Between slices the page draws and answers; in a hidden tab, where the browser holds
         // timers back up to a minute, the next slice comes at once.
@@ -98,7 +119,8 @@ pub async fn next_step_rows(chain: &SavedChain, step: usize) -> Result<NextStepR
     };
     let mut rows = NextStepRows::new(rule, next.first_records_of_each);
     through_step(
-        &chain.step_batch_id(step - 1),
+        chain,
+        step - 1,
         next.first_records_of_each as usize,
         &mut |slice| {
             for row in slice {
@@ -127,7 +149,7 @@ pub async fn through_joined(
         )
     };
     let headers = SAVED_BATCHES
-        .get(&chain.step_batch_id(0))
+        .get(&chain.batch_id(StepPart::first_of(0)))
         .await
         .map_err(|error| unreadable(0, error))?
         .map(|summary| summary.headers)
@@ -144,7 +166,7 @@ pub async fn through_joined(
         let mut next = NextStepRows::new(rule, fed);
         let parents = feeding.take();
         let mut later = Vec::new();
-        through_step(&chain.step_batch_id(step), fed as usize, &mut |slice| {
+        through_step(chain, step, fed as usize, &mut |slice| {
             for row in slice {
                 next.take_run(row.line, &row.output);
                 match &parents {
@@ -173,7 +195,7 @@ pub async fn through_joined(
     }
     let parents = feeding.expect("a chain joins from its second step on");
     let join = ChainJoin::new(headers, first, middle);
-    through_step(&chain.step_batch_id(last), usize::MAX, &mut |slice| {
+    through_step(chain, last, usize::MAX, &mut |slice| {
         let mut records = Vec::new();
         for row in slice {
             records.extend(join.joined(&LaterStepRow {

@@ -166,8 +166,10 @@ fn KeptChainsList() -> impl IntoView {
         // A step of it this tab still shows (paused, or left for the list) stops first: its
         // worker must not write rows back after they are deleted.
         let shown = bulk.current_id();
-        if (0..chain.step_count())
-            .any(|step| shown.as_deref() == Some(chain.step_batch_id(step).as_str()))
+        if chain
+            .batch_ids()
+            .iter()
+            .any(|batch| shown.as_deref() == Some(batch.as_str()))
         {
             bulk.let_go_of_shown();
         }

@@ -6,7 +6,7 @@ use api_contract::{ActionEntry, ActionId, ChainRule};
 use leptos::prelude::*;
 
 use crate::model::chain::file::{CHAIN_FILE_MAX_BYTES, export, import};
-use crate::model::chain::{ChainPlan, NextStep};
+use crate::model::chain::{ChainPlan, NextStep, ROWS_PER_BATCH, ROWS_PER_BATCH_AT_LEAST};
 
 /// A number typed into the plan: the value, or the plan's own when it does not read.
 fn number(text: &str, otherwise: u32) -> u32 {
@@ -31,6 +31,7 @@ pub(super) fn PlanEditor(
         if let Some(action) = ActionId::parse(&value) {
             plan.set(actions.with_value(|a| ChainPlan {
                 name: plan.with_untracked(|p| p.name.clone()),
+                rows_per_batch: plan.with_untracked(|p| p.rows_per_batch),
                 ..ChainPlan::suggested(action, a)
             }));
         }
@@ -88,6 +89,16 @@ pub(super) fn PlanEditor(
                 <button type="button" class="button secondary" data-field="remove-step"
                     disabled=move || plan.with(|p| p.steps.len() <= 1)
                     on:click=move |_| plan.update(|p| { p.steps.pop(); })>"Remove the last step"</button>
+            </div>
+            <div class="field">
+                <label for="chain-rows-per-batch">"Rows per batch"</label>
+                <input id="chain-rows-per-batch" type="number" min=ROWS_PER_BATCH_AT_LEAST max=ROWS_PER_BATCH
+                    data-field="chain-rows-per-batch" aria-describedby="chain-rows-per-batch-help"
+                    prop:value=move || plan.with(|p| p.rows_per_batch.to_string())
+                    on:input=move |ev| plan.update(|p| p.rows_per_batch = number(&event_target_value(&ev), p.rows_per_batch)) />
+                <p class="hint" id="chain-rows-per-batch-help">
+                    "A later step with more rows runs as several batches, one after another: this browser holds one batch at a time. Lower it on a computer short of memory."
+                </p>
             </div>
             {move || {
                 let problems = problems.get();

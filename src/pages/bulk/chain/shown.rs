@@ -11,7 +11,7 @@ use crate::browser::FileParts;
 use crate::components::{Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion};
 use crate::model::bulk::ExportFormat;
 use crate::model::chain::join::{JoinedExport, joined_columns};
-use crate::model::chain::progress::{ChainNext, step_state};
+use crate::model::chain::progress::{ChainNext, StepPart, step_state};
 use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::ColumnsFound;
@@ -28,8 +28,8 @@ fn standing(shown: &ShownChain) -> String {
         return "nothing-to-run".to_owned();
     }
     match shown.next {
-        ChainNext::Start { step, .. } | ChainNext::TakeUp { step } => format!("step-{}", step + 1),
-        ChainNext::Decide { step, .. } => format!("decide-{}", step + 1),
+        ChainNext::Start { at, .. } | ChainNext::TakeUp { at } => format!("step-{}", at.step + 1),
+        ChainNext::Decide { at, .. } => format!("decide-{}", at.step + 1),
         ChainNext::OutOfBudget { step } => format!("budget-{}", step + 1),
         ChainNext::Cancelled { .. } => "cancelled".to_owned(),
         ChainNext::Done => "done".to_owned(),
@@ -37,6 +37,41 @@ fn standing(shown: &ShownChain) -> String {
 }
 
 /// The chain has ended (or waits on its budget): its joined dataset can be read.
+/// What the chain asks when a step ended with failed runs: `failed` of them in the part `at`
+/// shown below (the first part that has any).
+fn decide_sentence(shown: &ShownChain, at: StepPart, failed: usize) -> String {
+    let step = at.step;
+    let in_step = shown
+        .steps
+        .get(step)
+        .and_then(|kept| kept.whole())
+        .map_or(failed, |whole| whole.failed);
+    let go_on = format!(
+        "or go on: step {} is then made from the runs that completed, and step {}'s failed runs \
+         are not retried.",
+        step + 2,
+        step + 1
+    );
+    let parts = shown.steps.get(step).and_then(|kept| kept.parts_in_all);
+    match parts {
+        Some(parts) if parts > 1 => format!(
+            "{} of step {} failed, {} of them in its part {} of {parts}, shown below. Retry {} \
+             there (each part with failed runs comes next), {go_on}",
+            counted(in_step as u64, "run", "runs"),
+            step + 1,
+            group_thousands(failed as u64),
+            at.part + 1,
+            if failed == 1 { "it" } else { "them" },
+        ),
+        _ => format!(
+            "{} of step {} failed. Retry {} in the batch below, {go_on}",
+            counted(failed as u64, "run", "runs"),
+            step + 1,
+            if failed == 1 { "it" } else { "them" },
+        ),
+    }
+}
+
 fn ended(shown: &ShownChain) -> bool {
     shown.nothing_to_run.is_some()
         || matches!(
@@ -54,7 +89,7 @@ pub(super) fn ChainView() -> impl IntoView {
     let step_shown = Memo::new(move |_| {
         shown.with(|s| {
             let chain = &s.as_ref()?.chain;
-            bulk.batch.with(|b| chain.step_of_batch(&b.as_ref()?.id))
+            bulk.batch.with(|b| chain.place_of_batch(&b.as_ref()?.id))
         })
     });
     let has_step = Memo::new(move |_| step_shown.with(Option::is_some));
@@ -66,17 +101,26 @@ pub(super) fn ChainView() -> impl IntoView {
         bulk.batch
             .with(|b| b.as_ref().map_or(0, |e| e.spending().charged))
     });
+    // Every batch's charge as kept, the batch shown's from its live copy.
     let charged = move || {
-        shown.with(|s| {
+        let live = step_shown.get();
+        let kept = shown.with(|s| {
             s.as_ref().map_or(0, |s| {
-                (0..s.steps.len())
-                    .map(|step| match step_shown.get() {
-                        Some(live) if live == step => live_charged.get(),
-                        _ => s.steps[step].map_or(0, |b| b.charged),
+                s.steps
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(step, kept)| {
+                        kept.parts
+                            .iter()
+                            .enumerate()
+                            .map(move |(part, batch)| (StepPart { step, part }, batch.charged))
                     })
+                    .filter(|(at, _)| Some(*at) != live)
+                    .map(|(_, charged)| charged)
                     .sum::<u64>()
             })
-        })
+        });
+        kept + live.map_or(0, |_| live_charged.get())
     };
     let closable = move || {
         shown.with(|s| s.as_ref().is_some_and(ended))
@@ -94,11 +138,16 @@ pub(super) fn ChainView() -> impl IntoView {
             <ol class="chain-steps" data-field="chain-steps">
                 {move || shown.get().map(|s| (0..s.chain.step_count()).map(|step| {
                     let action = s.chain.plan.action_at(step).map(|a| a.purpose()).unwrap_or_default();
-                    let taken_up_here = step_shown.get() == Some(step)
+                    let taken_up_here = step_shown.get().map(|at| at.step) == Some(step)
                         && !ended(&s)
-                        && matches!(s.next, ChainNext::TakeUp { step: at } if at == step);
+                        && matches!(s.next, ChainNext::TakeUp { at } if at.step == step);
                     let live = taken_up_here.then(|| live_phase.get()).flatten();
-                    let state = step_state(s.steps[step], live.as_ref(), s.nothing_to_run == Some(step));
+                    let whole = s.steps[step].whole();
+                    let mut state = step_state(whole, live.as_ref(), s.nothing_to_run == Some(step));
+                    let live_part = step_shown.get().filter(|at| at.step == step).map(|at| at.part);
+                    if let Some(parts) = s.steps[step].part_said(live_part) {
+                        state = format!("{state} · {parts}");
+                    }
                     view! { <li data-step=step + 1>{format!("Step {} · {action}: {state}", step + 1)}</li> }
                 }).collect_view())}
             </ol>
@@ -133,7 +182,13 @@ pub(super) fn ChainView() -> impl IntoView {
             {move || has_step.get().then(|| view! {
                 <section class="chain-batch" aria-label="The step's batch">
                     <h3 class="section-title">
-                        {move || step_shown.get().map(|step| format!("Step {}'s batch", step + 1))}
+                        {move || step_shown.get().map(|at| {
+                            let parts = shown.with(|s| s.as_ref().and_then(|s| s.steps.get(at.step)?.parts_in_all));
+                            match parts {
+                                Some(parts) if parts > 1 => format!("Step {}'s batch, part {} of {parts}", at.step + 1, at.part + 1),
+                                _ => format!("Step {}'s batch", at.step + 1),
+                            }
+                        })}
                     </h3>
                     <BatchView in_chain=true />
                 </section>
@@ -156,15 +211,12 @@ fn ChainWaits(shown: Memo<Option<ShownChain>>) -> impl IntoView {
             }.into_any());
         }
         Some(match shown.next {
-            ChainNext::Decide { step, failed } => view! {
+            ChainNext::Decide { at, failed } => view! {
                 <Notice field="chain-decide" block=true>
-                    <p>{format!(
-                        "{} of step {} failed. Retry {} in the batch below, or go on: step {} is then made from the runs that completed, and step {}'s failed runs are not retried.",
-                        counted(failed as u64, "run", "runs"), step + 1, if failed == 1 { "it" } else { "them" }, step + 2, step + 1
-                    )}</p>
+                    <p>{decide_sentence(&shown, at, failed)}</p>
                     <button type="button" class="button primary" data-field="go-on-without-failed"
-                        on:click=move |_| chains.go_on_without_failed(step)>
-                        {format!("Go on to step {}", step + 2)}
+                        on:click=move |_| chains.go_on_without_failed(at.step)>
+                        {format!("Go on to step {}", at.step + 2)}
                     </button>
                 </Notice>
             }.into_any(),
