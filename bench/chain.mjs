@@ -23,6 +23,10 @@
 // the ideal is read beside the chain's in front (aim: behind ≥ 0.9× as fast). With BENCH_RATE=5
 // the chain takes about six minutes, past the five after which the minute-long wake-ups begin.
 //
+// BENCH_ROWS_PER_BATCH=10000,2000 runs the chain once per plan's "rows per batch" (a later step
+// with more rows runs as parts of that many: docs/chains.md), side by side: the memory a step
+// takes should follow the batch's size, not the step's. Without it, the plan's default.
+//
 // Not Playwright, for the same reason as bench/bulk-memory.mjs: Playwright's DevTools sessions
 // enable the Network domain on the page and on every worker, and the renderer then keeps the
 // response bodies of every status read for it, counted as the console's memory (about 5 KB per
@@ -163,8 +167,11 @@ async function answerSpendQuestion(page) {
   await page.waitFor(`(() => { const yes = document.querySelector('[data-field="confirm-spend-yes"]'); if (yes) yes.click(); return !!yes; })()`, 5_000, "").catch(() => {});
 }
 
-/** `behind`: the chain's tab is put behind another tab once the chain is started. */
-async function chainRun(throttle, behind = false) {
+/**
+ * `behind`: the chain's tab is put behind another tab once the chain is started;
+ * `rowsPerBatch`: the plan's rows per batch (`null`: its default).
+ */
+async function chainRun(throttle, behind = false, rowsPerBatch = null) {
   const sandbox = await startSandbox(SANDBOX_FLAGS);
   const { cdp, sessionId, page, workers, setThrottle } = await browserWithTab("bench-chain-");
   await signIn(page, sandbox);
@@ -176,6 +183,8 @@ async function chainRun(throttle, behind = false) {
   await fill(page, "#chain-action-2", ACTIONS.comments);
   await fill(page, "#chain-first-2", String(POSTS));
   await fill(page, "#chain-max-2", String(COMMENTS));
+  if (rowsPerBatch) await fill(page, "#chain-rows-per-batch", String(rowsPerBatch));
+  const rowsPerBatchSet = Number(await page.evaluate(`document.querySelector("#chain-rows-per-batch")?.value`));
   const urls = Array.from({ length: PROFILES }, (_, i) => `https://www.network.com/in/bench-person-${i}`);
   await fill(page, "#bulk-text", [csvLine(["identifier"]), ...urls.map((u) => csvLine([u]))].join("\n") + "\n");
   const worstCase = Number(await page.waitFor(`document.querySelector('[data-field="chain-worst-case"]')?.dataset.credits`, 60_000, "the chain's worst case"));
@@ -232,6 +241,7 @@ async function chainRun(throttle, behind = false) {
   return {
     throttle,
     place: behind ? "behind" : "front",
+    rows_per_batch: rowsPerBatchSet,
     // Read at the end: "hidden" for the whole of a run behind.
     visibility_at_end: visibility,
     runs,
@@ -287,11 +297,14 @@ async function bulkPeer(rows) {
 const results = {};
 const failures = {};
 const PLACES = (process.env.BENCH_PLACES ?? "front").split(",");
+const BATCH_SIZES = (process.env.BENCH_ROWS_PER_BATCH ?? "").split(",").filter(Boolean).map(Number);
 for (const throttle of (process.env.BENCH_THROTTLES ?? "1,4").split(",").map(Number)) {
   for (const place of PLACES) {
-    const name = place === "behind" ? `${throttle}x_behind` : `${throttle}x`;
-    const { m, failure } = await measure(`bench/chain.mjs (${throttle}×, ${place})`, () => chainRun(throttle, place === "behind"), DEADLINE_MS + 5 * 60_000);
-    if (m) results[name] = m; else failures[name] = failure;
+    for (const rowsPerBatch of BATCH_SIZES.length ? BATCH_SIZES : [null]) {
+      const name = (place === "behind" ? `${throttle}x_behind` : `${throttle}x`) + (rowsPerBatch ? `_${rowsPerBatch}_rows_a_batch` : "");
+      const { m, failure } = await measure(`bench/chain.mjs (${throttle}×, ${place}${rowsPerBatch ? `, ${rowsPerBatch} rows a batch` : ""})`, () => chainRun(throttle, place === "behind", rowsPerBatch), DEADLINE_MS + 5 * 60_000);
+      if (m) results[name] = m; else failures[name] = failure;
+    }
   }
 }
 const runs = Object.values(results).find((r) => r.runs)?.runs;
@@ -311,11 +324,11 @@ writeResults("chain", out);
 
 const mark = (ok) => (ok ? "✓" : "✗ missed");
 console.log(`\nA chain of ${PROFILES} profiles × ${POSTS} posts × ${COMMENTS} comments, ${out.date.slice(0, 10)}, ${out.machine}; rate limit ${RATE}/s, burst ${BURST}`);
-console.log("\n| CPU | tab | runs | time | ideal | ratio (aim ≤ 1.15) | browser memory growth (aim ≤ 250 MB) | wasm at most: page; step workers | tasks > 100 ms | longest | credits spent / worst case |");
-console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+console.log("\n| CPU | tab | rows a batch | runs | time | ideal | ratio (aim ≤ 1.15) | browser memory growth (aim ≤ 250 MB) | wasm at most: page; step workers | tasks > 100 ms | longest | credits spent / worst case |");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 for (const r of Object.values(results).filter((r) => r.throttle)) {
   console.error(`${r.throttle}× (${r.place}): steps began at ${r.standings.map((s) => `${s.standing} ${s.at_s} s`).join(", ")}; submissions ${Object.entries(r.sent).map(([a, s]) => `${a} ${s.keys} keys for ${s.inputs} inputs, ${s.first_s}–${s.last_s} s`).join("; ")}; tasks over 100 ms at ${r.long_tasks.map((t) => `${t.at_s} s (${t.ms} ms)`).join(", ") || "none"}; memory by process at its peak ${JSON.stringify(r.memory_by_kind_mb.peak)} (before ${JSON.stringify(r.memory_by_kind_mb.before)})${r.page_errors.length ? `; page errors: ${r.page_errors.join(" | ")}` : ""}`);
-  console.log(`| ${r.throttle}× | ${r.place === "behind" ? `behind another (${r.visibility_at_end} at the end)` : "in front"} | ${r.runs} | ${r.seconds} s | ${r.ideal_seconds} s | ${r.ratio} ${mark(r.ratio <= AIMS.ratio)} | ${r.memory_growth_mb} MB ${mark(r.memory_growth_mb <= AIMS.memoryGrowthMb)} | ${r.page_wasm_peak_mb} MB; ${r.worker_wasm_peak_mb.map((w) => `${w}`).join(", ")} MB | ${r.long_tasks_over_100_ms}${r.throttle === 4 ? ` ${mark(r.long_tasks_over_100_ms === 0)}` : ""} | ${r.longest_task_ms} ms | ${r.credits_spent} / ${r.worst_case_credits} |`);
+  console.log(`| ${r.throttle}× | ${r.place === "behind" ? `behind another (${r.visibility_at_end} at the end)` : "in front"} | ${r.rows_per_batch} | ${r.runs} | ${r.seconds} s | ${r.ideal_seconds} s | ${r.ratio} ${mark(r.ratio <= AIMS.ratio)} | ${r.memory_growth_mb} MB ${mark(r.memory_growth_mb <= AIMS.memoryGrowthMb)} | ${r.page_wasm_peak_mb} MB; ${r.worker_wasm_peak_mb.map((w) => `${w}`).join(", ")} MB | ${r.long_tasks_over_100_ms}${r.throttle === 4 ? ` ${mark(r.long_tasks_over_100_ms === 0)}` : ""} | ${r.longest_task_ms} ms | ${r.credits_spent} / ${r.worst_case_credits} |`);
 }
 for (const throttle of new Set(Object.values(results).map((r) => r.throttle).filter(Boolean))) {
   const [front, behind] = [results[`${throttle}x`], results[`${throttle}x_behind`]];

@@ -147,6 +147,17 @@ impl SavedChain {
             .collect()
     }
 
+    /// The part of step `step` that runs its row on `line` (lines run on from part to part:
+    /// row `i` of the step is on line `i + 2`).
+    pub fn part_of_line(&self, step: usize, line: usize) -> StepPart {
+        let per_batch = (self.plan.rows_per_batch as usize).max(1);
+        let part = match self.parts_of(step) {
+            Some(parts) if parts > 1 => (line.saturating_sub(2) / per_batch).min(parts - 1),
+            _ => 0,
+        };
+        StepPart { step, part }
+    }
+
     /// The chain with step `step`'s rows counted: kept before its first batch is started, so
     /// that its parts are the same after a reload.
     pub fn with_step_rows(mut self, step: usize, rows: usize) -> SavedChain {
@@ -433,6 +444,26 @@ mod tests {
         assert_eq!(chain.batch_id(later), "0123456789abcdef0123456789abcf02");
         assert_eq!(chain.place_of_batch(&chain.batch_id(later)), Some(later));
         assert_eq!(chain.rows_of_part(later, 25_000), 20_000..25_000);
+        // A row's line names its part: row i is on line i + 2.
+        for (line, part) in [
+            (2, 0),
+            (10_001, 0),
+            (10_002, 1),
+            (20_001, 1),
+            (20_002, 2),
+            (25_001, 2),
+        ] {
+            assert_eq!(
+                chain.part_of_line(2, line),
+                StepPart { step: 2, part },
+                "line {line}"
+            );
+        }
+        assert_eq!(
+            chain.part_of_line(1, 50_000),
+            first(1),
+            "a step not counted is one part"
+        );
         // Every part of every step has its own id, whatever the chain's digits.
         for id in [
             "0123456789abcdef0123456789abcdef",

@@ -490,6 +490,12 @@ impl Chains {
 
     /// Looks where `chain` stands and does what comes next, or, `Going::Held`, only shows it.
     async fn look(&self, chain: SavedChain, going: Going) -> Result<(), String> {
+        // As kept now: another tab showing the chain may have counted a step's rows (its parts)
+        // or changed its choices since this tab read it.
+        let chain = match kept_chains(&chain.workspace).await {
+            Ok(kept) => kept.chain(&chain.id).cloned().unwrap_or(chain),
+            Err(_) => chain,
+        };
         let steps = self.step_batches(&chain).await?;
         let next = next(&chain, &steps);
         let still_shown = |chains: &Chains| {
@@ -502,6 +508,7 @@ impl Chains {
         }
         self.shown.update(|shown| {
             if let Some(shown) = shown {
+                shown.chain = chain.clone();
                 shown.steps = steps.clone();
                 shown.next = next.clone();
             }
@@ -699,10 +706,14 @@ impl Chains {
                 group_thousands(counted.plan.rows_per_batch.into()),
             ));
         }
-        let kept = counted.clone();
+        // Only the count changes in what is kept: another tab's change to the chain stays.
+        let (id, fallback) = (counted.id.clone(), counted.clone());
         change_kept(
             &counted.workspace,
-            Box::new(move |list| Ok(list.with_started(kept))),
+            Box::new(move |list| {
+                let kept = list.chain(&id).cloned().unwrap_or(fallback);
+                Ok(list.with_started(kept.with_step_rows(step, rows)))
+            }),
         )
         .await
         .map_err(|problem| {
