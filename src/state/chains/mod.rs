@@ -9,6 +9,8 @@
 
 mod read;
 
+use std::sync::Arc;
+
 use api_contract::ActionEntry;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -24,7 +26,7 @@ use crate::model::chain::kept::KeptChains;
 use crate::model::chain::progress::{
     ChainNext, KeptStep, PARTS_AT_MOST, SavedChain, StepBatch, StepPart, next,
 };
-use crate::model::chain::steps::{CheckedStep, StepRowsCheck};
+use crate::model::chain::steps::{CheckedStep, NextStepRows, StepRowsCheck};
 use crate::model::form::FormModel;
 use crate::model::format::group_thousands;
 use crate::model::same_input::ReuseWindow;
@@ -54,6 +56,10 @@ pub struct Chains {
     /// shown), so it outlives the page.
     root: StoredValue<Option<Owner>, LocalStorage>,
     following: StoredValue<bool>,
+    /// The rows of the step whose parts are being made, made once for all its parts (the step
+    /// before is sealed, so they do not change): reading the step before again for each part
+    /// took its records through memory once a part. Let go of once its last part starts.
+    derived: StoredValue<Option<DerivedStep>>,
     bulk: Bulk,
     workspace: SharedWorkspace,
 }
@@ -167,6 +173,7 @@ impl Chains {
             again: StoredValue::new(false),
             root: StoredValue::new_local(Owner::current()),
             following: StoredValue::new(false),
+            derived: StoredValue::new(None),
             bulk,
             workspace,
         });
@@ -624,7 +631,7 @@ impl Chains {
                     step + 1
                 )
             })?;
-        let rows = read::next_step_rows(chain, step).await?;
+        let rows = self.step_rows(chain, step).await?;
         if rows.rows().is_empty() {
             self.shown.update(|shown| {
                 if let Some(shown) = shown.as_mut().filter(|s| s.chain.id == chain.id) {
@@ -636,6 +643,9 @@ impl Chains {
         let mut chain = chain.clone();
         if chain.parts_of(step).is_none() {
             chain = self.count_step_rows(chain, step, rows.rows().len()).await?;
+        }
+        if at.part + 1 >= chain.parts_of(step).unwrap_or(1) {
+            self.derived.set_value(None);
         }
         // Checked a slice at a time, the page drawing and answering between slices: a step of
         // thousands of rows checked in one go held the page over 100 ms at 4× CPU.
@@ -683,6 +693,31 @@ impl Chains {
         self.bulk
             .start(origin, action, headers, checked, budget, || {});
         Ok(())
+    }
+
+    /// The rows of step `step` of `chain`: made again from the step before, or as made for the
+    /// step's part before.
+    async fn step_rows(
+        &self,
+        chain: &SavedChain,
+        step: usize,
+    ) -> Result<Arc<NextStepRows>, String> {
+        let made = self.derived.with_value(|derived| {
+            derived
+                .as_ref()
+                .filter(|d| d.chain == chain.id && d.step == step)
+                .map(|d| d.rows.clone())
+        });
+        if let Some(rows) = made {
+            return Ok(rows);
+        }
+        let rows = Arc::new(read::next_step_rows(chain, step).await?);
+        self.derived.set_value(Some(DerivedStep {
+            chain: chain.id.clone(),
+            step,
+            rows: rows.clone(),
+        }));
+        Ok(rows)
     }
 
     /// Keeps with `chain` how many rows its step `step` has (so how many parts it runs as)
@@ -817,6 +852,13 @@ fn last_made(steps: &[KeptStep], step: usize) -> Option<StepPart> {
         step,
         part: made[step].parts.len() - 1,
     })
+}
+
+/// A step's rows as made for its parts (see `Chains::derived`).
+struct DerivedStep {
+    chain: String,
+    step: usize,
+    rows: Arc<NextStepRows>,
 }
 
 /// Whether a look at the chain goes on with it, or only shows it (opened from its address).
