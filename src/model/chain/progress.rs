@@ -292,19 +292,6 @@ pub enum ChainNext {
     Done,
 }
 
-impl ChainNext {
-    /// The step the chain is at, if it is at one.
-    pub fn step(&self) -> Option<usize> {
-        match self {
-            ChainNext::Start { at, .. }
-            | ChainNext::TakeUp { at }
-            | ChainNext::Decide { at, .. } => Some(at.step),
-            ChainNext::OutOfBudget { step } | ChainNext::Cancelled { step } => Some(*step),
-            ChainNext::Done => None,
-        }
-    }
-}
-
 /// The next thing the chain does, given what is kept of each step (missing: not made).
 ///
 /// A step's parts run one after another without asking; a step that ends with failed runs in
