@@ -626,6 +626,7 @@ fn execute(action: ActionId, command: Command) {
         // The save's records leave as the store's JSON at once; the other tabs get its rows
         // without them (they read records from the store).
         Command::Save(saving) => {
+            let saving = *saving;
             let written = changes(action, &saving);
             let rows = saving
                 .rows

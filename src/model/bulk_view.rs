@@ -924,6 +924,7 @@ mod tests {
             budget: None,
             charged_before: 0,
             may_have_run: None,
+            counts: None,
         };
         assert_eq!(saved_state(&batch), "unfinished");
         batch.cancelled = true;

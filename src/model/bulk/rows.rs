@@ -318,6 +318,19 @@ pub struct SavedBatch {
     /// Without it (no budget), every waiting row may have been sent.
     #[serde(default)]
     pub may_have_run: Option<Vec<usize>>,
+    /// What its runs charged and how many rows failed, as this save holds them (absent in
+    /// batches kept before it was): a done batch is counted without reading its rows back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<SavedCounts>,
+}
+
+/// A batch's counts as saved with its rows (see [`SavedBatch::counts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedCounts {
+    /// What its runs charged, every attempt included (as `Spending::charged` counts it).
+    pub charged: u64,
+    /// Rows whose run failed or that the API refused.
+    pub failed: usize,
 }
 
 /// How many rows are in each state, and the credits so far.
@@ -498,6 +511,10 @@ mod tests {
             budget: Some(12_000),
             charged_before: 40,
             may_have_run: Some(vec![3, 7]),
+            counts: Some(SavedCounts {
+                charged: 52,
+                failed: 1,
+            }),
         };
         let back: SavedBatch =
             serde_json::from_str(&serde_json::to_string(&summary).unwrap()).unwrap();

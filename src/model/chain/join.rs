@@ -8,7 +8,7 @@
 //! batch), `step{n}.run_id`, `step{n}.record` (the record's place in its run's output, from 1) and `step{n}.{field}` for each of the record's fields (`step{n}.value` for a
 //! record that is not an object).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
@@ -112,6 +112,68 @@ impl ChainJoin {
                 path
             })
             .collect()
+    }
+}
+
+/// Rows of a step kept by line, at most about `at_most` of them: those read longest ago go
+/// first to make room, but never a row the slice being joined needs (see
+/// [`RowsByLine::make_room`]), so a slice reaching more rows than that keeps them all.
+#[derive(Clone, Debug)]
+pub struct RowsByLine<T> {
+    rows: HashMap<usize, T>,
+    /// The lines in the order they were read.
+    order: VecDeque<usize>,
+    at_most: usize,
+}
+
+impl<T> RowsByLine<T> {
+    pub fn new(at_most: usize) -> RowsByLine<T> {
+        RowsByLine {
+            rows: HashMap::new(),
+            order: VecDeque::new(),
+            at_most,
+        }
+    }
+
+    pub fn get(&self, line: usize) -> Option<&T> {
+        self.rows.get(&line)
+    }
+
+    pub fn contains(&self, line: usize) -> bool {
+        self.rows.contains_key(&line)
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Lets go of the rows read longest ago so that `coming` more fit, sparing every line of
+    /// `needed`.
+    pub fn make_room(&mut self, needed: &[usize], coming: usize) {
+        let needed: HashSet<usize> = needed.iter().copied().collect();
+        let room_left = self.at_most.saturating_sub(coming);
+        let mut spared = Vec::new();
+        // Spared rows still count: the others go until all fit, or only spared ones are left.
+        while self.order.len() + spared.len() > room_left {
+            match self.order.pop_front() {
+                Some(line) if needed.contains(&line) => spared.push(line),
+                Some(line) => {
+                    self.rows.remove(&line);
+                }
+                None => break,
+            }
+        }
+        self.order.extend(spared);
+    }
+
+    pub fn insert(&mut self, line: usize, row: T) {
+        if self.rows.insert(line, row).is_none() {
+            self.order.push_back(line);
+        }
     }
 }
 
@@ -470,5 +532,33 @@ mod tests {
             assert!(!text.contains(personal), "{personal} in {text}");
         }
         assert_eq!(masked["step3.record"], 1, "numbers are kept");
+    }
+
+    /// The rows kept for the join stay within their bound, the oldest going first, but a row
+    /// the slice being joined needs is never let go of, whatever the bound.
+    #[test]
+    fn rows_kept_by_line_make_room_but_keep_what_the_slice_needs() {
+        let mut kept = RowsByLine::new(3);
+        for line in 2..5 {
+            kept.make_room(&[line], 1);
+            kept.insert(line, line * 10);
+        }
+        assert_eq!(kept.len(), 3);
+        kept.make_room(&[2, 5], 1);
+        kept.insert(5, 50);
+        assert!(kept.contains(2), "needed by the slice");
+        assert!(!kept.contains(3), "the oldest not needed goes");
+        assert_eq!(kept.get(5), Some(&50));
+        // A slice that needs more than the bound keeps all it needs.
+        let needed: Vec<usize> = (10..20).collect();
+        kept.make_room(&[2, 4, 5], needed.len());
+        for &line in &needed {
+            kept.insert(line, line);
+        }
+        assert!(needed.iter().all(|&line| kept.contains(line)));
+        assert!([2, 4, 5].iter().all(|&line| kept.contains(line)));
+        kept.make_room(&needed, 0);
+        assert_eq!(kept.len(), 10, "the next slice lets the others go");
+        assert!(needed.iter().all(|&line| kept.contains(line)));
     }
 }

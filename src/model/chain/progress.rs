@@ -182,6 +182,18 @@ pub struct StepBatch {
 }
 
 impl StepBatch {
+    /// A done batch as its summary counts it, without its rows; `None` for a batch not done,
+    /// or kept before summaries had counts (then [`StepBatch::of`] with its rows).
+    pub fn of_done_summary(summary: &SavedBatch) -> Option<StepBatch> {
+        let counts = summary.counts.filter(|_| summary.done)?;
+        Some(StepBatch {
+            done: true,
+            cancelled: summary.cancelled,
+            charged: counts.charged,
+            failed: counts.failed,
+        })
+    }
+
     /// Where a step's kept batch stands: its summary, and its rows as kept (what ended runs
     /// charged is counted as the batch counts it, earlier attempts included).
     pub fn of(summary: &SavedBatch, rows: &[BatchRow]) -> StepBatch {
@@ -719,6 +731,7 @@ mod tests {
             budget: Some(100),
             charged_before: 3,
             may_have_run: None,
+            counts: None,
         };
         assert_eq!(
             StepBatch::of(&summary, &rows),
@@ -729,6 +742,24 @@ mod tests {
                 failed: 1
             }
         );
+        // Read without its rows only when done and counted.
+        assert_eq!(StepBatch::of_done_summary(&summary), None);
+        let counted = SavedBatch {
+            counts: Some(crate::model::bulk::SavedCounts {
+                charged: 13,
+                failed: 1,
+            }),
+            ..summary.clone()
+        };
+        assert_eq!(
+            StepBatch::of_done_summary(&counted),
+            Some(StepBatch::of(&counted, &rows))
+        );
+        let running = SavedBatch {
+            done: false,
+            ..counted
+        };
+        assert_eq!(StepBatch::of_done_summary(&running), None);
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! slice of the last step at a time.
 
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 
 use crate::browser::yield_to_page;
 use crate::model::bulk::{BatchRow, RowState};
-use crate::model::chain::join::{ChainJoin, FirstStepRow, LaterStepRow};
+use crate::model::chain::join::{ChainJoin, FirstStepRow, LaterStepRow, RowsByLine};
 use crate::model::chain::progress::{SavedChain, StepPart};
 use crate::model::chain::steps::NextStepRows;
 use crate::model::store_table::RowKey;
@@ -205,14 +205,16 @@ struct RowAbove {
 struct RowsAbove<'a> {
     chain: &'a SavedChain,
     /// By step (0 to the last's − 1): rows by line, and the order they were read in.
-    kept: Vec<(HashMap<usize, RowAbove>, VecDeque<usize>)>,
+    kept: Vec<RowsByLine<RowAbove>>,
 }
 
 impl<'a> RowsAbove<'a> {
     fn new(chain: &'a SavedChain, last: usize) -> RowsAbove<'a> {
         RowsAbove {
             chain,
-            kept: (0..last).map(|_| Default::default()).collect(),
+            kept: (0..last)
+                .map(|_| RowsByLine::new(ROWS_ABOVE_KEPT))
+                .collect(),
         }
     }
 
@@ -235,13 +237,13 @@ impl<'a> RowsAbove<'a> {
             self.read(step, &lines)
                 .await
                 .map_err(|error| (step, error))?;
-            let kept = &self.kept[step].0;
+            let kept = &self.kept[step];
             reached = BTreeSet::new();
             if step == 0 {
                 first = lines
                     .iter()
                     .filter_map(|line| {
-                        let row = kept.get(line)?;
+                        let row = kept.get(*line)?;
                         Some(FirstStepRow {
                             line: *line,
                             cells: row.cells.clone(),
@@ -254,7 +256,7 @@ impl<'a> RowsAbove<'a> {
                 let rows: Vec<LaterStepRow> = lines
                     .iter()
                     .filter_map(|line| {
-                        let row = kept.get(line)?;
+                        let row = kept.get(*line)?;
                         Some(LaterStepRow {
                             parents: parents_of(&made[step - 1], *line),
                             line: *line,
@@ -279,11 +281,12 @@ impl<'a> RowsAbove<'a> {
         let wanted: Vec<usize> = lines
             .iter()
             .copied()
-            .filter(|line| !self.kept[step].0.contains_key(line))
+            .filter(|&line| !self.kept[step].contains(line))
             .collect();
         if wanted.is_empty() {
             return Ok(());
         }
+        self.kept[step].make_room(lines, wanted.len());
         let keep = self.chain.plan.steps[step].first_records_of_each as usize;
         let rows = self.rows_on(step, &wanted).await?;
         // A repeat of the first step shows its first row's records.
@@ -312,15 +315,7 @@ impl<'a> RowsAbove<'a> {
                     .unwrap_or_default(),
                 cells: row.cells,
             };
-            let (kept, order) = &mut self.kept[step];
-            if kept.insert(row.line, above).is_none() {
-                order.push_back(row.line);
-            }
-            while order.len() > ROWS_ABOVE_KEPT {
-                if let Some(oldest) = order.pop_front() {
-                    kept.remove(&oldest);
-                }
-            }
+            self.kept[step].insert(row.line, above);
         }
         Ok(())
     }

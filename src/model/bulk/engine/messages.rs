@@ -113,6 +113,7 @@ pub enum Command {
         row: usize,
         run_id: String,
     },
-    Save(Saving),
+    /// Boxed: a summary is larger than every other command.
+    Save(Box<Saving>),
     RefreshWorkspace,
 }

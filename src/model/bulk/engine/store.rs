@@ -4,8 +4,8 @@ use super::{
     Command, Engine, Keeping, OUTPUTS_IN_MEMORY_AT_MOST, Phase, SAVE_AT_ONCE_HOLDING, SAVE_EVERY,
     SaveInFlight, Saving, WORKSPACE_WAIT,
 };
-use crate::model::bulk::SavedBatch;
 use crate::model::bulk::clock::{EngineTime, Millis};
+use crate::model::bulk::{RowState, SavedBatch, SavedCounts};
 
 impl Engine {
     /// Runs whose records are in memory or may arrive in an answer on its way (bounded by
@@ -85,6 +85,10 @@ impl Engine {
                     .map(|index| self.rows[index].line)
                     .collect()
             }),
+            counts: Some(SavedCounts {
+                charged: self.credits.spending.charged,
+                failed: self.tally.count(RowState::Failed),
+            }),
         }
     }
 
@@ -111,11 +115,11 @@ impl Engine {
         let rows: Vec<usize> = std::mem::take(&mut self.store.dirty).into_iter().collect();
         let new_runs = std::mem::take(&mut self.store.new_runs);
         let summary = self.summary();
-        commands.push(Command::Save(Saving {
+        commands.push(Command::Save(Box::new(Saving {
             summary: summary.clone(),
             rows: rows.iter().map(|&i| self.rows[i].clone()).collect(),
             new_runs: new_runs.clone(),
-        }));
+        })));
         self.requests.save_in_flight = Some(SaveInFlight {
             rows,
             new_runs,

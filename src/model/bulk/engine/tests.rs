@@ -737,6 +737,18 @@ impl Sim {
         self.handle(Event::Resume);
     }
 
+    /// The summary as saved counts what the rows saved with it charged and how many failed,
+    /// so a done batch can be counted from its summary alone (a chain's steps are).
+    fn check_saved_counts(&self) {
+        let summary = self.store.summary.as_ref().expect("saved");
+        let rows: Vec<BatchRow> = self.store.rows.values().cloned().collect();
+        let counts = summary.counts.expect("counted");
+        let spending = Spending::of(summary.budget, summary.charged_before, &rows, |_| false);
+        assert_eq!(counts.charged, spending.charged);
+        let failed = rows.iter().filter(|r| r.state == RowState::Failed).count();
+        assert_eq!(counts.failed, failed);
+    }
+
     /// Every key a row was sent with is its one key of its attempt; one run per key.
     fn check_keys_and_runs(&self) {
         for (row, key) in &self.api.keys_sent {
@@ -1114,6 +1126,7 @@ fn a_refused_row_fails_with_its_request_id_and_retry_failed_sends_it_with_a_new_
     assert!(sim.run_until(60_000.0));
     let failed = sim.engine.tally().count(RowState::Failed);
     assert!(failed > 0);
+    sim.check_saved_counts();
     let row = sim
         .engine
         .rows()
@@ -1130,6 +1143,7 @@ fn a_refused_row_fails_with_its_request_id_and_retry_failed_sends_it_with_a_new_
     assert_eq!(sim.engine.tally().count(RowState::Completed), 30);
     assert!(sim.engine.rows().iter().any(|r| r.attempt == 1));
     sim.check_keys_and_runs();
+    sim.check_saved_counts();
 }
 
 #[test]
@@ -1326,6 +1340,7 @@ fn retried_rows_count_their_old_runs_and_a_reload_keeps_the_budget_and_that_char
     assert_eq!(sim.engine.tally().count(RowState::Completed), 8);
     assert_eq!(sim.engine.spending().charged, 800 + 100 * failed);
     sim.check_keys_and_runs();
+    sim.check_saved_counts();
 }
 
 #[test]
