@@ -360,6 +360,8 @@ impl Chains {
         self.shown.set(None);
         self.problem.set(None);
         self.held.set(false);
+        // No more part of it is made once it is left.
+        self.derived.set_value(None);
     }
 
     fn show(&self, shown: ShownChain) {
@@ -486,18 +488,16 @@ impl Chains {
             return Ok(shown);
         }
         let unreadable = |error: StoreError| unreadable_step(at, error);
-        match SAVED_BATCHES.get(&id).await.map_err(unreadable)? {
-            // A done batch is counted from its summary: reading every part's rows at every
-            // look took their records through the page's memory.
-            Some(summary) if StepBatch::of_done_summary(&summary).is_some() => {
-                Ok(StepBatch::of_done_summary(&summary))
-            }
-            Some(summary) => {
-                let rows = saved_rows(&id).await.map_err(unreadable)?;
-                Ok(Some(StepBatch::of(&summary, &rows)))
-            }
-            None => Ok(None),
+        let Some(summary) = SAVED_BATCHES.get(&id).await.map_err(unreadable)? else {
+            return Ok(None);
+        };
+        // A done batch is counted from its summary: reading every part's rows at every look
+        // took their records through the page's memory.
+        if let Some(done) = StepBatch::of_done_summary(&summary) {
+            return Ok(Some(done));
         }
+        let rows = saved_rows(&id).await.map_err(unreadable)?;
+        Ok(Some(StepBatch::of(&summary, &rows)))
     }
 
     /// Looks where `chain` stands and does what comes next, or, `Going::Held`, only shows it.
