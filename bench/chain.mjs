@@ -40,11 +40,17 @@
 // non-zero only when a measure could not be taken. Usage (after a release build of the console
 // and a build of the sandbox; the suite's debug sandbox by default, SANDBOX_BIN to choose):
 //   node --experimental-websocket bench/chain.mjs [profiles]
+// BENCH_TIMELINE=1 records Chrome's trace of the page from the click to the end (as the Performance
+// panel does), writes it as target/bench/chain-timeline-<CPU>x.json and adds to the results what
+// each task over 100 ms was made of (bench/lib/timeline.mjs): the release build's functions have
+// no names, but script, style, layout, paint, compile and garbage collection tell where it went.
 // BENCH_TRACE=1 prints, every 5 s, the renderer's and the browser process's memory, the page's JS
 // heap and each live step worker's wasm and JS heap at their largest so far.
 // Writes target/bench/chain.json and prints a Markdown table.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { WASM_HOOK, browserMemory, wasmMemory } from "./lib/memory.mjs";
+import { endTimeline, longTasks, startTimeline, writeTimeline } from "./lib/timeline.mjs";
 import { Cdp, csvLine, measure, openBulk, openTab, pasteRows, resultsHeader, root, setField, signIn, sleep, startChromium, startSandbox, writeResults } from "./lib/cdp.mjs";
 
 process.env.SANDBOX_BIN ??= join(root, "target/debug/sandbox");
@@ -194,6 +200,7 @@ async function chainRun(throttle, behind = false, rowsPerBatch = null) {
   const before = browserMemory();
   if (throttle > 1) await setThrottle(throttle);
 
+  if (process.env.BENCH_TIMELINE) await startTimeline(cdp, sessionId);
   const clickedAt = await page.evaluate(`performance.now()`);
   const startedAt = Date.now();
   await page.evaluate(`document.querySelector('[data-field="start-chain"]').click(); true`);
@@ -233,6 +240,15 @@ async function chainRun(throttle, behind = false, rowsPerBatch = null) {
   const tasks = bench.longtasks.filter((t) => t.start >= clickedAt && t.start <= endedAt);
   const after = browserMemory();
   const visibility = await page.evaluate(`document.visibilityState`).catch(() => null);
+  let timeline;
+  if (process.env.BENCH_TIMELINE) {
+    const events = await endTimeline(cdp, sessionId);
+    mkdirSync(join(root, "target/bench"), { recursive: true });
+    writeTimeline(join(root, `target/bench/chain-timeline-${throttle}x.json`), events);
+    const first = events.reduce((m, e) => (e.ts > 0 && e.ts < m ? e.ts : m), Infinity);
+    timeline = longTasks(events).map(({ ts, ...task }) => ({ at_s: +((ts - first) / 1e6).toFixed(2), ...task }));
+    console.error(`${throttle}×: the trace's tasks over 100 ms: ${JSON.stringify(timeline, null, 1)}`);
+  }
   cdp.close();
   const workspace = await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json();
   const runs = Object.values(bench.sent).reduce((n, s) => n + s.keys, 0);
@@ -270,6 +286,7 @@ async function chainRun(throttle, behind = false, rowsPerBatch = null) {
     long_tasks: tasks.filter((t) => t.duration > 100).map((t) => ({ at_s: +((t.start - clickedAt) / 1000).toFixed(2), ms: Math.round(t.duration) })),
     standings: bench.standings.map((s) => ({ standing: s.standing, at_s: +((s.at - clickedAt) / 1000).toFixed(1) })),
     page_errors: bench.errors,
+    ...(timeline ? { timeline_long_tasks: timeline } : {}),
   };
 }
 

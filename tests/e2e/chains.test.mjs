@@ -621,3 +621,81 @@ test("a step with more rows than a batch holds runs as parts, one after another:
   expect(Math.max(...lines("step2.line")), "step 2's last part").toBeGreaterThanOrEqual(12);
   expect(problems).toEqual([]);
 });
+
+test("a chain reusing kept runs and reloaded in its last step sends only what was never asked, each once, and joins the reused rows with the new", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/chains");
+  const kept = ["https://www.network.com/in/kept-ada", "https://www.network.com/in/kept-bob", "https://www.network.com/in/kept-cy"];
+  const fresh = ["https://www.network.com/in/fresh-dee", "https://www.network.com/in/fresh-eve", "https://www.network.com/in/fresh-fay"];
+  // A first chain over three profiles: its runs are kept in this browser.
+  const firstSent = recordSubmissions(page);
+  await prepareSmallChain(page, kept);
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  const chain = page.locator('[data-field="chain"]');
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 60_000 });
+  const first = await joinedCsv(page);
+  const firstCommentRuns = new Set(first.rows.map((row) => row[first.header.indexOf("step3.run_id")]));
+  expect(firstCommentRuns.size).toBeGreaterThan(0);
+  const firstPosts = new Set(first.rows.map((row) => row[first.header.indexOf("step2.social_id")]));
+  const askedBefore = new Set([...firstSent.values()].map((s) => `${s.action} ${s.input}`));
+  await page.locator('[data-field="close-chain"]').click();
+
+  // The same three and three new ones, reusing runs newer than 24 hours; the new comments are held
+  // on their way after two, and the page reloads in step 3.
+  const earlier = new Set((await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id));
+  const before = (await api(sandbox, "GET", "/v1/workspace")).json;
+  const submissions = recordSubmissions(page);
+  await prepareSmallChain(page, [...kept, ...fresh]);
+  await page.locator('[data-field="bulk-reuse"]').selectOption("24h");
+  await expect(page.locator('[data-field="reuse-sentence"]')).toHaveText(/^3 rows reuse those results instead of being sent/);
+  const commentKeys = new Set();
+  let held = 0;
+  await page.route(`**/v1/actions/${COMMENTS}/run/async`, async (route) => {
+    const key = route.request().headers()["idempotency-key"];
+    if (!commentKeys.has(key) && commentKeys.size >= 2) {
+      held += 1;
+      return;
+    }
+    commentKeys.add(key);
+    await route.continue();
+  });
+  await page.locator('[data-field="start-chain"]').click();
+  await confirmIfAsked(page);
+  await expect.poll(() => held, { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect(chain).toHaveAttribute("data-standing", "step-3");
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.reload();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signIn(page, sandbox.api_key);
+  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
+  await page.locator('[data-field="go-on-held"]').click();
+  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  // The last step's lines of the kept profiles' posts still say they reused a run, after the reload.
+  await expect(page.locator('[data-field="batch-rows"] tbody tr [data-field="reused"]')).toHaveCount(firstPosts.size);
+  await screenshot(page, "chain-reuse-reloaded");
+
+  // Nothing asked by the first chain was sent again; what was new went under one key an input,
+  // and made one run an input.
+  const sent = [...submissions.entries()];
+  expect(sent.filter(([, s]) => askedBefore.has(`${s.action} ${s.input}`))).toEqual([]);
+  const runs = (await api(sandbox, "GET", "/v1/runs")).json.runs.filter((r) => !earlier.has(r.id));
+  for (const action of [PEOPLE, POSTS, COMMENTS]) {
+    const keysByInput = new Map();
+    for (const [key, s] of sent.filter(([, s]) => s.action === action)) keysByInput.set(s.input, new Set([...(keysByInput.get(s.input) ?? []), key]));
+    expect([...keysByInput.values()].filter((keys) => keys.size > 1), action).toEqual([]);
+    expect(runs.filter((r) => r.action === action).length, action).toBe(keysByInput.size);
+  }
+  expect(runs.filter((r) => r.action === PEOPLE)).toHaveLength(fresh.length);
+  const after = (await api(sandbox, "GET", "/v1/workspace")).json;
+  expect(before.credits_balance - after.credits_balance, "credits spent").toBe(runs.reduce((sum, r) => sum + r.credits_used, 0));
+
+  // The joined rows hold the first chain's comment runs for the kept profiles and the new runs
+  // for the new ones, every one of them.
+  const again = await joinedCsv(page);
+  const column = (name) => again.header.indexOf(name);
+  const byProfile = (urls) => again.rows.filter((row) => urls.includes(row[column("input.identifier")]));
+  expect(new Set(byProfile(kept).map((row) => row[column("step3.run_id")]))).toEqual(firstCommentRuns);
+  const newComments = runs.filter((r) => r.action === COMMENTS && r.status === "completed" && (r.output?.length ?? 0) > 0);
+  expect(new Set(byProfile(fresh).map((row) => row[column("step3.run_id")]))).toEqual(new Set(newComments.map((r) => r.id)));
+  expect(problems).toEqual([]);
+});
