@@ -177,7 +177,7 @@ pub async fn keep(
             })
             .await?;
             if found == WriteFound::Kept {
-                trim(&workspace).await?;
+                trim(&workspace, TrimPace::Page).await?;
             }
             Ok(found)
         }
@@ -220,15 +220,42 @@ pub fn entry_changes(workspace: &str, heard: Vec<Heard>, origin: Origin) -> Vec<
     changes
 }
 
+/// Entries (and whole bodies) a trim drops at most. A log far past its limit (a store that fell
+/// behind a fast batch's requests) is brought back over several trims, each holding a bounded
+/// list of keys, rather than by one that lists them all.
+const TRIM_ENTRIES_AT_MOST: usize = 1_000;
+
+/// Who trims, and so how its deletes are sliced into transactions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrimPace {
+    /// The page, on its main thread: small transactions, a task apart.
+    Page,
+    /// The bulk worker: nothing to draw, and its log grows with a batch's requests.
+    Worker,
+}
+
+impl TrimPace {
+    /// The most deletes issued in one transaction: a multiple of an entry's four, so an entry
+    /// goes with its bodies. The page's 40 take about 10 ms of its main thread at 4× CPU
+    /// throttling; a page's trim while a bulk batch's worker logs deletes what the worker
+    /// logged past the limit since its own last trim (up to 400 keys), and issued in one task,
+    /// 2,000 of them kept the page's main thread busy for 300 ms and more at 4×.
+    fn changes_at_once(self) -> usize {
+        match self {
+            TrimPace::Page => 40,
+            TrimPace::Worker => 400,
+        }
+    }
+}
+
 /// Drops the oldest entries past [`KEPT_ENTRIES`] and the oldest whole bodies past
-/// [`WHOLE_BODIES_KEPT`].
-pub async fn trim(workspace: &str) -> Result<(), StoreError> {
+/// [`WHOLE_BODIES_KEPT`], [`TRIM_ENTRIES_AT_MOST`] of each at a time.
+pub async fn trim(workspace: &str, pace: TrimPace) -> Result<(), StoreError> {
     let mut changes = Vec::new();
     let kept = LOG_ENTRIES.count_under(workspace).await? as usize;
     if kept > KEPT_ENTRIES {
-        let oldest = LOG_ENTRIES
-            .first_keys_under(workspace, (kept - KEPT_ENTRIES) as u32)
-            .await?;
+        let past = (kept - KEPT_ENTRIES).min(TRIM_ENTRIES_AT_MOST);
+        let oldest = LOG_ENTRIES.first_keys_under(workspace, past as u32).await?;
         for entry in oldest {
             for which in [WholeBody::Request, WholeBody::Answer] {
                 changes.push(LOG_WHOLE_BODIES.delete_change(&WholeBodyKey {
@@ -242,29 +269,22 @@ pub async fn trim(workspace: &str) -> Result<(), StoreError> {
     }
     let whole = LOG_WHOLE_BODIES.count_under(workspace).await? as usize;
     if whole > WHOLE_BODIES_KEPT {
+        let past = (whole - WHOLE_BODIES_KEPT).min(TRIM_ENTRIES_AT_MOST);
         let oldest = LOG_WHOLE_BODIES
-            .first_keys_under(workspace, (whole - WHOLE_BODIES_KEPT) as u32)
+            .first_keys_under(workspace, past as u32)
             .await?;
         changes.extend(oldest.iter().map(|key| LOG_WHOLE_BODIES.delete_change(key)));
     }
-    write_in_slices(changes).await
+    write_in_slices(changes, pace.changes_at_once()).await
 }
 
-/// The most deletes a trim issues in one transaction (about 10 ms of the page's main thread at
-/// 4× CPU throttling): a multiple of an entry's four, so an entry goes with its bodies.
-const TRIM_CHANGES_AT_ONCE: usize = 40;
-
-/// Writes `changes` in transactions of [`TRIM_CHANGES_AT_ONCE`], yielding between them. A
-/// page's trim while a bulk batch's worker logs deletes what the worker logged past the limit
-/// since its own last trim (up to 400 keys); issued in one task, 2,000 of them kept the page's
-/// main thread busy for 300 ms and more at 4× CPU throttling. A slice that fails stops the
-/// trim: the entries left go at the next one.
-async fn write_in_slices(mut changes: Vec<Change>) -> Result<(), StoreError> {
-    while !changes.is_empty() {
-        let rest = changes.split_off(changes.len().min(TRIM_CHANGES_AT_ONCE));
-        store::write(changes).await?;
-        changes = rest;
-        if !changes.is_empty() {
+/// Writes `changes` in transactions of `at_once`, yielding between them. A slice that fails
+/// stops the trim: the entries left go at the next one.
+async fn write_in_slices(changes: Vec<Change>, at_once: usize) -> Result<(), StoreError> {
+    let mut changes = changes.into_iter().peekable();
+    while changes.peek().is_some() {
+        store::write(changes.by_ref().take(at_once).collect()).await?;
+        if changes.peek().is_some() {
             crate::browser::sleep(std::time::Duration::ZERO).await;
         }
     }

@@ -6,6 +6,8 @@
 //! it to write; its entry id was given when it was heard (`Heard`), so an exchange written by
 //! both keeps one entry.
 
+use std::collections::{BTreeSet, HashMap};
+
 use api_contract::Workspace;
 
 use super::request_log::{Exchange, Heard};
@@ -136,9 +138,94 @@ impl LogQueue {
     }
 }
 
+/// Entries the bulk worker logs into a workspace's log before it trims the log back to its
+/// limit: trimming counts the whole log, so it is done once in a while rather than at every
+/// write. Not much more often than that: the page's own keeper trims the same log after its
+/// requests, on the main thread, and deletes whatever the worker logged past the limit since its
+/// last trim (at 500, up to 2,000 keys a time, 300 ms and more of the page's main thread at 4×
+/// CPU throttling).
+pub const TRIM_EVERY_ENTRIES: usize = 100;
+
+/// When the bulk worker trims the request log: after every [`TRIM_EVERY_ENTRIES`] entries it
+/// wrote into a workspace's log, and one trim at a time. Trims that overlapped (each started
+/// after a write, while the one before was still deleting) each listed the same oldest keys
+/// again: with a store slower than a batch's requests they piled up, with their lists, until the
+/// worker's memory passed a gigabyte. A trim due while one runs waits for it, and is made once
+/// however often it came due meanwhile.
+#[derive(Debug, Default)]
+pub struct TrimSchedule {
+    /// Entries written since the workspace's log was last trimmed.
+    since_trim: HashMap<String, usize>,
+    /// Workspaces whose log is due a trim, after the one under way.
+    due: BTreeSet<String>,
+    /// A trim is under way.
+    trimming: bool,
+}
+
+impl TrimSchedule {
+    /// A write put `entries` into `workspace`'s log.
+    pub fn written(&mut self, workspace: &str, entries: usize) {
+        let since = self.since_trim.entry(workspace.to_owned()).or_default();
+        *since += entries;
+        if *since >= TRIM_EVERY_ENTRIES {
+            *since = 0;
+            self.due.insert(workspace.to_owned());
+        }
+    }
+
+    /// The workspace whose log to trim now, if one is due and no trim is under way; the trim
+    /// is under way until [`TrimSchedule::finished`].
+    pub fn start_next(&mut self) -> Option<String> {
+        if self.trimming {
+            return None;
+        }
+        let workspace = self.due.pop_first()?;
+        self.trimming = true;
+        Some(workspace)
+    }
+
+    /// The trim under way has ended (done or refused).
+    pub fn finished(&mut self) {
+        self.trimming = false;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trim_comes_due_every_so_many_entries_and_never_runs_beside_another() {
+        let mut schedule = TrimSchedule::default();
+        schedule.written("ws_a", TRIM_EVERY_ENTRIES - 1);
+        assert_eq!(schedule.start_next(), None);
+        schedule.written("ws_a", 1);
+        assert_eq!(schedule.start_next().as_deref(), Some("ws_a"));
+        // Due again, several times over, while the first runs: none starts beside it.
+        for _ in 0..5 {
+            schedule.written("ws_a", TRIM_EVERY_ENTRIES);
+            assert_eq!(schedule.start_next(), None);
+        }
+        schedule.finished();
+        // Then one trim for all of that, and nothing after it.
+        assert_eq!(schedule.start_next().as_deref(), Some("ws_a"));
+        schedule.finished();
+        assert_eq!(schedule.start_next(), None);
+    }
+
+    #[test]
+    fn each_workspace_is_trimmed_in_turn() {
+        let mut schedule = TrimSchedule::default();
+        schedule.written("ws_b", TRIM_EVERY_ENTRIES);
+        schedule.written("ws_a", TRIM_EVERY_ENTRIES);
+        let first = schedule.start_next().expect("one due");
+        schedule.written("ws_a", 3);
+        schedule.finished();
+        let second = schedule.start_next().expect("the other due");
+        assert_ne!(first, second);
+        schedule.finished();
+        assert_eq!(schedule.start_next(), None);
+    }
 
     fn exchange(path: &str, answer: &str) -> Exchange {
         Exchange {

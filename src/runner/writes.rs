@@ -20,21 +20,13 @@ use api_contract::Run;
 use crate::archive;
 use crate::model::archive::{KeptRun, input_of_body};
 use crate::model::bulk::BatchRow;
-use crate::model::log_queue::LogWrite;
+use crate::model::log_queue::{LogWrite, TrimSchedule};
 use crate::model::request_log::{Heard, Origin};
-use crate::request_log;
+use crate::request_log::{self, TrimPace};
 use crate::store::{self, Change};
 
 /// How long sightings and requests gather before they are written without a save to go with.
 const GATHER_MS: u64 = 1_000;
-/// Entries the request log may hold past its limit before the oldest are dropped: trimming
-/// counts the whole log, so it is done once in a while rather than at every write. Not much
-/// more often than that: the page's own keeper trims the same log after its requests, on the
-/// main thread, and deletes whatever the worker logged past the limit since its last trim (at
-/// 500, up to 2,000 keys a time, 300 ms and more of the page's main thread at 4× CPU
-/// throttling).
-const TRIM_EVERY_ENTRIES: usize = 100;
-
 /// The engine's save, as the store's changes, with the rows it writes (without their records)
 /// for the other tabs once it is written.
 pub struct Save {
@@ -80,8 +72,9 @@ struct Writer {
     writing: bool,
     /// A write of what waits is set for in a moment.
     gathering: bool,
-    /// Log entries written since the log was last trimmed, by workspace.
-    logged_since_trim: HashMap<String, usize>,
+    /// When the request log is trimmed: one trim at a time, the page's own keeper trimming the
+    /// same log after its requests (on the main thread).
+    trims: TrimSchedule,
 }
 
 thread_local! {
@@ -176,36 +169,40 @@ fn write_next() {
         let written = write(super::workspace(), waiting).await;
         let refused = written.clone().err();
         let written = written.is_ok();
-        let trims = WRITER.with_borrow_mut(|w| {
+        WRITER.with_borrow_mut(|w| {
             w.writing = false;
-            if !written {
-                return Vec::new();
-            }
-            let mut due = Vec::new();
-            for (workspace, count) in logged {
-                let since = w.logged_since_trim.entry(workspace.clone()).or_default();
-                *since += count;
-                if *since >= TRIM_EVERY_ENTRIES {
-                    *since = 0;
-                    due.push(workspace);
+            if written {
+                for (workspace, count) in logged {
+                    w.trims.written(&workspace, count);
                 }
             }
-            due
         });
         if let Some(rows) = saved_rows {
             super::saved(rows, refused);
         }
-        for workspace in trims {
-            if let Err(error) = request_log::trim(&workspace).await {
-                super::tell_page(&super::FromRunner::LogNotTrimmed { workspace, error });
-            }
-        }
+        trim_next();
         // What came meanwhile: a save goes at once, the rest after its gathering time.
         if WRITER.with_borrow(|w| w.waiting.save.is_some()) {
             write_next();
         } else if WRITER.with_borrow(|w| !w.waiting.is_empty()) {
             write_soon();
         }
+    });
+}
+
+/// Trims the request log of the workspace next due, unless a trim is under way (its end
+/// starts the next). Beside the writes: a trim's transactions come between them.
+fn trim_next() {
+    let Some(workspace) = WRITER.with_borrow_mut(|w| w.trims.start_next()) else {
+        return;
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let trimmed = request_log::trim(&workspace, TrimPace::Worker).await;
+        WRITER.with_borrow_mut(|w| w.trims.finished());
+        if let Err(error) = trimmed {
+            super::tell_page(&super::FromRunner::LogNotTrimmed { workspace, error });
+        }
+        trim_next();
     });
 }
 

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
+import { api, screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
 
@@ -197,16 +197,13 @@ test("the switch stops keeping requests, clearing empties the log, and forgettin
   expect(problems).toEqual([]);
 });
 
-test("the log keeps the newest 5,000 entries of a workspace: the oldest go first", async ({ sandbox, pages }) => {
-  const { page, problems } = await pages.signedIn("/log");
-  const workspace = (await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json()).workspace_id;
-  await rowWith(page, "/v1/workspace");
-  // 5,000 old entries, as the console writes them, older than any real one.
-  await page.evaluate(async (ws) => {
+/** Puts `count` old entries in `workspace`'s log, as the console writes them, older than any real one. */
+async function seedOldEntries(page, workspace, count) {
+  await page.evaluate(async ([ws, count]) => {
     const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
     await new Promise((resolve, reject) => {
       const tx = db.transaction("log", "readwrite");
-      for (let i = 0; i < 5_000; i++) {
+      for (let i = 0; i < count; i++) {
         const id = `${String(1_000_000 + i).padStart(13, "0")}-00000000`;
         tx.objectStore("log").put(JSON.stringify({
           id, at: "2001-09-09T01:46:40.000Z", duration_ms: 1, origin: "page", method: "GET", base_url: "http://old", path: `/v1/runs/old-${i}`,
@@ -217,12 +214,12 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
       tx.onerror = () => reject(tx.error);
     });
     db.close();
-  }, workspace);
-  // New requests are logged; the oldest entries make room.
-  await go(page, "/runs");
-  await go(page, "/log?q=old-4999");
-  await rowWith(page, "/v1/runs/old-4999");
-  const logged = () => page.evaluate(async (ws) => {
+  }, [workspace, count]);
+}
+
+/** The entries of `workspace`'s log, counted in the page's store. */
+function loggedEntries(page, workspace) {
+  return page.evaluate(async (ws) => {
     const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
     const count = await new Promise((resolve) => {
       const range = IDBKeyRange.bound(`${ws}/`, `${ws}0`);
@@ -232,11 +229,48 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
     db.close();
     return count;
   }, workspace);
+}
+
+test("the log keeps the newest 5,000 entries of a workspace: the oldest go first", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/log");
+  const workspace = (await (await fetch(`${sandbox.url}/v1/workspace`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json()).workspace_id;
+  await rowWith(page, "/v1/workspace");
+  // 5,000 old entries, as the console writes them, older than any real one.
+  await seedOldEntries(page, workspace, 5_000);
+  // New requests are logged; the oldest entries make room.
+  await go(page, "/runs");
+  await go(page, "/log?q=old-4999");
+  await rowWith(page, "/v1/runs/old-4999");
+  const logged = () => loggedEntries(page, workspace);
   await expect.poll(logged, { message: "the workspace's entries in the log", timeout: 15_000, intervals: [500] }).toBe(5_000);
   await go(page, "/log?q=old-0");
   // (a request made meanwhile is in the log for a second before the oldest makes room for it)
   await expect(page.locator('[data-field="log-summary"]').getByText(/None of the 5,0\d\d logged requests/)).toBeVisible();
   expect(problems).toEqual([]);
+});
+
+test("a bulk batch's worker brings a log far past its limit back to it while it runs, the oldest first, a bounded part at a time", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/bulk");
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  // 1,500 entries past the limit: more than one trim drops.
+  await seedOldEntries(page, workspace, 6_500);
+  const lines = ["query", ...Array.from({ length: 150 }, (_, i) => `worker trims ${i}`)];
+  await page.getByLabel("Action").selectOption("network-search-groups");
+  await page.locator("#bulk-text").fill(lines.join("\n") + "\n");
+  await page.locator('[data-field="start-batch"]').click();
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
+  // The worker trims after every 100 entries it logs: at the end, at most the entries logged
+  // since its last trim are past the limit (the page logged next to nothing meanwhile).
+  await expect.poll(() => loggedEntries(page, workspace), { message: "the workspace's entries in the log", timeout: 15_000, intervals: [500] })
+    .toBeLessThan(5_000 + 100 + 10);
+  await go(page, "/log?q=old-");
+  // Only old entries went, the oldest first: the newest of them are still there.
+  await rowWith(page, "/v1/runs/old-6499");
+  await go(page, "/log?q=old-1499");
+  await expect(page.locator('[data-field="log-summary"]').getByText(/None of the 5,\d{3} logged requests/)).toBeVisible();
+  await go(page, "/log?q=network-search-groups");
+  await rowWith(page, "bulk worker");
+  expect(besides(problems, 429)).toEqual([]);
 });
 
 test("an answer over 64 KB is kept shortened, and shown whole on request", async ({ sandbox, pages }) => {
