@@ -82,6 +82,26 @@ async function confirmIfAsked(page) {
   if (await dialog.isVisible()) await page.locator('[data-field="confirm-spend-yes"]').click();
 }
 
+/**
+ * Lets the comments submissions of the first `keys` keys through and holds every later key's on
+ * its way (never answered), so that a reload comes with sends the API may or may not have seen;
+ * resolves to a function that counts the submissions held.
+ */
+async function holdCommentsAfter(page, keys) {
+  const through = new Set();
+  let held = 0;
+  await page.route(`**/v1/actions/${COMMENTS}/run/async`, async (route) => {
+    const key = route.request().headers()["idempotency-key"];
+    if (!through.has(key) && through.size >= keys) {
+      held += 1;
+      return;
+    }
+    through.add(key);
+    await route.continue();
+  });
+  return () => held;
+}
+
 /** Pushes to `keys` the Idempotency-Key of every posts submission `page` sends. */
 function recordPostKeys(page, keys) {
   page.on("request", (r) => {
@@ -565,18 +585,8 @@ test("a step with more rows than a batch holds runs as parts, one after another:
   const steps = page.locator('[data-field="chain-steps"] li');
   // Step 3's submissions past its first part's 10 rows are held on their way (never answered),
   // so the reload comes in its second part, with sends the API may or may not have seen.
-  const commentKeys = new Set();
-  let held = 0;
-  await page.route(`**/v1/actions/${COMMENTS}/run/async`, async (route) => {
-    const key = route.request().headers()["idempotency-key"];
-    if (!commentKeys.has(key) && commentKeys.size >= 10) {
-      held += 1;
-      return;
-    }
-    commentKeys.add(key);
-    await route.continue();
-  });
-  await expect.poll(() => held, { timeout: 60_000 }).toBeGreaterThan(0);
+  const held = await holdCommentsAfter(page, 10);
+  await expect.poll(held, { timeout: 60_000 }).toBeGreaterThan(0);
   await expect(page.locator(".chain-batch h3")).toHaveText(/^Step 3's batch, part 2 of [23]$/);
   await expect(steps.nth(1)).toContainText(/: done · .* · 2 parts$/);
   await expect(steps.nth(2)).toContainText(/: running · part 2 of [23]$/);
@@ -648,20 +658,10 @@ test("a chain reusing kept runs and reloaded in its last step sends only what wa
   await prepareSmallChain(page, [...kept, ...fresh]);
   await page.locator('[data-field="bulk-reuse"]').selectOption("24h");
   await expect(page.locator('[data-field="reuse-sentence"]')).toHaveText(/^3 rows reuse those results instead of being sent/);
-  const commentKeys = new Set();
-  let held = 0;
-  await page.route(`**/v1/actions/${COMMENTS}/run/async`, async (route) => {
-    const key = route.request().headers()["idempotency-key"];
-    if (!commentKeys.has(key) && commentKeys.size >= 2) {
-      held += 1;
-      return;
-    }
-    commentKeys.add(key);
-    await route.continue();
-  });
+  const held = await holdCommentsAfter(page, 2);
   await page.locator('[data-field="start-chain"]').click();
   await confirmIfAsked(page);
-  await expect.poll(() => held, { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect.poll(held, { timeout: 60_000 }).toBeGreaterThan(0);
   await expect(chain).toHaveAttribute("data-standing", "step-3");
   await page.unrouteAll({ behavior: "ignoreErrors" });
   await page.reload();
