@@ -102,6 +102,20 @@ async function holdCommentsAfter(page, keys) {
   return () => held;
 }
 
+/**
+ * Reloads the page showing a chain (its held submissions let go first), signs in again (the
+ * credential was in memory only), goes on with the chain held there and waits until it is done.
+ */
+async function reloadAndGoOn(page, sandbox) {
+  await page.unrouteAll({ behavior: "ignoreErrors" });
+  await page.reload();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await signIn(page, sandbox.api_key);
+  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
+  await page.locator('[data-field="go-on-held"]').click();
+  await expect(page.locator('[data-field="chain"]')).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+}
+
 /** Pushes to `keys` the Idempotency-Key of every posts submission `page` sends. */
 function recordPostKeys(page, keys) {
   page.on("request", (r) => {
@@ -581,7 +595,6 @@ test("a step with more rows than a batch holds runs as parts, one after another:
   await page.locator('[data-field="chain-rows-per-batch"]').press("Tab");
   await page.locator('[data-field="start-chain"]').click();
   await confirmIfAsked(page);
-  const chain = page.locator('[data-field="chain"]');
   const steps = page.locator('[data-field="chain-steps"] li');
   // Step 3's submissions past its first part's 10 rows are held on their way (never answered),
   // so the reload comes in its second part, with sends the API may or may not have seen.
@@ -591,13 +604,7 @@ test("a step with more rows than a batch holds runs as parts, one after another:
   await expect(steps.nth(1)).toContainText(/: done · .* · 2 parts$/);
   await expect(steps.nth(2)).toContainText(/: running · part 2 of [23]$/);
   await screenshot(page, "chain-parts-running");
-  await page.unrouteAll({ behavior: "ignoreErrors" });
-  await page.reload();
-  await expect(page).toHaveURL(/\/sign-in/);
-  await signIn(page, sandbox.api_key);
-  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
-  await page.locator('[data-field="go-on-held"]').click();
-  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  await reloadAndGoOn(page, sandbox);
   await expect(steps.nth(1)).toContainText(/^Step 2 · .*: done · .* · 2 parts$/);
   await expect(steps.nth(2)).toContainText(/: done · .* · [23] parts$/);
   await screenshot(page, "chain-parts-done");
@@ -663,13 +670,7 @@ test("a chain reusing kept runs and reloaded in its last step sends only what wa
   await confirmIfAsked(page);
   await expect.poll(held, { timeout: 60_000 }).toBeGreaterThan(0);
   await expect(chain).toHaveAttribute("data-standing", "step-3");
-  await page.unrouteAll({ behavior: "ignoreErrors" });
-  await page.reload();
-  await expect(page).toHaveURL(/\/sign-in/);
-  await signIn(page, sandbox.api_key);
-  await expect(page.locator('[data-field="chain-held"]')).toBeVisible();
-  await page.locator('[data-field="go-on-held"]').click();
-  await expect(chain).toHaveAttribute("data-standing", "done", { timeout: 90_000 });
+  await reloadAndGoOn(page, sandbox);
   // The last step's lines of the kept profiles' posts still say they reused a run, after the reload.
   await expect(page.locator('[data-field="batch-rows"] tbody tr [data-field="reused"]')).toHaveCount(firstPosts.size);
   await screenshot(page, "chain-reuse-reloaded");
