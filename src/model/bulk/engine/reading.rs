@@ -47,7 +47,6 @@ impl Engine {
         if due.is_empty() {
             return;
         }
-        due.sort_by(|a, b| a.1.due_at.total_cmp(&b.1.due_at));
         // A run accepted more than a list's length before the latest is not in the list.
         let in_list = |w: &Watch| {
             !w.off_list && self.watching.accepted_seq - w.accepted_seq < RUN_LIST_LIMIT as u64
@@ -82,6 +81,17 @@ impl Engine {
                 return;
             }
         }
+        // The earliest due first. Only the reads that can go at once need ordering: with
+        // thousands of runs waiting to be read (a store behind the API), sorting them all at
+        // every event was a tenth of the worker's time.
+        let earliest = |a: &(usize, Watch), b: &(usize, Watch)| {
+            a.1.due_at.total_cmp(&b.1.due_at).then(a.0.cmp(&b.0))
+        };
+        if due.len() > SINGLE_READS_AT_ONCE {
+            due.select_nth_unstable_by(SINGLE_READS_AT_ONCE, earliest);
+            due.truncate(SINGLE_READS_AT_ONCE);
+        }
+        due.sort_by(earliest);
         for (row, _) in due {
             if self.requests.reading.len() >= SINGLE_READS_AT_ONCE {
                 break;
