@@ -287,8 +287,9 @@ async function signedIn(browser, sandbox, { visibility = false, throttle = 1 } =
   return p;
 }
 
-/** In-app navigation to a run with 100 records: ms to the first rows (the first screenful; the
- * table builds the rest a frame after they are painted) and to all 100, each from the answer. */
+/** In-app navigation to a run with 100 records: ms to the table's rows laid out, from the
+ * answer. The table draws the rows near its view, all in one go (`WindowedTable`), so its first
+ * rows are the whole table's drawing: "first rows" and "table" are the same moment. */
 async function measureRunPage(browser, sandbox, runId, throttle = 1) {
   const p = await signedIn(browser, sandbox, { throttle });
   await pagesChunkReady(p.page);
@@ -305,7 +306,7 @@ async function measureRunPage(browser, sandbox, runId, throttle = 1) {
           t.firstRows = n;
           setTimeout(() => { layout(); t.firstLayout = performance.now(); }, 0);
         }
-        if (t.dom || n < 100) return;
+        if (t.dom || n < 1) return;
         t.dom = performance.now();
         observer.disconnect();
         setTimeout(() => { layout(); t.layout = performance.now(); resolve(); }, 0);
@@ -316,7 +317,7 @@ async function measureRunPage(browser, sandbox, runId, throttle = 1) {
     history.pushState({}, "", `/runs/${id}`);
     dispatchEvent(new PopStateEvent("popstate"));
     await laidOut;
-    // The main thread's long tasks from the navigation until all 100 rows were laid out (read a
+    // The main thread's long tasks from the navigation until the table was laid out (read a
     // task later, when the observer has them), this one included: it began before `start`.
     await new Promise((r) => setTimeout(r, 0));
     const all = window.__bench.tasks();
@@ -812,7 +813,7 @@ const r100 = result.console.run_with_100_records;
 console.log(`| run with 100 records: in-app navigation → first screenful (${r100.first_rows} rows) rendered and laid out | ${ms(r100.navigation_to_first_rows_rendered)} |`);
 console.log(`| … after the answer arrived: first ${r100.first_rows} rows in the DOM | ${ms(r100.first_rows_dom_built_after_answer)} |`);
 console.log(`| … after the answer arrived: first ${r100.first_rows} rows in the DOM, styled and laid out | ${ms(r100.first_rows_render_after_answer)} |`);
-console.log(`| … after the answer arrived: all 100 rows in the DOM / styled and laid out | ${ms(r100.dom_built_after_answer)} / ${ms(r100.render_after_answer)} |`);
+console.log(`| … after the answer arrived: the table's rows (those near the view) in the DOM / styled and laid out | ${ms(r100.dom_built_after_answer)} / ${ms(r100.render_after_answer)} |`);
 console.log(`| … switching to the JSON view | ${ms(r100.switch_to_json_view)} |`);
 const aw = result.console.async_run_watch;
 console.log(`| async run watched to the end (runs ~5.5 s, page hidden 2.5 s of it): requests per run | ${aw.requests.join(", ")} |`);
@@ -842,7 +843,7 @@ console.log(`| … most requests in flight / after the terminal state / while hi
   line("Slow 4G: console ÷ its floor (median sample; median over samples)", (x) => `${x.floor.ratio}× of ${x.floor.floor_ms} ms (${x.floor.ratio_median_over_samples}×) ${mark(x.floor.ratio <= 1.15)}`, "≤ 1.15×");
   line("Slow 4G: the console's serial steps above the floor (median sample)", (x) => x.floor.steps.map(([what, t]) => `${what.split(" (")[0]} ${t}`).join("; "));
   const r100 = (x) => x.run_with_100_records;
-  line("run with 100 records, in-app navigation → all 100 rows rendered and laid out", (x) => ms(r100(x).navigation_to_table_rendered));
+  line("run with 100 records, in-app navigation → the table (rows near the view) rendered and laid out", (x) => ms(r100(x).navigation_to_table_rendered));
   line(`… its longest main-thread task; tasks over ${LONG_TASK_AIM_MS} ms in each sample`, (x) => `${r100(x).longest_task.median_ms} ms (max ${r100(x).longest_task.max_ms}); ${r100(x).tasks_over_100_ms.join(", ")} ${mark(r100(x).longest_task.max_ms <= LONG_TASK_AIM_MS)}`, `≤ ${LONG_TASK_AIM_MS} ms`);
   const cmp = (x) => x.compare_two_runs_of_100_records;
   line(`compare two runs of 100 records (${cmp(R(rates[0])).counts}; ${cmp(R(rates[0])).rows} rows), in-app navigation → table rendered and laid out`, (x) => ms(cmp(x).navigation_to_table_rendered));

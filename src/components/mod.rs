@@ -16,6 +16,7 @@ mod run_status_badge;
 mod sliced_rows;
 mod store_refusal_notice;
 mod theme_toggle;
+mod windowed_table;
 mod workspace_switcher;
 
 pub use api_error_panel::ApiErrorPanel;
@@ -34,4 +35,5 @@ pub use run_status_badge::RunStatusBadge;
 pub use sliced_rows::{rows_drawn_in_slices, sliced_rows};
 pub use store_refusal_notice::StoreRefusalNotice;
 pub use theme_toggle::{Theme, ThemeToggle};
+pub use windowed_table::WindowedTable;
 pub use workspace_switcher::{SignInList, WorkspaceSwitcher};

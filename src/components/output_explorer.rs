@@ -1,6 +1,7 @@
 //! A run's records to explore: identity columns first, columns chosen and reordered (kept in
-//! this browser per action), sorted by any column, filtered as one types, a page at a time, the
-//! current view exported as CSV, JSON or JSON Lines (`model::explore`), or all of them as JSON.
+//! this browser per action), sorted by any column, filtered as one types, every record in one
+//! scrolling table that draws only the rows near the view (`WindowedTable`), the current view
+//! exported as CSV, JSON or JSON Lines (`model::explore`), or all of them as JSON.
 //!
 //! The rules of [`crate::model::output`] hold for every cell: every value is inserted as text
 //! (never as HTML), only [`safe_link`] URLs become links, long text is shortened with the whole
@@ -12,9 +13,9 @@ use std::time::Duration;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{RealDataGate, RealDataQuestion, sliced_rows};
+use super::{RealDataGate, RealDataQuestion, WindowedTable};
 use crate::browser::{copy_text, download, sleep};
-use crate::model::explore::{ColumnChoice, ColumnState, Explorer, PAGE_SIZE, SortBy};
+use crate::model::explore::{ColumnChoice, ColumnState, Explorer, SortBy};
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
@@ -101,26 +102,9 @@ pub fn OutputExplorer(
     });
     let filter = RwSignal::new(String::new());
     let sort = RwSignal::new(None::<SortBy>);
-    let page = RwSignal::new(0_usize);
     let shown = Memo::new(move |_| {
         let typed = filter.get();
         sort.with(|sort| explorer.with_value(|e| e.view(&typed, sort.as_ref())))
-    });
-    // A new order starts at its first page.
-    Effect::new(move |_| {
-        sort.track();
-        page.set(0);
-    });
-    let pages = Memo::new(move |_| shown.with(Vec::len).div_ceil(PAGE_SIZE).max(1));
-    let page_rows = Memo::new(move |_| {
-        let first = page.get().min(pages.get() - 1) * PAGE_SIZE;
-        shown.with(|s| {
-            s.iter()
-                .skip(first)
-                .take(PAGE_SIZE)
-                .copied()
-                .collect::<Vec<_>>()
-        })
     });
     let show_json = RwSignal::new(false);
 
@@ -163,7 +147,7 @@ pub fn OutputExplorer(
             </div>
             <input type="search" class="output-filter" aria-label="Filter the records" placeholder="Filter the records"
                 data-field="output-filter" hidden=show_json
-                prop:value=filter on:input:target=move |ev| { filter.set(ev.target().value()); page.set(0); } />
+                prop:value=filter on:input:target=move |ev| filter.set(ev.target().value()) />
             <span class="muted" data-field="output-count">{move || {
                 let matching = shown.with(Vec::len);
                 if matching == count {
@@ -193,10 +177,7 @@ pub fn OutputExplorer(
         } else {
             let action = action.clone();
             view! {
-                <div class="table-wrap explorer-wrap">
-                    <OutputTable action explorer columns page_rows sort on_copy chained=!masker.is_on() />
-                </div>
-                <RecordsPager page pages />
+                <OutputTable action explorer columns shown sort on_copy chained=!masker.is_on() />
             }.into_any()
         }}
     }
@@ -289,27 +270,6 @@ fn ColumnsPanel(
     }
 }
 
-/// "Previous", "Page n of m", "Next", when there is more than one page.
-#[component]
-fn RecordsPager(
-    /// The page shown, from 0 (past the last means the last).
-    page: RwSignal<usize>,
-    /// How many pages there are, at least 1.
-    pages: Memo<usize>,
-) -> impl IntoView {
-    move || {
-        (pages.get() > 1).then(|| view! {
-        <nav class="pager" aria-label="Pages of records">
-            <button type="button" class="button secondary" disabled=move || page.get() == 0
-                on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
-            <span data-field="records-page">{move || format!("Page {} of {}", page.get().min(pages.get() - 1) + 1, pages.get())}</span>
-            <button type="button" class="button secondary" disabled=move || { page.get() + 1 >= pages.get() }
-                on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
-        </nav>
-    })
-    }
-}
-
 /// What the current view can be exported as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ExportFormat {
@@ -344,17 +304,16 @@ impl ExportFormat {
     }
 }
 
-/// `<table class="output-table">`: `#` (the record's place in the run), the shown columns
-/// (each heading sorts), then per row a Copy button and the record's chained actions. A page's
-/// rows are built in slices: the rows a tall window can show with the page, then the rest a
-/// slice per frame, so the first screenful is on screen in a fraction of the time the whole page
-/// takes and no step holds the page for long.
+/// `<table class="output-table">` in a `WindowedTable`: `#` (the record's place in the run), the
+/// shown columns (each heading sorts), then per row a Copy button and the record's chained
+/// actions; every record shown is in one scroll, and only the rows near the view are drawn.
 #[component]
 fn OutputTable(
     action: String,
     explorer: StoredValue<Explorer>,
     columns: Memo<Vec<String>>,
-    page_rows: Memo<Vec<usize>>,
+    /// The records shown (filtered and sorted), by their place in the run.
+    shown: Memo<Vec<usize>>,
     sort: RwSignal<Option<SortBy>>,
     on_copy: Callback<usize>,
     /// Links to the actions a record chains into (not in presenter mode: their addresses hold
@@ -401,87 +360,43 @@ fn OutputTable(
             })
             .collect_view()
     };
-    let body = move || {
-        let (rows, columns) = (page_rows.get(), columns.get());
-        let count = rows.len();
-        let first = first_slice(window().inner_height().ok().and_then(|h| h.as_f64()), count);
-        let build = {
-            let (action, rows, columns) = (action.clone(), rows.clone(), columns.clone());
-            move |range: std::ops::Range<usize>| {
-                explorer.with_value(|e| {
-                    rows[range]
-                        .iter()
-                        .map(|&i| {
-                            record_row(
-                                i,
-                                &e.records[i],
-                                &columns,
-                                chained.then_some(action.as_str()),
-                                on_copy,
-                            )
-                        })
-                        .collect_view()
-                        .into_any()
-                })
-            }
-        };
-        view! { <tbody>{sliced_rows(count, first, rest_slice_rows(columns.len()), build)}</tbody> }
+    let head = view! {
+        <th scope="col">"#"</th>
+        {head}
+        <th scope="col">"Actions"</th>
+    };
+    let action = StoredValue::new(action);
+    let row = move |_place: usize, &record: &usize| {
+        let columns = columns.get();
+        explorer.with_value(|e| {
+            action.with_value(|action| {
+                record_cells(
+                    record,
+                    &e.records[record],
+                    &columns,
+                    chained.then_some(action.as_str()),
+                    on_copy,
+                )
+            })
+        })
     };
     view! {
-        <table class="output-table" data-field="output-table">
-            <thead>
-                <tr>
-                    <th scope="col">"#"</th>
-                    {head}
-                    <th scope="col">"Actions"</th>
-                </tr>
-            </thead>
-            {body}
-        </table>
+        <WindowedTable rows=shown head row label="Records" class="output-table" field="output-table" />
     }
 }
 
-/// Cells in one slice of the rows built after the first screenful (`sliced_rows`): about 20
-/// rows of 16 columns, which took 50 to 60 ms to build and lay out with the CPU four times
-/// slower.
-const REST_SLICE_CELLS: usize = 320;
-
-/// Rows in one slice after the first screenful, for a table of `columns` shown columns (and the
-/// number and actions cells): [`REST_SLICE_CELLS`] cells, 4 to 25 rows.
-fn rest_slice_rows(columns: usize) -> usize {
-    (REST_SLICE_CELLS / (columns + 2)).clamp(4, 25)
-}
-
-/// Height of the shortest row (one line of text), in CSS pixels.
-const SHORTEST_ROW_PX: f64 = 40.0;
-
-/// The least the run page puts above the table (title, summary, output toolbar), in CSS pixels;
-/// about 590 at 1280 px wide, more on narrower windows.
-const TABLE_TOP_MIN_PX: f64 = 400.0;
-
-/// Rows built with the page: enough to fill the rest of a window of `height` CSS pixels below the
-/// table's top with one-line rows (at least 8, at most 60; 25 when the height is unknown), never
-/// more than `count`.
-fn first_slice(height: Option<f64>, count: usize) -> usize {
-    let fill = height
-        .filter(|h| h.is_finite() && *h > 0.0)
-        .map_or(25, |h| {
-            ((h - TABLE_TOP_MIN_PX).max(0.0) / SHORTEST_ROW_PX).ceil() as usize
-        });
-    fill.clamp(8, 60).min(count)
-}
-
-/// One record's row: its number, a cell per column, then Copy and the chained actions.
-fn record_row(
+/// One record's cells: its number, a cell per column, then Copy and the chained actions; each
+/// focusable, for the grid's keys.
+fn record_cells(
     i: usize,
     record: &Value,
     columns: &[String],
     chained_from: Option<&str>,
     on_copy: Callback<usize>,
-) -> impl IntoView + use<> {
+) -> AnyView {
     let cells = columns
         .iter()
-        .map(|column| view! { <td>{cell(record, column).map(value_view)}</td> })
+        .map(|column| view! { <td tabindex="-1">{cell(record, column).map(value_view)}</td> })
         .collect_view();
     let chained = chained_from
         .map(|action| chain_links(action, record))
@@ -490,17 +405,16 @@ fn record_row(
         .map(|link| view! { <a class="button secondary small" href=link.href>{link.label}</a> })
         .collect_view();
     view! {
-        <tr>
-            <th scope="row" class="num">{i + 1}</th>
-            {cells}
-            <td class="row-actions">
-                <button type="button" class="button link" on:click=move |_| on_copy.run(i)>
-                    "Copy"
-                </button>
-                {chained}
-            </td>
-        </tr>
+        <th scope="row" class="num" tabindex="-1">{i + 1}</th>
+        {cells}
+        <td class="row-actions" tabindex="-1">
+            <button type="button" class="button link" on:click=move |_| on_copy.run(i)>
+                "Copy"
+            </button>
+            {chained}
+        </td>
     }
+    .into_any()
 }
 
 /// One value in a cell: a clean `https:` URL as a link, long text shortened with the whole text
@@ -537,34 +451,5 @@ fn value_view(value: &Value) -> AnyView {
         }
         .into_any(),
         scalar => plain(scalar).into_any(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{first_slice, rest_slice_rows};
-
-    #[test]
-    fn a_slice_after_the_first_screenful_holds_about_the_same_cells_at_any_width() {
-        assert_eq!(rest_slice_rows(14), 20);
-        assert_eq!(rest_slice_rows(38), 8);
-        // Bounds: a narrow table does not build a whole page at once, a very wide one still
-        // goes forward.
-        assert_eq!(rest_slice_rows(1), 25);
-        assert_eq!(rest_slice_rows(200), 4);
-    }
-
-    #[test]
-    fn the_first_slice_fills_the_window_with_one_line_rows() {
-        assert_eq!(first_slice(Some(860.0), 100), 12);
-        assert_eq!(first_slice(Some(2160.0), 100), 44);
-        // Bounds: a tiny or unknown window still gets a screenful, a huge one at most 60.
-        assert_eq!(first_slice(Some(100.0), 100), 8);
-        assert_eq!(first_slice(Some(9000.0), 100), 60);
-        assert_eq!(first_slice(None, 100), 25);
-        assert_eq!(first_slice(Some(f64::NAN), 100), 25);
-        // Never more rows than there are.
-        assert_eq!(first_slice(Some(860.0), 3), 3);
-        assert_eq!(first_slice(Some(860.0), 0), 0);
     }
 }

@@ -1,6 +1,6 @@
 //! Exploring an output: which columns show and in what order (identity first, then the rest;
 //! chosen and reordered by the person and remembered per action), sorting by any column,
-//! filtering as one types, a page at a time, and the current view as CSV, JSON or JSON Lines.
+//! filtering as one types, and the current view as CSV, JSON or JSON Lines.
 //!
 //! Built for large record sets: each record's searchable text is computed once (a slice at a
 //! time after the explorer opens, [`Explorer::prepare_search`], or what is left of it on the
@@ -42,9 +42,6 @@ const IDENTITY: [&str; 20] = [
 /// The most records read to explore at once (a bulk batch's merged results can hold far more;
 /// its exports hold them all).
 pub const EXPLORED_AT_MOST: usize = 10_000;
-
-/// Records shown on one page of the table.
-pub const PAGE_SIZE: usize = 100;
 
 /// The records' columns, identity columns first (in [`IDENTITY`]'s order), the rest after in
 /// their own order.

@@ -21,6 +21,7 @@ pub mod no_answer;
 pub mod output;
 pub mod presenter;
 pub mod request_log;
+pub mod row_window;
 pub mod runs_view;
 pub mod safeguards;
 pub mod same_input;

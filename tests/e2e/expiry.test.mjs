@@ -118,7 +118,7 @@ test("outputs older than 7 days are forgotten at start: the runs keep their cost
   await screenshot(page, "expiry-run-forgotten");
   expect(reads.sent).toBe(0);
   await page.getByRole("button", { name: "Fetch the output again" }).click();
-  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(runs[0].output.length);
+  await expect(page.locator('[data-field="output-table"]')).toHaveAttribute("aria-rowcount", String(runs[0].output.length + 1));
   expect(reads.sent).toBeGreaterThan(0);
   // Shown, not kept again.
   expect((await table(page, "outputs")).filter((o) => keys.includes(o.key))).toEqual([]);

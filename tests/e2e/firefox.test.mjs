@@ -115,7 +115,8 @@ test("an async run from an action form is watched to its end", async ({ sandbox,
   expect(await done.evaluate((e) => e.textContent.trim())).toBe("completed");
   const run = await (await fetch(`${sandbox.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${sandbox.api_key}` } })).json();
   expect(run.status).toBe("completed");
-  await page.waitForFunction((n) => document.querySelectorAll('[data-field="output-table"] tbody tr').length === n, {}, run.output.length);
+  await page.waitForFunction((n) => document.querySelector('[data-field="output-table"]')?.getAttribute("aria-rowcount") === String(n + 1)
+    && document.querySelector('[data-field="output-table"] tbody tr[aria-rowindex="2"]') !== null, {}, run.output.length);
   expect(await page.$eval('[data-field="records"]', (e) => e.textContent.trim())).toBe(String(run.output.length));
   await shot(page, "run-completed");
   expect(await wrappedHeaderRows(page)).toEqual([]);

@@ -225,8 +225,39 @@ export async function watchRunToCompletion(page, sandbox, id) {
   await expect(status).toHaveAttribute("data-status", "completed", { timeout: 15_000 });
   const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
   expect(run.status).toBe("completed");
-  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
+  await expect(page.locator('[data-field="output-table"]')).toHaveAttribute("aria-rowcount", String(run.output.length + 1));
+  await expect(page.locator('[data-field="output-table"] tbody tr').first()).toBeVisible();
   return run;
+}
+
+/**
+ * Every row of a windowed table (`WindowedTable`: only the rows near its view are drawn), read as
+ * a person would, by scrolling its box from the top to the end, a view and a little more at a
+ * time (the table draws 400 px beyond each edge). Resolves with `{ count, rows, drawnAtMost }`:
+ * `aria-rowcount` less the header row, each row's cells' text by its `aria-rowindex` (null for
+ * a row never drawn), and the most rows that were in the document at once.
+ */
+export async function scrollThroughRows(table) {
+  return table.evaluate(async (table) => {
+    const box = table.closest(".windowed");
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const count = Number(table.getAttribute("aria-rowcount")) - 1;
+    const rows = new Map();
+    let drawnAtMost = 0;
+    box.scrollTop = 0;
+    await frame();
+    for (;;) {
+      const drawn = table.querySelectorAll("tbody tr[aria-rowindex]");
+      drawnAtMost = Math.max(drawnAtMost, drawn.length);
+      for (const tr of drawn) rows.set(Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent));
+      if (box.scrollTop + box.clientHeight >= box.scrollHeight - 1) break;
+      box.scrollTop += box.clientHeight + 300;
+      await frame();
+    }
+    box.scrollTop = 0;
+    await frame();
+    return { count, rows: Array.from({ length: count }, (_, i) => rows.get(i) ?? null), drawnAtMost };
+  });
 }
 
 /** A loopback port on which nothing listens: one the system just gave out and took back. */

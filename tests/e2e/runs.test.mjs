@@ -3,7 +3,7 @@
 // runs list with filters in the URL. Headless Chromium against the sandbox.
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides, parseCsv } from "./harness.mjs";
+import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides, parseCsv, scrollThroughRows } from "./harness.mjs";
 
 // Slow enough that a run is seen queued and processing across several polls.
 const test = withSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
@@ -40,8 +40,9 @@ test("an async run is watched from queued to completed: one request at a time, n
   const endedAt = Date.now();
   const run = (await api(sandbox, "GET", `/v1/runs/${id}`)).json;
   expect(run.status).toBe("completed");
-  // The output is on screen, one row per record (rows past the first screenful come a frame later).
-  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(run.output.length);
+  // The output is on screen: a table of every record (the rows near the view drawn).
+  await expect(page.locator('[data-field="output-table"]')).toHaveAttribute("aria-rowcount", String(run.output.length + 1));
+  await expect(page.locator('[data-field="output-table"] tbody tr').first()).toBeVisible();
   await expect(page.locator('[data-field="records"]')).toHaveText(String(run.output.length));
   await screenshot(page, "run-completed-table");
   await page.getByRole("button", { name: "JSON", exact: true }).click();
@@ -187,43 +188,103 @@ test("hostile output stays inert: no script runs, no unsafe link, and the CSV is
   expect(problems).toEqual([]);
 });
 
-test("a 100-record table shows its first screenful at once, then every row in order, the columns steady", async ({ sandbox, pages }) => {
+test("a 100-record run is one scroll: the rows near the view drawn, every record reached by scrolling and by keys, the columns steady", async ({ sandbox, pages }) => {
   const run = (await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
     key: newKey(), body: { input: { keywords: "hundred rows" }, max_results: 100 },
   })).json;
   expect(run.output).toHaveLength(100);
-  const { page, problems } = await signedInAt(pages, sandbox, "/workspace");
+  const { page, problems, context } = await signedInAt(pages, sandbox, "/workspace");
   await expect(page.locator('[data-field="credits_balance"]')).toBeVisible();
-  // Watched from inside the page: the rows the table first appeared with, and the header's
-  // column widths then (after layout) and once all rows are in.
-  const seen = page.evaluate(() => new Promise((resolve) => {
-    const seen = {};
-    const widths = () => [...document.querySelectorAll('[data-field="output-table"] thead th')].map((th) => th.getBoundingClientRect().width);
-    const observer = new MutationObserver(() => {
-      const rows = document.querySelectorAll('[data-field="output-table"] tbody tr').length;
-      if (rows && seen.first === undefined) { seen.first = rows; seen.firstWidths = widths(); }
-      if (rows === 100) { observer.disconnect(); seen.allWidths = widths(); resolve(seen); }
-    });
-    observer.observe(document.body, { childList: true, subtree: true });
-  }));
   await go(page, `/runs/${run.id}`);
-  const { first, firstWidths, allWidths } = await seen;
-  // 1280 × 860: the rows that can show below the run's summary, not all 100.
-  expect(first, "the first slice").toBeGreaterThanOrEqual(8);
-  expect(first, "the first slice").toBeLessThan(100);
-  // "#" keeps its width (room for "100" from the start). A later record with a longer value can
-  // widen its column a little when the rest arrive; with this data, by under 2 px.
+  const table = page.locator('[data-field="output-table"]');
+  const rows = table.locator("tbody tr");
+  // Assistive technology hears of 100 rows and a header; the document holds the rows near the view.
+  await expect(table).toHaveAttribute("aria-rowcount", "101");
+  await expect(table).toHaveAttribute("role", "grid");
+  await expect(rows.first()).toHaveAttribute("aria-rowindex", "2");
+  const drawn = await rows.count();
+  expect(drawn, "rows drawn at first (1280 × 860)").toBeGreaterThanOrEqual(8);
+  expect(drawn, "rows drawn at first (1280 × 860)").toBeLessThan(60);
+  const widths = () => table.locator("thead th").evaluateAll((ths) => ths.map((th) => th.getBoundingClientRect().width));
+  const firstWidths = await widths();
+  const heads = (await table.locator("thead th").allTextContents()).map((h) => h.trim());
+  const nameColumn = heads.indexOf("name");
+  expect(nameColumn).toBeGreaterThan(0);
+
+  // Scrolled from top to end as a person would: every record, in order, each row its record.
+  const seen = await scrollThroughRows(table);
+  expect(seen.count).toBe(100);
+  expect(seen.rows.map((cells) => cells?.[0]), "the # column, 1 to 100").toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
+  expect(seen.rows.map((cells) => cells[nameColumn])).toEqual(run.output.map((r) => r.name));
+  expect(seen.drawnAtMost, "never the whole table at once").toBeLessThan(100);
+  // "#" keeps its width (room for six digits from the start); a record with a longer value can
+  // widen its column a little when it comes into view; with this data, by under 2 px.
+  const allWidths = await widths();
   expect(allWidths[0]).toBe(firstWidths[0]);
   allWidths.forEach((w, i) => expect(Math.abs(w - firstWidths[i]), `column ${i}: ${firstWidths[i]} → ${w}`).toBeLessThan(2));
-  const numbers = await page.locator('[data-field="output-table"] tbody th[scope=row]').allTextContents();
-  expect(numbers).toEqual(Array.from({ length: 100 }, (_, i) => String(i + 1)));
-  // Each row is its record: the last row's name is the 100th record's.
-  await expect(page.locator('[data-field="output-table"] tbody tr').nth(99).getByText(run.output[99].name, { exact: true })).toBeVisible();
-  // Switching to JSON at once and back leaves one whole table.
+
+  // Keys, from a cell clicked: Ctrl+End brings the last row in and focuses it; the arrows, Home
+  // and End move between cells; Ctrl+Home goes back to the first row.
+  const focused = () => page.evaluate(() => {
+    const cell = document.activeElement;
+    return { row: cell.parentElement?.getAttribute("aria-rowindex"), column: cell.cellIndex, text: cell.textContent };
+  });
+  await rows.first().locator("th").click();
+  expect(await focused()).toEqual({ row: "2", column: 0, text: "1" });
+  await page.keyboard.press("Control+End");
+  await expect.poll(focused).toEqual({ row: "101", column: 0, text: "100" });
+  await expect(table.locator('tbody tr[aria-rowindex="101"]')).toBeInViewport();
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("ArrowRight");
+  await expect.poll(focused).toMatchObject({ row: "100", column: 1 });
+  await page.keyboard.press("End");
+  await expect.poll(focused).toMatchObject({ row: "100", column: heads.length - 1 });
+  await page.keyboard.press("Control+Home");
+  await expect.poll(focused).toMatchObject({ row: "2", column: heads.length - 1 });
+  await expect(table.locator('tbody tr[aria-rowindex="2"]')).toBeInViewport();
+  await page.keyboard.press("PageDown");
+  await expect.poll(async () => Number((await focused()).row), "Page Down moves a view's worth of rows").toBeGreaterThan(3);
+  await expect(table.locator(`tbody tr[aria-rowindex="${(await focused()).row}"]`)).toBeInViewport();
+  await page.keyboard.press("Home");
+  await expect.poll(focused).toMatchObject({ column: 0 });
+  await screenshot(page, "run-100-keys");
+
+  // A row brought in by the keys: its Copy button copies its record, its chain links go on from it.
+  await page.keyboard.press("Control+End");
+  const last = table.locator('tbody tr[aria-rowindex="101"]');
+  await expect(last).toBeInViewport();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await last.getByRole("button", { name: "Copy" }).click();
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain(run.output[99].name);
+  expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(run.output[99]);
+  // Escape from the button goes back to its cell.
+  await last.getByRole("button", { name: "Copy" }).focus();
+  await page.keyboard.press("Escape");
+  await expect.poll(focused).toMatchObject({ row: "101", column: heads.length - 1 });
+
+  // Switching to JSON and back leaves one whole table, from its top.
   await page.getByRole("button", { name: "JSON", exact: true }).click();
   await page.getByRole("button", { name: "Table", exact: true }).click();
-  await expect(page.locator('[data-field="output-table"] tbody tr').nth(99)).toBeVisible();
-  await expect(page.locator('[data-field="output-table"] tbody tr')).toHaveCount(100);
+  await expect(table).toHaveAttribute("aria-rowcount", "101");
+  await expect(rows.first()).toHaveAttribute("aria-rowindex", "2");
+
+  // A post search's last post, brought in by the keys, links to the actions it chains into with
+  // its social_id as returned.
+  const posts = (await api(sandbox, "POST", "/v1/actions/network-search-content/run/live", {
+    key: newKey(), body: { input: { keywords: "hundred posts" }, max_results: 100 },
+  })).json;
+  expect(posts.output.length).toBeGreaterThan(40);
+  await go(page, `/runs/${posts.id}`);
+  await expect(table).toHaveAttribute("aria-rowcount", String(posts.output.length + 1));
+  await rows.first().locator("th").click();
+  await page.keyboard.press("Control+End");
+  const lastPost = table.locator(`tbody tr[aria-rowindex="${posts.output.length + 1}"]`);
+  await expect(lastPost).toBeInViewport();
+  const chained = await lastPost.locator("td.row-actions").getByRole("link").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+  expect(chained.length, "the last post's chained actions").toBeGreaterThan(0);
+  for (const href of chained) expect(decodeURIComponent(href)).toContain(posts.output.at(-1).social_id);
+  await lastPost.locator("td.row-actions").getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/actions\/network-extract-post-/);
   expect(problems).toEqual([]);
 });
 

@@ -1,0 +1,486 @@
+//! `WindowedTable`: a table of any length in one scrolling box, with only the rows near the view
+//! in the document. The rows' heights are measured as they are drawn (a `ResizeObserver` on each
+//! row drawn, which also sees a nested value opened) and the space of the rows not drawn is the
+//! table's top and bottom margins (`model::row_window`); so a table of 10,000 records lays out and
+//! paints about a screenful, and a scroll draws only the rows it brings in.
+//!
+//! It is a WAI-ARIA data grid: `aria-rowcount` and each row's `aria-rowindex` tell assistive
+//! technology where a row stands among all of them, and the arrow keys, Page Up and Down, Home
+//! and End (with Ctrl: the first and last row) move between cells, bringing rows in as they go.
+//! Escape from a button or link in a cell goes back to the cell.
+//!
+//! Why not a crate: docs/decisions/windowed-table.md.
+
+use std::hash::Hash;
+
+use leptos::html;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use web_sys::{
+    Element, HtmlElement, HtmlTableCellElement, HtmlTableRowElement, KeyboardEvent, ResizeObserver,
+    ResizeObserverEntry,
+};
+
+use crate::model::row_window::{
+    FIRST_ESTIMATE_PX, GridCell, GridKey, GridSize, OVERSCAN_PX, RowHeights, RowWindow, Viewport,
+    moved,
+};
+
+/// The rows' heights for one list of rows: a new list (another sort or filter) starts anew.
+struct Measures {
+    /// The list these heights are for (its generation, counted from the first).
+    list: u64,
+    heights: RowHeights,
+}
+
+/// Where the scrolling box is, for one list of rows.
+#[derive(Clone, Copy, PartialEq)]
+struct ViewFor {
+    list: u64,
+    view: Viewport,
+}
+
+/// The part of the view's height the box takes before it is measured: its CSS `max-height`.
+const BOX_SHARE_OF_WINDOW: f64 = 0.75;
+
+/// A table of `rows` in a scrolling box, drawing only those near the view. `head` is the header
+/// row's cells; `row` makes a row's cells (each focusable: `tabindex="-1"`, the first a
+/// `<th scope="row">`) from its place and key, and may track signals (the shown columns): the row
+/// is made again when they change. A new list of rows goes back to the top.
+#[component]
+pub fn WindowedTable<Key, Head, Row, Cells>(
+    /// The rows' keys, in the order shown.
+    #[prop(into)]
+    rows: Signal<Vec<Key>>,
+    /// The header row's cells.
+    head: Head,
+    /// A row's cells, from its place among the rows shown and its key.
+    row: Row,
+    /// What the table holds, for assistive technology.
+    label: &'static str,
+    /// The table's `class` and `data-field`.
+    class: &'static str,
+    field: &'static str,
+) -> impl IntoView
+where
+    Key: Clone + Eq + Hash + Send + Sync + 'static,
+    Head: IntoView + 'static,
+    Row: Fn(usize, &Key) -> Cells + Clone + Send + Sync + 'static,
+    Cells: IntoView + 'static,
+{
+    let scroller = NodeRef::<html::Div>::new();
+    let head_row = NodeRef::<html::Tr>::new();
+    // Each new list of rows is a generation.
+    let list = Memo::new(move |previous: Option<&u64>| {
+        rows.track();
+        previous.map_or(0, |p| p + 1)
+    });
+    let measures = StoredValue::new(Measures {
+        list: 0,
+        heights: RowHeights::new(rows.with_untracked(Vec::len), FIRST_ESTIMATE_PX),
+    });
+    let measured = Trigger::new();
+    let first_height = window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64())
+        .map_or(600.0, |h| h * BOX_SHARE_OF_WINDOW);
+    let view = RwSignal::new(ViewFor {
+        list: 0,
+        view: Viewport {
+            scroll_top: 0.0,
+            height: first_height,
+        },
+    });
+    // The rows to draw: for a list the view has not seen yet, from the top.
+    let row_window = Memo::new(move |_| {
+        measured.track();
+        let (list, count) = (list.get(), rows.with(Vec::len));
+        let seen = view.get();
+        let at = if seen.list == list {
+            seen.view
+        } else {
+            Viewport {
+                scroll_top: 0.0,
+                ..seen.view
+            }
+        };
+        measures.update_value(|m| {
+            if m.list != list || m.heights.rows() != count {
+                *m = Measures {
+                    list,
+                    heights: RowHeights::new(count, m.heights.estimate()),
+                };
+            }
+        });
+        measures.with_value(|m| m.heights.window(at, OVERSCAN_PX))
+    });
+    let grid = Grid {
+        scroller,
+        table: NodeRef::new(),
+        head_row,
+        list,
+        drawn: row_window,
+        measures,
+        view,
+        pending: StoredValue::new(None),
+        revealing: StoredValue::new(None),
+        placed: StoredValue::new(None),
+    };
+    // A new list goes back to the top.
+    Effect::new(move |previous: Option<u64>| {
+        let now = list.get();
+        if previous.is_some_and(|p| p != now) {
+            grid.revealing.set_value(None);
+            grid.scroll_to(0.0);
+            grid.read_view();
+        }
+        now
+    });
+    let observer = StoredValue::new_local(SizeObserver::new(grid, measured));
+    // The box is watched too: a window made taller shows more rows without a scroll.
+    scroller.on_load(move |scroller| {
+        observer.with_value(|o| o.as_ref().map(|o| o.observer.observe(&scroller)));
+        grid.read_view();
+    });
+    on_cleanup(move || {
+        observer.try_with_value(|o| o.as_ref().map(|o| o.observer.disconnect()));
+    });
+    let observe = move |element: Element| {
+        observer.with_value(|o| o.as_ref().map(|o| o.observer.observe(&element)));
+    };
+
+    let body_rows = move || {
+        let RowWindow { rows: range, .. } = row_window.get();
+        rows.with(|keys| {
+            range
+                .filter_map(|place| keys.get(place).map(|key| (place, key.clone())))
+                .collect::<Vec<_>>()
+        })
+    };
+    let row = StoredValue::new(row);
+    view! {
+        <div class="table-wrap windowed" node_ref=scroller tabindex="0" role="region" aria-label=label
+            on:scroll=move |_| grid.read_view()
+            on:keydown=move |event| grid.key(&event)>
+            <table class=class data-field=field role="grid" aria-label=label node_ref=grid.table
+                aria-rowcount=move || rows.with(Vec::len) + 1
+                style:margin-top=move || format!("{}px", row_window.with(|w| w.space_above))
+                style:margin-bottom=move || format!("{}px", row_window.with(|w| w.space_below))>
+                <thead>
+                    <tr aria-rowindex="1" node_ref=head_row>{head}</tr>
+                </thead>
+                <tbody>
+                    <For each=body_rows key=|(place, key)| (*place, key.clone()) let((place, key))>
+                        <tr aria-rowindex=place + 2 use:observe>
+                            {move || row.with_value(|row| row(place, &key))}
+                        </tr>
+                    </For>
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// What the keys and the measures work on.
+#[derive(Clone, Copy)]
+struct Grid {
+    scroller: NodeRef<html::Div>,
+    table: NodeRef<html::Table>,
+    head_row: NodeRef<html::Tr>,
+    /// The list of rows shown, by generation.
+    list: Memo<u64>,
+    /// The rows drawn, and the space kept for the others.
+    drawn: Memo<RowWindow>,
+    measures: StoredValue<Measures>,
+    view: RwSignal<ViewFor>,
+    /// A cell to focus once its row is drawn (a key moved to a row out of the window).
+    pending: StoredValue<Option<GridCell>>,
+    /// The row a key moved to: while the person has not scrolled since, it stays in view as
+    /// the rows around it are measured (rather than the row at the top).
+    revealing: StoredValue<Option<usize>>,
+    /// The last scroll place the table set itself, to tell a person's scroll from its own.
+    placed: StoredValue<Option<f64>>,
+}
+
+impl Grid {
+    /// Reads where the box is scrolled to and how tall its view is.
+    fn read_view(self) {
+        let Some(scroller) = self.scroller.get_untracked() else {
+            return;
+        };
+        let head = self
+            .head_row
+            .get_untracked()
+            .map_or(0.0, |h| f64::from(h.offset_height()));
+        let scroll_top = f64::from(scroller.scroll_top());
+        // A place the table did not set is the person's scroll: they read from there now.
+        if self
+            .placed
+            .get_value()
+            .is_none_or(|placed| (placed - scroll_top).abs() > 1.0)
+        {
+            self.revealing.set_value(None);
+        }
+        let next = ViewFor {
+            list: self.list.get_untracked(),
+            view: Viewport {
+                scroll_top,
+                height: (f64::from(scroller.client_height()) - head).max(0.0),
+            },
+        };
+        if self.view.get_untracked() != next {
+            self.view.set(next);
+        }
+    }
+
+    /// Scrolls the box to `place`, as the table's own move.
+    fn scroll_to(self, place: f64) {
+        if let Some(scroller) = self.scroller.get_untracked() {
+            scroller.set_scroll_top(place.round() as i32);
+            self.placed
+                .set_value(Some(f64::from(scroller.scroll_top())));
+        }
+    }
+
+    /// Moves between cells with the grid's keys; Escape from inside a cell goes back to it.
+    fn key(self, event: &KeyboardEvent) {
+        let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+            return;
+        };
+        let cell = target
+            .closest("tbody td, tbody th")
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into::<HtmlTableCellElement>().ok());
+        let is_box = self
+            .scroller
+            .get_untracked()
+            .is_some_and(|s| s.is_same_node(Some(&target)));
+        let Some(key) = GridKey::from_key(&event.key(), event.ctrl_key() || event.meta_key())
+        else {
+            if event.key() == "Escape"
+                && let Some(cell) = cell
+                && !cell.is_same_node(Some(&target))
+            {
+                event.prevent_default();
+                let _ = cell.focus();
+            }
+            return;
+        };
+        let to = match cell {
+            // Keys act on a focused cell, not on a button or a link inside one.
+            Some(cell) if cell.is_same_node(Some(&target)) => {
+                cell_of(&cell).and_then(|from| moved(from, key, self.size(from)))
+            }
+            // The box is the grid's way in: a key there goes to the first cell in view.
+            None if is_box => self.first_in_view(),
+            _ => None,
+        };
+        let Some(to) = to else {
+            return;
+        };
+        event.prevent_default();
+        self.go_to(to);
+    }
+
+    /// The grid's size, with the columns of the row `from` is in.
+    fn size(self, from: GridCell) -> GridSize {
+        let columns = self
+            .row_element(from.row)
+            .map_or(1, |r| r.cells().length() as usize);
+        let (rows, rows_in_view) = self.measures.with_value(|m| {
+            let view = self.view.get_untracked().view;
+            (
+                m.heights.rows(),
+                (view.height / m.heights.estimate()).floor() as usize,
+            )
+        });
+        GridSize {
+            rows,
+            columns,
+            rows_in_view: rows_in_view.max(1),
+        }
+    }
+
+    /// The first row in view, its first cell.
+    fn first_in_view(self) -> Option<GridCell> {
+        let scroll_top = self.view.get_untracked().view.scroll_top;
+        let row = self.measures.with_value(|m| {
+            (m.heights.rows() > 0).then(|| {
+                let row = m.heights.row_at(scroll_top);
+                // A row half under the sticky header is not the one people see first.
+                if m.heights.top_of(row) < scroll_top {
+                    (row + 1).min(m.heights.rows() - 1)
+                } else {
+                    row
+                }
+            })
+        })?;
+        Some(GridCell { row, column: 0 })
+    }
+
+    /// Scrolls `to` into view and focuses it, now if its row is drawn, else once it is.
+    fn go_to(self, to: GridCell) {
+        let view = self.view.get_untracked().view;
+        if let Some(place) = self.measures.with_value(|m| m.heights.reveal(to.row, view)) {
+            self.scroll_to(place);
+        }
+        self.revealing.set_value(Some(to.row));
+        self.pending.set_value(Some(to));
+        self.focus_pending();
+    }
+
+    /// Focuses the cell a key moved to, if its row is drawn.
+    fn focus_pending(self) {
+        let Some(to) = self.pending.get_value() else {
+            return;
+        };
+        let Some(cell) = self
+            .row_element(to.row)
+            .and_then(|r| r.cells().item(to.column as u32))
+            .and_then(|c| c.dyn_into::<HtmlElement>().ok())
+        else {
+            return;
+        };
+        self.pending.set_value(None);
+        // The box has brought the row in below its sticky header; the page and a wide table's
+        // columns follow with the least move.
+        let options = web_sys::FocusOptions::new();
+        options.set_prevent_scroll(true);
+        let _ = cell.focus_with_options(&options);
+        let nearest = web_sys::ScrollIntoViewOptions::new();
+        nearest.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        nearest.set_inline(web_sys::ScrollLogicalPosition::Nearest);
+        cell.scroll_into_view_with_scroll_into_view_options(&nearest);
+        // That move is the table's own too, not the person's.
+        if let Some(scroller) = self.scroller.get_untracked() {
+            self.placed
+                .set_value(Some(f64::from(scroller.scroll_top())));
+        }
+    }
+
+    /// The drawn row at `place` among the rows shown.
+    fn row_element(self, place: usize) -> Option<HtmlTableRowElement> {
+        self.scroller
+            .get_untracked()?
+            .query_selector(&format!("tbody tr[aria-rowindex=\"{}\"]", place + 2))
+            .ok()
+            .flatten()?
+            .dyn_into()
+            .ok()
+    }
+
+    /// Takes the rows' measured heights, keeps the row read in place if rows above it changed,
+    /// and focuses a cell a key moved to once its row is drawn.
+    fn measured(self, entries: &js_sys::Array, measured: Trigger) {
+        let Some(scroller) = self.scroller.get_untracked() else {
+            return;
+        };
+        let scroll_top = f64::from(scroller.scroll_top());
+        let view = Viewport {
+            scroll_top,
+            ..self.view.get_untracked().view
+        };
+        let revealing = self.revealing.get_value();
+        let drawn = self.drawn.get_untracked().rows;
+        let mut changed = false;
+        let mut place_now = None;
+        let mut spaces = None;
+        self.measures.update_value(|m| {
+            let anchor = m.heights.anchor(scroll_top);
+            for entry in entries.iter() {
+                let Ok(entry) = entry.dyn_into::<ResizeObserverEntry>() else {
+                    continue;
+                };
+                let target = entry.target();
+                if !target.is_connected() {
+                    continue;
+                }
+                let Some(place) = target
+                    .get_attribute("aria-rowindex")
+                    .and_then(|i| i.parse::<usize>().ok())
+                    .and_then(|i| i.checked_sub(2))
+                else {
+                    continue;
+                };
+                changed |= m
+                    .heights
+                    .measure(place, target.get_bounding_client_rect().height());
+            }
+            if changed {
+                spaces = Some((
+                    m.heights.top_of(drawn.start),
+                    m.heights.total() - m.heights.top_of(drawn.end),
+                ));
+                // The row a key moved to stays in view; else the row read stays in place.
+                place_now = match revealing {
+                    Some(row) => m.heights.reveal(row, view),
+                    None => (scroll_top > 0.0).then(|| m.heights.place_of(anchor)),
+                };
+            }
+        });
+        // The space kept for the rows not drawn follows their new heights at once, before the
+        // view moves: a place past the old end would be cut short to it. The reactive margins
+        // then agree (`drawn` is made again from the same heights).
+        if let (Some((above, below)), Some(table)) = (spaces, self.table.get_untracked()) {
+            let style = HtmlElement::style(&table);
+            let _ = style.set_property("margin-top", &format!("{above}px"));
+            let _ = style.set_property("margin-bottom", &format!("{below}px"));
+        }
+        if let Some(place) = place_now
+            && (place - scroll_top).abs() >= 1.0
+        {
+            self.scroll_to(place);
+        }
+        if changed {
+            measured.notify();
+        }
+        self.focus_pending();
+    }
+}
+
+/// The place of a body cell: its row among the rows shown, and its column.
+fn cell_of(cell: &HtmlTableCellElement) -> Option<GridCell> {
+    let row = cell
+        .parent_element()?
+        .get_attribute("aria-rowindex")?
+        .parse::<usize>()
+        .ok()?
+        .checked_sub(2)?;
+    Some(GridCell {
+        row,
+        column: usize::try_from(cell.cell_index()).ok()?,
+    })
+}
+
+/// The observer of the drawn rows' sizes, with its callback (kept as long as it); it stops
+/// watching a row taken out of the document.
+struct SizeObserver {
+    observer: ResizeObserver,
+    _callback: Closure<dyn Fn(js_sys::Array, ResizeObserver)>,
+}
+
+impl SizeObserver {
+    fn new(grid: Grid, measured: Trigger) -> Option<SizeObserver> {
+        let callback = Closure::<dyn Fn(js_sys::Array, ResizeObserver)>::new(
+            move |entries: js_sys::Array, observer: ResizeObserver| {
+                for entry in entries.iter() {
+                    if let Ok(entry) = entry.dyn_into::<ResizeObserverEntry>()
+                        && !entry.target().is_connected()
+                    {
+                        observer.unobserve(&entry.target());
+                    }
+                }
+                grid.measured(&entries, measured);
+                grid.read_view();
+            },
+        );
+        let observer = ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        Some(SizeObserver {
+            observer,
+            _callback: callback,
+        })
+    }
+}

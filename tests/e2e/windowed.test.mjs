@@ -1,0 +1,103 @@
+// A batch's 10,000 records in the output explorer (issue 60): one table that holds only the rows
+// near its view, every record reached by scrolling and by keys, the row count and each row's index
+// told to assistive technology, sort and filter right across all of them, and a row brought in by
+// the keys still copies its record (runs.test follows a chain link from one). Headless Chromium
+// against the sandbox (fast runs, a high rate limit, credits enough for the batch).
+import { readFileSync } from "node:fs";
+import { expect, withSandbox } from "./fixtures.mjs";
+import { go, parseCsv, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
+
+const test = withSandbox({ args: ["--queue-ms", "20", "--process-ms", "20", "--rate-burst", "1000", "--rate-per-sec", "200", "--credits", "200000"] });
+
+/** The focused element's row (`aria-rowindex`), column and text. */
+const focused = (page) => page.evaluate(() => {
+  const cell = document.activeElement;
+  return { row: cell.parentElement?.getAttribute("aria-rowindex"), column: cell.cellIndex, text: cell.textContent };
+});
+
+test("10,000 records in one table: reached by scrolling and by keys, sorted and filtered across all", async ({ signedIn: { page, problems, context } }) => {
+  test.setTimeout(300_000);
+  // 120 rows of up to 100 records each: over 10,000, of which the explorer reads the first 10,000.
+  // Each row's keywords are one word its records echo, found by no other row's ("wnd7x" is not
+  // in "wnd17x"), for the filter below.
+  await go(page, "/bulk");
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  const lines = ["keywords,max_results", ...Array.from({ length: 120 }, (_, i) => `wnd${i + 1}x,100`)];
+  await page.locator("#bulk-text").fill(lines.join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 180_000 });
+  await page.locator('[data-field="explore-results"]').click();
+  const results = page.locator('[data-field="explored-results"]');
+  const table = results.locator('[data-field="output-table"]');
+  await expect(table).toHaveAttribute("aria-rowcount", "10001", { timeout: 60_000 });
+  await expect(results.locator('[data-field="output-count"]')).toHaveText("10,000 records");
+  const rows = table.locator("tbody tr");
+  await expect(rows.first()).toHaveAttribute("aria-rowindex", "2");
+  expect(await rows.count(), "rows in the document").toBeLessThan(60);
+  const heads = (await table.locator("thead th").allTextContents()).map((h) => h.trim());
+  const nameColumn = heads.indexOf("name");
+  expect(nameColumn).toBeGreaterThan(0);
+
+  // Every record, by scrolling from the top to the end, in order.
+  const seen = await scrollThroughRows(table);
+  expect(seen.count).toBe(10_000);
+  expect(seen.rows.findIndex((row) => row === null), "the first row never drawn (-1: none)").toBe(-1);
+  expect(seen.rows.every((cells, i) => cells[0] === String(i + 1)), "# from 1 to 10,000 in order").toBe(true);
+  expect(seen.drawnAtMost).toBeLessThan(60);
+
+  // By keys: Ctrl+End from the first cell brings the last record in; Page Up goes a view back.
+  await rows.first().locator("th").click();
+  await page.keyboard.press("Control+End");
+  await expect.poll(() => focused(page)).toEqual({ row: "10001", column: 0, text: "10000" });
+  const last = table.locator('tbody tr[aria-rowindex="10001"]');
+  await expect(last).toBeInViewport();
+  await page.keyboard.press("PageUp");
+  await expect.poll(async () => Number((await focused(page)).row)).toBeLessThan(10_001);
+  await expect(table.locator(`tbody tr[aria-rowindex="${(await focused(page)).row}"]`)).toBeInViewport();
+  expect(await rows.count()).toBeLessThan(60);
+  expect(await seriousViolations(page), "axe: serious or critical").toEqual([]);
+  await screenshot(page, "explore-10000-end");
+
+  // The row the keys brought in copies its record (runs.test follows a chain link from one).
+  await page.keyboard.press("Control+End");
+  await expect(last).toBeInViewport();
+  const lastName = await last.locator("td").nth(nameColumn - 1).textContent();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await last.getByRole("button", { name: "Copy" }).click();
+  await expect.poll(async () => JSON.parse(await page.evaluate(() => navigator.clipboard.readText())).name).toBe(lastName);
+
+  // Sorted by name across all 10,000: the view's export is in order, and the table's first and
+  // last rows are the export's first and last.
+  const nameHeading = table.locator("thead th").filter({ hasText: /^name/ });
+  await nameHeading.getByRole("button").click();
+  await expect(nameHeading).toHaveAttribute("aria-sort", "ascending");
+  await expect(rows.first()).toHaveAttribute("aria-rowindex", "2");
+  const exported = async () => {
+    const [file] = await Promise.all([page.waitForEvent("download"), results.getByRole("button", { name: "Export CSV", exact: true }).click()]);
+    const [header, ...records] = parseCsv(readFileSync(await file.path(), "utf8").replace(/^\uFEFF/, ""));
+    return records.filter((r) => r.length > 1).map((r) => r[header.indexOf("name")]);
+  };
+  const sortedNames = await exported();
+  expect(sortedNames).toHaveLength(10_000);
+  const lower = sortedNames.map((n) => n.toLowerCase());
+  // The explorer's order: text without case, by code point (model::explore).
+  expect(lower.every((n, i) => i === 0 || lower[i - 1] <= n), "ascending").toBe(true);
+  await expect(rows.first().locator("td").nth(nameColumn - 1)).toHaveText(sortedNames[0]);
+  await rows.first().locator("th").click();
+  await page.keyboard.press("Control+End");
+  await expect(last.locator("td").nth(nameColumn - 1)).toHaveText(sortedNames.at(-1));
+
+  // Filtered across all: the count, the rows and the export agree.
+  await results.locator('[data-field="output-filter"]').fill("wnd7x");
+  await expect(results.locator('[data-field="output-count"]')).toHaveText(/^[\d,]+ of 10,000 records$/);
+  const matching = Number((await results.locator('[data-field="output-count"]').textContent()).split(" of ")[0].replace(/,/g, ""));
+  expect(matching).toBeGreaterThan(10);
+  expect(matching).toBeLessThan(10_000);
+  await expect(table).toHaveAttribute("aria-rowcount", String(matching + 1));
+  const filtered = await scrollThroughRows(table);
+  expect(filtered.rows.findIndex((row) => row === null)).toBe(-1);
+  expect(filtered.rows.filter((cells) => !cells.join(" ").includes("wnd7x")), "rows without the word").toEqual([]);
+  expect(await exported()).toHaveLength(matching);
+  await screenshot(page, "explore-10000-filtered");
+  expect(problems).toEqual([]);
+});
