@@ -32,6 +32,11 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM, resultsHeader, root, startSandbox, stopAll, writeResults } from "./lib/cdp.mjs";
+import { endTimeline, longTasks, startTimeline, writeTimeline } from "./lib/timeline.mjs";
+
+// BENCH_TIMELINE=1: the first fling at each rate is traced (target/bench/explore-fling-<rate>x.json,
+// for the Performance panel), and its tasks over 50 ms are summed by kind on stderr.
+const TIMELINE = process.env.BENCH_TIMELINE === "1";
 
 const ROWS = 120;
 const RECORDS_PER_ROW = 100;
@@ -157,7 +162,22 @@ async function steps(page, rate, cdp) {
   // A build from before the windowed table (BENCH_DIST of an older dist/) pages its records: no fling.
   const flings = [];
   const windowed = (await page.locator('[data-field="explored-results"] .windowed').count()) > 0;
-  for (let i = 0; windowed && i < REPEATS; i++) flings.push(await fling(page, cdp));
+  for (let i = 0; windowed && i < REPEATS; i++) {
+    const traced = TIMELINE && i === 0;
+    if (traced) await startTimeline(cdp);
+    flings.push(await fling(page, cdp));
+    if (traced) {
+      const events = await endTimeline(cdp);
+      writeTimeline(join(root, `target/bench/explore-fling-${rate}x.json`), events);
+      const tasks = longTasks(events, { overMs: 50 });
+      const byKind = {};
+      for (const task of tasks) for (const [kind, ms] of Object.entries(task.by_kind)) byKind[kind] = (byKind[kind] ?? 0) + ms;
+      const byName = {};
+      for (const task of tasks) for (const [name, ms] of Object.entries(task.by_name)) byName[name] = (byName[name] ?? 0) + ms;
+      const top = Object.entries(byName).sort((a, b) => b[1] - a[1]).slice(0, 12);
+      process.stderr.write(`explore: fling at ${rate}×: ${tasks.length} tasks over 50 ms; by kind (ms) ${JSON.stringify(byKind)}; by event ${JSON.stringify(Object.fromEntries(top))}\n`);
+    }
+  }
 
   // The merged exports, each from its click until its file is saved (the download's event, on
   // the driver's clock) and the long tasks meanwhile (from the click, on the page's clock).
