@@ -66,7 +66,7 @@ pub fn WindowedTable<Key, Head, Row, Cells>(
 where
     Key: Clone + Eq + Hash + Send + Sync + 'static,
     Head: IntoView + 'static,
-    Row: Fn(usize, &Key) -> Cells + Clone + Send + Sync + 'static,
+    Row: Fn(usize, &Key) -> Cells + Send + Sync + 'static,
     Cells: IntoView + 'static,
 {
     let scroller = NodeRef::<html::Div>::new();
