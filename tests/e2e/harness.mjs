@@ -231,6 +231,14 @@ export async function watchRunToCompletion(page, sandbox, id, { seenRunning = tr
   return run;
 }
 
+/** The focused table cell's row (`aria-rowindex`), column and text. */
+export function focusedCell(page) {
+  return page.evaluate(() => {
+    const cell = document.activeElement;
+    return { row: cell.parentElement?.getAttribute("aria-rowindex"), column: cell.cellIndex, text: cell.textContent };
+  });
+}
+
 /**
  * Every row of a windowed table (`WindowedTable`: only the rows near its view are drawn), read as
  * a person would, by scrolling its box from the top to the end, a view and a little more at a

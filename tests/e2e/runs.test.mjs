@@ -3,7 +3,7 @@
 // runs list with filters in the URL. Headless Chromium against the sandbox.
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides, parseCsv, scrollThroughRows } from "./harness.mjs";
+import { screenshot, signIn, signInFromStart, go, trackRequests, controlVisibility, api, besides, parseCsv, scrollThroughRows, focusedCell } from "./harness.mjs";
 
 // Slow enough that a run is seen queued and processing across several polls.
 const test = withSandbox({ args: ["--queue-ms", "1200", "--process-ms", "2600"] });
@@ -225,10 +225,7 @@ test("a 100-record run is one scroll: the rows near the view drawn, every record
 
   // Keys, from a cell clicked: Ctrl+End brings the last row in and focuses it; the arrows, Home
   // and End move between cells; Ctrl+Home goes back to the first row.
-  const focused = () => page.evaluate(() => {
-    const cell = document.activeElement;
-    return { row: cell.parentElement?.getAttribute("aria-rowindex"), column: cell.cellIndex, text: cell.textContent };
-  });
+  const focused = () => focusedCell(page);
   await rows.first().locator("th").click();
   expect(await focused()).toEqual({ row: "2", column: 0, text: "1" });
   await page.keyboard.press("Control+End");

@@ -5,15 +5,9 @@
 // against the sandbox (fast runs, a high rate limit, credits enough for the batch).
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { go, parseCsv, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
+import { focusedCell as focused, go, parseCsv, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "20", "--process-ms", "20", "--rate-burst", "1000", "--rate-per-sec", "200", "--credits", "200000"] });
-
-/** The focused element's row (`aria-rowindex`), column and text. */
-const focused = (page) => page.evaluate(() => {
-  const cell = document.activeElement;
-  return { row: cell.parentElement?.getAttribute("aria-rowindex"), column: cell.cellIndex, text: cell.textContent };
-});
 
 test("10,000 records in one table: reached by scrolling and by keys, sorted and filtered across all", async ({ signedIn: { page, problems, context } }) => {
   test.setTimeout(300_000);
