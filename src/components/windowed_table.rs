@@ -13,6 +13,7 @@
 
 use std::hash::Hash;
 
+use leptos::either::Either;
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -23,8 +24,8 @@ use web_sys::{
 };
 
 use crate::model::row_window::{
-    FIRST_ESTIMATE_PX, GridCell, GridKey, GridSize, OVERSCAN_PX, RowHeights, RowWindow, Viewport,
-    moved,
+    FIRST_ESTIMATE_PX, FLING_SETTLES_MS, GridCell, GridKey, GridSize, RowHeights, RowWindow,
+    ScrollPace, Viewport, moved,
 };
 
 /// The rows' heights for one list of rows: a new list (another sort or filter) starts anew.
@@ -93,9 +94,11 @@ where
             height: first_height,
         },
     });
+    let pace = RwSignal::new(ScrollPace::Reading);
     // The rows to draw: for a list the view has not seen yet, from the top.
     let row_window = Memo::new(move |_| {
         measured.track();
+        let overscan = pace.get().overscan();
         let (list, count) = (list.get(), rows.with(Vec::len));
         let seen = view.get();
         let at = if seen.list == list {
@@ -114,7 +117,7 @@ where
                 };
             }
         });
-        measures.with_value(|m| m.heights.window(at, OVERSCAN_PX))
+        measures.with_value(|m| m.heights.window(at, overscan))
     });
     let grid = Grid {
         scroller,
@@ -124,7 +127,10 @@ where
         drawn: row_window,
         measures,
         view,
+        pace,
+        fling_ends: StoredValue::new(None),
         pending: StoredValue::new(None),
+        focused: StoredValue::new(None),
         revealing: StoredValue::new(None),
         placed: StoredValue::new(None),
     };
@@ -133,6 +139,7 @@ where
         let now = list.get();
         if previous.is_some_and(|p| p != now) {
             grid.revealing.set_value(None);
+            grid.focused.set_value(None);
             grid.scroll_to(0.0);
             grid.read_view();
         }
@@ -144,8 +151,20 @@ where
         observer.with_value(|o| o.as_ref().map(|o| o.observer.observe(&scroller)));
         grid.read_view();
     });
+    // Focus put elsewhere, or a click outside the box: the grid no longer keeps a cell focused.
+    let focus_elsewhere = window_event_listener(leptos::ev::focusin, move |event| {
+        grid.focus_moved(event.target(), false);
+    });
+    let click_elsewhere = window_event_listener(leptos::ev::pointerdown, move |event| {
+        grid.focus_moved(event.target(), true);
+    });
     on_cleanup(move || {
+        focus_elsewhere.remove();
+        click_elsewhere.remove();
         observer.try_with_value(|o| o.as_ref().map(|o| o.observer.disconnect()));
+        if let Some(Some(timer)) = grid.fling_ends.try_get_value() {
+            timer.clear();
+        }
     });
     let observe = move |element: Element| {
         observer.with_value(|o| o.as_ref().map(|o| o.observer.observe(&element)));
@@ -173,9 +192,29 @@ where
                 </thead>
                 <tbody>
                     <For each=body_rows key=|(place, key)| (*place, key.clone()) let((place, key))>
-                        <tr aria-rowindex=place + 2 use:observe>
-                            {move || row.with_value(|row| row(place, &key))}
-                        </tr>
+                        {
+                            // A row a fling brings in is a placeholder of its height until the
+                            // fling ends; then (and ever after) the row itself.
+                            let in_full = Memo::new(move |was: Option<&bool>| {
+                                was == Some(&true) || pace.get() == ScrollPace::Reading
+                            });
+                            let height = measures.with_value(|m| m.heights.height_of(place));
+                            let columns = head_row
+                                .get_untracked()
+                                .map_or(1, |head| head.cells().length().max(1));
+                            view! {
+                                <tr aria-rowindex=place + 2 use:observe
+                                    data-placeholder=move || (!in_full.get()).then_some("")>
+                                    {move || if in_full.get() {
+                                        Either::Left(row.with_value(|row| row(place, &key)))
+                                    } else {
+                                        Either::Right(view! {
+                                            <td class="placeholder" colspan=columns style:height=format!("{height}px")></td>
+                                        })
+                                    }}
+                                </tr>
+                            }
+                        }
                     </For>
                 </tbody>
             </table>
@@ -195,8 +234,16 @@ struct Grid {
     drawn: Memo<RowWindow>,
     measures: StoredValue<Measures>,
     view: RwSignal<ViewFor>,
+    /// How the view moves: a fling draws only the rows in view.
+    pace: RwSignal<ScrollPace>,
+    /// The timer that ends a fling once the view has been still for a moment.
+    fling_ends: StoredValue<Option<TimeoutHandle>>,
     /// A cell to focus once its row is drawn (a key moved to a row out of the window).
     pending: StoredValue<Option<GridCell>>,
+    /// The cell that has the grid's focus. Its row may be redrawn (after a fling), moved in the
+    /// document as rows are drawn above it, or scrolled out and back: the cell gets the focus
+    /// back once its row is drawn, until the person puts the focus or a click elsewhere.
+    focused: StoredValue<Option<GridCell>>,
     /// The row a key moved to: while the person has not scrolled since, it stays in view as
     /// the rows around it are measured (rather than the row at the top).
     revealing: StoredValue<Option<usize>>,
@@ -216,11 +263,11 @@ impl Grid {
             .map_or(0.0, |h| f64::from(h.offset_height()));
         let scroll_top = f64::from(scroller.scroll_top());
         // A place the table did not set is the person's scroll: they read from there now.
-        if self
+        let own_move = self
             .placed
             .get_value()
-            .is_none_or(|placed| (placed - scroll_top).abs() > 1.0)
-        {
+            .is_some_and(|placed| (placed - scroll_top).abs() <= 1.0);
+        if !own_move {
             self.revealing.set_value(None);
         }
         let next = ViewFor {
@@ -231,7 +278,84 @@ impl Grid {
             },
         };
         if self.view.get_untracked() != next {
+            self.set_pace(next, own_move);
             self.view.set(next);
+        }
+    }
+
+    /// Takes the pace of a move to `next`: a fling while the view leaves every row drawn, until
+    /// it has been still for [`FLING_SETTLES_MS`] (then the rows past its edges are drawn). A
+    /// move the table made itself (a key's, which goes once to its place) is never a fling.
+    fn set_pace(self, next: ViewFor, own_move: bool) {
+        let pace = if next.list == self.view.get_untracked().list && !own_move {
+            let drawn = self.drawn.get_untracked().rows;
+            self.measures
+                .with_value(|m| m.heights.pace(&drawn, next.view))
+        } else {
+            ScrollPace::Reading
+        };
+        if let Some(timer) = self.fling_ends.get_value() {
+            timer.clear();
+        }
+        self.fling_ends.set_value(None);
+        if pace == ScrollPace::Flinging {
+            // Cleared when the table goes (`on_cleanup`), so the grid is still there.
+            self.fling_ends.set_value(
+                set_timeout_with_handle(
+                    move || self.change_pace(ScrollPace::Reading),
+                    std::time::Duration::from_millis(FLING_SETTLES_MS),
+                )
+                .ok(),
+            );
+        }
+        // A view that comes back among the rows drawn (a fling slowing down) reads on at once.
+        self.change_pace(pace);
+    }
+
+    /// Takes `pace`. A fling's placeholders hold no content to size the columns by: while it
+    /// lasts the columns keep the widths they had (each heading's, with a fixed layout, which
+    /// also spares the browser measuring every cell); after it, they follow the rows again.
+    fn change_pace(self, pace: ScrollPace) {
+        if pace == self.pace.get_untracked() {
+            return;
+        }
+        let (Some(table), Some(head)) = (self.table.get_untracked(), self.head_row.get_untracked())
+        else {
+            return;
+        };
+        let headings: Vec<HtmlElement> = (0..head.cells().length())
+            .filter_map(|i| head.cells().item(i))
+            .filter_map(|cell| cell.dyn_into().ok())
+            .collect();
+        let hold = pace == ScrollPace::Flinging;
+        // All widths read before any is written: one layout, not one a column.
+        let widths: Vec<f64> = if hold {
+            headings
+                .iter()
+                .map(|h| h.get_bounding_client_rect().width())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for (i, heading) in headings.iter().enumerate() {
+            let style = HtmlElement::style(heading);
+            let _ = match widths.get(i) {
+                Some(width) => style.set_property("width", &format!("{width}px")),
+                None => style.remove_property("width").map(drop),
+            };
+        }
+        let style = HtmlElement::style(&table);
+        let _ = if hold {
+            style.set_property("table-layout", "fixed")
+        } else {
+            style.remove_property("table-layout").map(drop)
+        };
+        self.pace.set(pace);
+        // A cell a key moved to during the fling (or the focused cell) is in a placeholder's
+        // row: focus it once the row itself is drawn (the rows are made again in this task's microtasks; a frame is
+        // surely after them, and a row as tall as its placeholder is not measured again).
+        if !hold {
+            request_animation_frame(move || self.focus_pending());
         }
     }
 
@@ -332,9 +456,70 @@ impl Grid {
         self.focus_pending();
     }
 
-    /// Focuses the cell a key moved to, if its row is drawn.
+    /// Notes where the focus went (`focusin`) or a click (`pointerdown`, `on_box`): a cell of
+    /// this table is the grid's focused cell; anything outside the table (for a click, outside
+    /// its box: a scrollbar dragged keeps the cell) ends it.
+    fn focus_moved(self, target: Option<web_sys::EventTarget>, on_box: bool) {
+        let Some(target) = target.and_then(|t| t.dyn_into::<web_sys::Node>().ok()) else {
+            return;
+        };
+        let within = if on_box {
+            self.scroller
+                .get_untracked()
+                .is_some_and(|s| s.contains(Some(&target)))
+        } else {
+            self.table
+                .get_untracked()
+                .is_some_and(|t| t.contains(Some(&target)))
+        };
+        if !within {
+            self.focused.set_value(None);
+            return;
+        }
+        if on_box {
+            return;
+        }
+        let cell = target
+            .dyn_into::<Element>()
+            .ok()
+            .and_then(|t| t.closest("tbody td, tbody th").ok().flatten())
+            .and_then(|c| c.dyn_into::<HtmlTableCellElement>().ok())
+            .and_then(|c| cell_of(&c));
+        if cell.is_some() {
+            self.focused.set_value(cell);
+        }
+    }
+
+    /// Gives the focus back to the grid's focused cell when its row was redrawn or moved (the
+    /// focus fell to the page's body), once the row is drawn.
+    fn keep_focus(self) {
+        if self.pending.get_value().is_some() {
+            return;
+        }
+        let Some(cell) = self.focused.get_value() else {
+            return;
+        };
+        let lost = document()
+            .active_element()
+            .is_none_or(|a| document().body().is_some_and(|b| b.is_same_node(Some(&a))));
+        if !lost {
+            return;
+        }
+        if let Some(element) = self
+            .row_element(cell.row)
+            .and_then(|r| r.cells().item(cell.column as u32))
+            .and_then(|c| c.dyn_into::<HtmlElement>().ok())
+        {
+            let options = web_sys::FocusOptions::new();
+            options.set_prevent_scroll(true);
+            let _ = element.focus_with_options(&options);
+        }
+    }
+
+    /// Focuses the cell a key moved to, if its row is drawn; else keeps the focused cell's.
     fn focus_pending(self) {
         let Some(to) = self.pending.get_value() else {
+            self.keep_focus();
             return;
         };
         let Some(cell) = self
@@ -361,11 +546,14 @@ impl Grid {
         }
     }
 
-    /// The drawn row at `place` among the rows shown.
+    /// The drawn row at `place` among the rows shown (not a fling's placeholder).
     fn row_element(self, place: usize) -> Option<HtmlTableRowElement> {
         self.scroller
             .get_untracked()?
-            .query_selector(&format!("tbody tr[aria-rowindex=\"{}\"]", place + 2))
+            .query_selector(&format!(
+                "tbody tr[aria-rowindex=\"{}\"]:not([data-placeholder])",
+                place + 2
+            ))
             .ok()
             .flatten()?
             .dyn_into()
@@ -384,6 +572,7 @@ impl Grid {
             ..self.view.get_untracked().view
         };
         let revealing = self.revealing.get_value();
+        let flinging = self.pace.get_untracked() == ScrollPace::Flinging;
         let drawn = self.drawn.get_untracked().rows;
         let mut changed = false;
         let mut place_now = None;
@@ -395,7 +584,8 @@ impl Grid {
                     continue;
                 };
                 let target = entry.target();
-                if !target.is_connected() {
+                // A placeholder's height is the estimate it was given, not a measure.
+                if !target.is_connected() || target.has_attribute("data-placeholder") {
                     continue;
                 }
                 let Some(place) = target
@@ -414,10 +604,12 @@ impl Grid {
                     m.heights.top_of(drawn.start),
                     m.heights.total() - m.heights.top_of(drawn.end),
                 ));
-                // The row a key moved to stays in view; else the row read stays in place.
+                // The row a key moved to stays in view; else the row read stays in place, but
+                // not in a fling: the view moves anyway, and holding it would lay the rows out
+                // again in every frame.
                 place_now = match revealing {
                     Some(row) => m.heights.reveal(row, view),
-                    None => (scroll_top > 0.0).then(|| m.heights.place_of(anchor)),
+                    None => (scroll_top > 0.0 && !flinging).then(|| m.heights.place_of(anchor)),
                 };
             }
         });

@@ -19,6 +19,11 @@ pub const FIRST_ESTIMATE_PX: f64 = 40.0;
 /// scroll finds its next rows drawn already and a fling draws only the rows it reaches.
 pub const OVERSCAN_PX: f64 = 400.0;
 
+/// How long the view stays still before a fling counts as ended and the rows past the view's
+/// edges are drawn again, in milliseconds: a few frames, longer than the pause between two wheel
+/// events of one gesture.
+pub const FLING_SETTLES_MS: u64 = 120;
+
 /// A change of a row's height smaller than this is noise (sub-pixel layout), not a new height:
 /// ignoring it keeps a measure from moving the view by fractions forever.
 const NOISE_PX: f64 = 0.5;
@@ -129,6 +134,28 @@ pub struct RowWindow {
     pub space_below: f64,
 }
 
+/// How the view moves through the rows, which decides how far past it rows are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScrollPace {
+    /// The view moves within or next to the rows drawn (reading, a wheel step, a key): rows
+    /// past each edge are drawn ahead ([`OVERSCAN_PX`]), so the next step finds them there.
+    Reading,
+    /// A fling or a jump: the view left every row drawn at its last move. Rows drawn past its
+    /// edges would be gone before anyone saw them, so only the rows in view are drawn: on a slow
+    /// machine, where a frame scrolls past a whole window, that halves each frame's work.
+    Flinging,
+}
+
+impl ScrollPace {
+    /// The pixels of rows drawn beyond each edge of the view.
+    pub fn overscan(self) -> f64 {
+        match self {
+            ScrollPace::Reading => OVERSCAN_PX,
+            ScrollPace::Flinging => 0.0,
+        }
+    }
+}
+
 /// The view's place as a row and a distance into it: kept while heights change above the view,
 /// so what a person reads does not move under their eyes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,6 +198,11 @@ impl RowHeights {
         let row = row.min(self.rows());
         let before = self.sums.before(row);
         before.px + (row - before.rows as usize) as f64 * self.estimate()
+    }
+
+    /// The height `row` counts for: its measured height, else the estimate.
+    pub fn height_of(&self, row: usize) -> f64 {
+        self.top_of(row + 1) - self.top_of(row)
     }
 
     /// The height of all the rows.
@@ -240,6 +272,21 @@ impl RowHeights {
             rows: first..end,
             space_above: above,
             space_below: (self.total() - below_start).max(0.0),
+        }
+    }
+
+    /// The pace of a move of the view to `view` from where the rows `drawn` were drawn for:
+    /// [`ScrollPace::Flinging`] when none of them is in the new view.
+    pub fn pace(&self, drawn: &Range<usize>, view: Viewport) -> ScrollPace {
+        if drawn.is_empty() {
+            return ScrollPace::Reading;
+        }
+        let (top, bottom) = (self.top_of(drawn.start), self.top_of(drawn.end));
+        let overlaps = top < view.scroll_top + view.height && view.scroll_top < bottom;
+        if overlaps {
+            ScrollPace::Reading
+        } else {
+            ScrollPace::Flinging
         }
     }
 
@@ -373,6 +420,8 @@ mod tests {
         assert_eq!(heights.top_of(1), 60.0);
         assert_eq!(heights.top_of(2), 160.0);
         assert_eq!(heights.top_of(3), 240.0);
+        assert_eq!(heights.height_of(1), 100.0);
+        assert_eq!(heights.height_of(5), 80.0);
         assert_eq!(heights.total(), 160.0 + 8.0 * 80.0);
         // Measured again: the new height replaces the old one.
         assert!(heights.measure(1, 20.0));
@@ -430,6 +479,47 @@ mod tests {
         let none = RowHeights::new(0, 40.0).window(view(0.0, 600.0), 400.0);
         assert_eq!(none.rows, 0..0);
         assert_eq!(none.space_above + none.space_below, 0.0);
+    }
+
+    #[test]
+    fn a_view_that_left_every_row_drawn_is_a_fling_and_draws_no_rows_past_its_edges() {
+        // 100 rows of 40 px; rows 10 to 30 drawn (400 to 1200 px).
+        let heights = RowHeights::new(100, 40.0);
+        let drawn = 10..30;
+        // A wheel step: the view still shows some of the rows drawn.
+        assert_eq!(
+            heights.pace(&drawn, view(1000.0, 400.0)),
+            ScrollPace::Reading
+        );
+        assert_eq!(
+            heights.pace(&drawn, view(100.0, 400.0)),
+            ScrollPace::Reading
+        );
+        // Past them, either way, even by a pixel.
+        assert_eq!(
+            heights.pace(&drawn, view(1200.0, 400.0)),
+            ScrollPace::Flinging
+        );
+        assert_eq!(heights.pace(&drawn, view(0.0, 400.0)), ScrollPace::Flinging);
+        assert_eq!(
+            heights.pace(&drawn, view(3000.0, 400.0)),
+            ScrollPace::Flinging
+        );
+        // Nothing drawn yet (an empty table, a first draw): reading.
+        assert_eq!(
+            heights.pace(&(0..0), view(3000.0, 400.0)),
+            ScrollPace::Reading
+        );
+        // A fling draws the rows in view only.
+        let at = view(3000.0, 400.0);
+        assert_eq!(
+            heights.window(at, ScrollPace::Flinging.overscan()).rows,
+            75..86
+        );
+        assert_eq!(
+            heights.window(at, ScrollPace::Reading.overscan()).rows,
+            65..96
+        );
     }
 
     #[test]

@@ -244,12 +244,18 @@ export function focusedCell(page) {
  * a person would, by scrolling its box from the top to the end, a view and a little more at a
  * time (the table draws 400 px beyond each edge). Resolves with `{ count, rows, drawnAtMost }`:
  * `aria-rowcount` less the header row, each row's cells' text by its `aria-rowindex` (null for
- * a row never drawn), and the most rows that were in the document at once.
+ * a row never drawn in full), and the most rows that were in the document at once.
  */
 export async function scrollThroughRows(table) {
   return table.evaluate(async (table) => {
     const box = table.closest(".windowed");
-    const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const twoFrames = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    // A jump draws placeholders until the view has been still a moment (a fling's): wait for
+    // the rows themselves, as a person waits to read.
+    const frame = async () => {
+      await twoFrames();
+      for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
+    };
     const count = Number(table.getAttribute("aria-rowcount")) - 1;
     const rows = new Map();
     let drawnAtMost = 0;
@@ -258,7 +264,7 @@ export async function scrollThroughRows(table) {
     for (;;) {
       const drawn = table.querySelectorAll("tbody tr[aria-rowindex]");
       drawnAtMost = Math.max(drawnAtMost, drawn.length);
-      for (const tr of drawn) rows.set(Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent));
+      for (const tr of drawn) if (!tr.hasAttribute("data-placeholder")) rows.set(Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent));
       if (box.scrollTop + box.clientHeight >= box.scrollHeight - 1) break;
       box.scrollTop += box.clientHeight + 300;
       await frame();

@@ -39,6 +39,33 @@ test("10,000 records in one table: reached by scrolling and by keys, sorted and 
   expect(seen.rows.every((cells, i) => cells[0] === String(i + 1)), "# from 1 to 10,000 in order").toBe(true);
   expect(seen.drawnAtMost).toBeLessThan(60);
 
+  // A jump to the middle (the scrollbar dragged, a fling): the rows it brings in are at first
+  // placeholders of their height, only those in view, the columns held as they were (the
+  // placeholders have no content to size them by); a moment later, the rows themselves.
+  const jump = await table.evaluate((table) => new Promise((resolve) => {
+    const box = table.closest(".windowed");
+    const widths = () => [...table.querySelectorAll("thead th")].map((th) => th.getBoundingClientRect().width);
+    const before = { widths: widths(), drawn: table.querySelectorAll("tbody tr").length };
+    // Seen as the rows change (a microtask), before the end of the fling (a timer) can come.
+    const observer = new MutationObserver(() => {
+      const placeholders = table.querySelectorAll("tbody tr[data-placeholder]").length;
+      if (!placeholders) return;
+      observer.disconnect();
+      resolve({ before, during: { widths: widths(), drawn: table.querySelectorAll("tbody tr").length, placeholders } });
+    });
+    observer.observe(table, { subtree: true, childList: true, attributes: true });
+    box.scrollTop = Math.round(box.scrollHeight / 2);
+  }));
+  expect(jump.during.widths, "the columns held").toEqual(jump.before.widths);
+  expect(jump.during.drawn, "only the rows in view").toBeLessThan(jump.before.drawn);
+  expect(jump.during.placeholders).toBe(jump.during.drawn);
+  await expect(table.locator("tbody tr[data-placeholder]")).toHaveCount(0);
+  const middle = rows.first();
+  const middlePlace = Number(await middle.getAttribute("aria-rowindex")) - 1;
+  expect(middlePlace).toBeGreaterThan(4_000);
+  await expect(middle.locator("th")).toHaveText(String(middlePlace));
+  await expect(middle.locator("td").nth(nameColumn - 1)).not.toBeEmpty();
+
   // By keys: Ctrl+End from the first cell brings the last record in; Page Up goes a view back.
   await rows.first().locator("th").click();
   await page.keyboard.press("Control+End");
@@ -49,6 +76,13 @@ test("10,000 records in one table: reached by scrolling and by keys, sorted and 
   await expect.poll(async () => Number((await focused(page)).row)).toBeLessThan(10_001);
   await expect(table.locator(`tbody tr[aria-rowindex="${(await focused(page)).row}"]`)).toBeInViewport();
   expect(await rows.count()).toBeLessThan(60);
+  // The focused cell keeps the grid's focus while its row is scrolled out of the document and
+  // back (as a wheel or the scrollbar would; no key pressed).
+  const readHere = await focused(page);
+  await table.evaluate((t) => { t.closest(".windowed").scrollTop = 0; });
+  await expect(table.locator(`tbody tr[aria-rowindex="${readHere.row}"]`)).toHaveCount(0);
+  await table.evaluate((t) => { const box = t.closest(".windowed"); box.scrollTop = box.scrollHeight; });
+  await expect.poll(() => focused(page)).toEqual(readHere);
   expect(await seriousViolations(page), "axe: serious or critical").toEqual([]);
   await screenshot(page, "explore-10000-end");
 
