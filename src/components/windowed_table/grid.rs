@@ -145,8 +145,9 @@ impl Grid {
         };
         self.pace.set(pace);
         // A cell a key moved to during the fling (or the focused cell) is in a placeholder's
-        // row: focus it once the row itself is drawn (the rows are made again in this task's microtasks; a frame is
-        // surely after them, and a row as tall as its placeholder is not measured again).
+        // row: focus it once the row itself is drawn. The rows are made again in this task's
+        // microtasks, so a frame is surely after them (and a row as tall as its placeholder
+        // is not measured again, so the size observer would not say so).
         if !hold {
             request_animation_frame(move || self.focus_pending());
         }
@@ -298,11 +299,7 @@ impl Grid {
         if !lost {
             return;
         }
-        if let Some(element) = self
-            .row_element(cell.row)
-            .and_then(|r| r.cells().item(cell.column as u32))
-            .and_then(|c| c.dyn_into::<HtmlElement>().ok())
-        {
+        if let Some(element) = self.cell_element(cell) {
             let options = web_sys::FocusOptions::new();
             options.set_prevent_scroll(true);
             let _ = element.focus_with_options(&options);
@@ -315,11 +312,7 @@ impl Grid {
             self.keep_focus();
             return;
         };
-        let Some(cell) = self
-            .row_element(to.row)
-            .and_then(|r| r.cells().item(to.column as u32))
-            .and_then(|c| c.dyn_into::<HtmlElement>().ok())
-        else {
+        let Some(cell) = self.cell_element(to) else {
             return;
         };
         self.pending.set_value(None);
@@ -337,6 +330,15 @@ impl Grid {
             self.placed
                 .set_value(Some(f64::from(scroller.scroll_top())));
         }
+    }
+
+    /// The drawn cell at `cell`, if its row is drawn in full.
+    fn cell_element(self, cell: GridCell) -> Option<HtmlElement> {
+        self.row_element(cell.row)?
+            .cells()
+            .item(cell.column as u32)?
+            .dyn_into()
+            .ok()
     }
 
     /// The drawn row at `place` among the rows shown (not a fling's placeholder).
