@@ -18,16 +18,16 @@ use leptos::html;
 use leptos::prelude::*;
 use web_sys::Element;
 
-use crate::model::row_window::{FIRST_ESTIMATE_PX, RowHeights, RowWindow, ScrollPace, Viewport};
+use crate::model::row_window::{
+    FIRST_ESTIMATE_PX, GridCell, RowHeights, RowWindow, ScrollPace, Viewport, updated_list,
+};
 
 mod grid;
 
 use grid::{Grid, SizeObserver};
 
-/// The rows' heights for one list of rows: a new list (another sort or filter) starts anew.
+/// The heights of the rows the table shows (its `shown` keys, place by place).
 struct Measures {
-    /// The list these heights are for (its generation, counted from the first).
-    list: u64,
     heights: RowHeights,
 }
 
@@ -41,10 +41,18 @@ struct ViewFor {
 /// The part of the view's height the box takes before it is measured: its CSS `max-height`.
 const BOX_SHARE_OF_WINDOW: f64 = 0.75;
 
+/// An attribute on each drawn row (`<tr>`), made from its key: what tests and other parts of
+/// the page find a row by (`data-entry`, `data-run`).
+pub struct RowAttribute {
+    pub name: &'static str,
+    pub value: String,
+}
+
 /// A table of `rows` in a scrolling box, drawing only those near the view. `head` is the header
 /// row's cells; `row` makes a row's cells (each focusable: `tabindex="-1"`, the first a
 /// `<th scope="row">`) from its place and key, and may track signals (the shown columns): the row
-/// is made again when they change. A new list of rows goes back to the top.
+/// is made again when they change. A new list of rows goes back to the top; with `list_of`, rows
+/// changing while it stays are the same list updated, and the view stays on the row it showed.
 #[component]
 pub fn WindowedTable<Key, Head, Row, Cells>(
     /// The rows' keys, in the order shown.
@@ -59,6 +67,14 @@ pub fn WindowedTable<Key, Head, Row, Cells>(
     /// The table's `class` and `data-field`.
     class: &'static str,
     field: &'static str,
+    /// What the rows are a list of (their filter and sort, as text): while it stays the same, a
+    /// change of `rows` is the list updated (a log read again), not a new list. Without it,
+    /// every change of `rows` is a new list.
+    #[prop(optional, into)]
+    list_of: Option<Signal<String>>,
+    /// Attributes each drawn row carries, from its key.
+    #[prop(optional)]
+    row_attributes: Option<fn(&Key) -> Vec<RowAttribute>>,
 ) -> impl IntoView
 where
     Key: Clone + Eq + Hash + Send + Sync + 'static,
@@ -68,14 +84,12 @@ where
 {
     let scroller = NodeRef::<html::Div>::new();
     let head_row = NodeRef::<html::Tr>::new();
+    // The keys drawn from: `rows` as the table last took them, with their heights (`measures`).
+    let shown = RwSignal::new(rows.get_untracked());
     // Each new list of rows is a generation.
-    let list = Memo::new(move |previous: Option<&u64>| {
-        rows.track();
-        previous.map_or(0, |p| p + 1)
-    });
+    let list = RwSignal::new(0_u64);
     let measures = StoredValue::new(Measures {
-        list: 0,
-        heights: RowHeights::new(rows.with_untracked(Vec::len), FIRST_ESTIMATE_PX),
+        heights: RowHeights::new(shown.with_untracked(Vec::len), FIRST_ESTIMATE_PX),
     });
     let measured = Trigger::new();
     let first_height = window()
@@ -95,7 +109,8 @@ where
     let row_window = Memo::new(move |_| {
         measured.track();
         let overscan = pace.get().overscan();
-        let (list, count) = (list.get(), rows.with(Vec::len));
+        let list = list.get();
+        shown.track();
         let seen = view.get();
         let at = if seen.list == list {
             seen.view
@@ -105,14 +120,6 @@ where
                 ..seen.view
             }
         };
-        measures.update_value(|m| {
-            if m.list != list || m.heights.rows() != count {
-                *m = Measures {
-                    list,
-                    heights: RowHeights::new(count, m.heights.estimate()),
-                };
-            }
-        });
         measures.with_value(|m| m.heights.window(at, overscan))
     });
     let grid = Grid {
@@ -130,16 +137,18 @@ where
         revealing: StoredValue::new(None),
         placed: StoredValue::new(None),
     };
-    // A new list goes back to the top.
-    Effect::new(move |previous: Option<u64>| {
-        let now = list.get();
-        if previous.is_some_and(|p| p != now) {
-            grid.revealing.set_value(None);
-            grid.focused.set_value(None);
-            grid.scroll_to(0.0);
-            grid.read_view();
+    // Rows taken as a new list go back to the top; as the same list updated, keep the view.
+    Effect::new(move |list_was: Option<Option<String>>| {
+        let list_now = list_of.map(|l| l.get());
+        let keys = rows.get();
+        if list_was.is_some() {
+            if list_of.is_some() && list_was.as_ref() == Some(&list_now) {
+                take_update(grid, shown, keys);
+            } else {
+                take_new_list(grid, shown, keys);
+            }
         }
-        now
+        list_now
     });
     let observer = StoredValue::new_local(SizeObserver::new(grid, measured));
     // The box is watched too: a window made taller shows more rows without a scroll.
@@ -168,7 +177,7 @@ where
 
     let body_rows = move || {
         let RowWindow { rows: range, .. } = row_window.get();
-        rows.with(|keys| {
+        shown.with(|keys| {
             range
                 .filter_map(|place| keys.get(place).map(|key| (place, key.clone())))
                 .collect::<Vec<_>>()
@@ -180,7 +189,7 @@ where
             on:scroll=move |_| grid.read_view()
             on:keydown=move |event| grid.key(&event)>
             <table class=class data-field=field role="grid" aria-label=label node_ref=grid.table
-                aria-rowcount=move || rows.with(Vec::len) + 1
+                aria-rowcount=move || shown.with(Vec::len) + 1
                 style:margin-top=move || format!("{}px", row_window.with(|w| w.space_above))
                 style:margin-bottom=move || format!("{}px", row_window.with(|w| w.space_below))>
                 <thead>
@@ -188,12 +197,66 @@ where
                 </thead>
                 <tbody>
                     <For each=body_rows key=|(place, key)| (*place, key.clone()) let((place, key))>
-                        {body_row(place, key, grid, row, observe)}
+                        {body_row(place, key, grid, row, observe, row_attributes)}
                     </For>
                 </tbody>
             </table>
         </div>
     }
+}
+
+/// Takes `keys` as a new list (another sort or filter): its heights start anew from the old
+/// rows' mean, the grid's focus and a key's move end, and the view goes back to the top.
+fn take_new_list<Key: Clone + Send + Sync + 'static>(
+    grid: Grid,
+    shown: RwSignal<Vec<Key>>,
+    keys: Vec<Key>,
+) {
+    grid.measures.update_value(|m| {
+        m.heights = RowHeights::new(keys.len(), m.heights.estimate());
+    });
+    grid.list.update(|generation| *generation += 1);
+    shown.set(keys);
+    grid.revealing.set_value(None);
+    grid.pending.set_value(None);
+    grid.focused.set_value(None);
+    grid.scroll_to(0.0);
+    grid.read_view();
+}
+
+/// Takes `keys` as the list shown, updated (`model::row_window::updated_list`): the rows that
+/// stay keep their heights, the view stays on the row it showed and the focused cell on its row.
+fn take_update<Key: Clone + Eq + Hash + Send + Sync + 'static>(
+    grid: Grid,
+    shown: RwSignal<Vec<Key>>,
+    keys: Vec<Key>,
+) {
+    let changed = shown.with_untracked(|old| *old != keys);
+    if !changed {
+        return;
+    }
+    let scroll_top = grid.view.get_untracked().view.scroll_top;
+    let focused = grid.focused.get_value();
+    let (update, focused_now) = shown.with_untracked(|old| {
+        let update = grid
+            .measures
+            .with_value(|m| updated_list(old, &keys, &m.heights, scroll_top));
+        let focused_now = focused.and_then(|cell| {
+            let key = old.get(cell.row)?;
+            let row = keys.iter().position(|k| k == key)?;
+            Some(GridCell { row, ..cell })
+        });
+        (update, focused_now)
+    });
+    grid.measures.update_value(|m| m.heights = update.heights);
+    grid.focused.set_value(focused_now);
+    grid.revealing.set_value(None);
+    grid.pending.set_value(None);
+    shown.set(keys);
+    if (update.scroll_top - scroll_top).abs() >= 1.0 {
+        grid.scroll_to(update.scroll_top);
+    }
+    grid.read_view();
 }
 
 /// The row at `place`: while a fling brought it in and lasts, a placeholder of its height (one
@@ -204,6 +267,7 @@ fn body_row<Key, Row, Cells>(
     grid: Grid,
     row: StoredValue<Row>,
     observe: impl Fn(Element) + Clone + 'static,
+    row_attributes: Option<fn(&Key) -> Vec<RowAttribute>>,
 ) -> impl IntoView
 where
     Key: Send + Sync + 'static,
@@ -219,8 +283,14 @@ where
         .head_row
         .get_untracked()
         .map_or(1, |head| head.cells().length().max(1));
+    let attributes = row_attributes.map(|of| of(&key)).unwrap_or_default();
+    let mark = move |element: Element| {
+        for RowAttribute { name, value } in &attributes {
+            let _ = element.set_attribute(name, value);
+        }
+    };
     view! {
-        <tr aria-rowindex=place + 2 use:observe
+        <tr aria-rowindex=place + 2 use:observe use:mark
             data-placeholder=move || (!in_full.get()).then_some("")>
             {move || if in_full.get() {
                 Either::Left(row.with_value(|row| row(place, &key)))

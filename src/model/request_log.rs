@@ -305,9 +305,6 @@ pub struct LogFilter {
     pub text: String,
 }
 
-/// Entries on one page of the list.
-pub const PAGE_SIZE: usize = 50;
-
 /// `/log`'s query as the URL holds it, as text (`q` is `text`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LogQuery<'a> {
@@ -315,17 +312,6 @@ pub struct LogQuery<'a> {
     pub method: Option<&'a str>,
     pub path: Option<&'a str>,
     pub text: Option<&'a str>,
-    pub page: Option<&'a str>,
-}
-
-impl LogQuery<'_> {
-    /// The page asked for, from 1 (the newest); anything else than a page number is the first.
-    pub fn page(&self) -> usize {
-        self.page
-            .and_then(|p| p.parse::<usize>().ok())
-            .filter(|p| *p >= 1)
-            .unwrap_or(1)
-    }
 }
 
 impl LogFilter {
@@ -337,7 +323,6 @@ impl LogFilter {
             method,
             path,
             text,
-            ..
         } = query;
         let status = match status.filter(|s| !s.is_empty()) {
             None => None,
@@ -364,8 +349,8 @@ impl LogFilter {
         })
     }
 
-    /// `/log` with this filter and page (1 is the newest), as a URL.
-    pub fn url(&self, page: usize) -> String {
+    /// `/log` with this filter, as a URL.
+    pub fn url(&self) -> String {
         let mut params = Vec::new();
         if let Some(status) = self.status {
             params.push(format!("status={}", status.as_str()));
@@ -378,9 +363,6 @@ impl LogFilter {
         }
         if !self.text.is_empty() {
             params.push(format!("q={}", encode(&self.text)));
-        }
-        if page > 1 {
-            params.push(format!("page={page}"));
         }
         if params.is_empty() {
             "/log".to_owned()
@@ -720,15 +702,11 @@ mod tests {
             method: Some("post"),
             path: Some("/v1/runs"),
             text: Some("a b"),
-            page: Some("2"),
         };
         let filter = LogFilter::from_query(query).unwrap();
         assert_eq!(filter.method.as_deref(), Some("POST"));
-        let url = filter.url(query.page());
-        assert_eq!(
-            url,
-            "/log?status=4xx&method=POST&path=%2Fv1%2Fruns&q=a%20b&page=2"
-        );
+        let url = filter.url();
+        assert_eq!(url, "/log?status=4xx&method=POST&path=%2Fv1%2Fruns&q=a%20b");
         let decoded = percent_encoding::percent_decode_str(&url)
             .decode_utf8()
             .unwrap()
@@ -746,11 +724,9 @@ mod tests {
             method: get("method"),
             path: get("path"),
             text: get("q"),
-            page: get("page"),
         };
         assert_eq!(LogFilter::from_query(read_back), Ok(filter));
-        assert_eq!(read_back.page(), 2);
-        assert_eq!(LogFilter::default().url(1), "/log");
+        assert_eq!(LogFilter::default().url(), "/log");
         let only = |status, method| LogQuery {
             status,
             method,
@@ -762,19 +738,6 @@ mod tests {
             LogFilter::from_query(only(Some(""), Some(""))),
             Ok(LogFilter::default())
         );
-    }
-
-    #[test]
-    fn a_page_that_is_not_a_page_number_is_the_first() {
-        let page = |page| LogQuery {
-            page,
-            ..LogQuery::default()
-        };
-        assert_eq!(page(None).page(), 1);
-        assert_eq!(page(Some("3")).page(), 3);
-        assert_eq!(page(Some("0")).page(), 1);
-        assert_eq!(page(Some("-2")).page(), 1);
-        assert_eq!(page(Some("x")).page(), 1);
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //!
 //! Places are in CSS pixels from the top of the first row.
 
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::ops::{Add, Range, Sub};
 
 /// The height a row counts for before any row was measured: the shortest row of the output
@@ -321,6 +323,59 @@ impl RowHeights {
     }
 }
 
+/// The same list, updated: rows added (a log read again has new entries at its top), gone or
+/// moved, while its filter and sort stay. What was measured and what the person reads carry over.
+#[derive(Clone, Debug)]
+pub struct ListUpdate {
+    /// The new list's heights: each row still in the list keeps its measured height.
+    pub heights: RowHeights,
+    /// Where the view goes: the row at its top stays there, at the same distance into it (the
+    /// next row still listed if it is gone). A view at the very top stays there: the newest rows
+    /// show as they come.
+    pub scroll_top: f64,
+}
+
+/// How the view and the heights follow a list going from `old` to `new` keys (`before`: the old
+/// list's heights; `scroll_top`: the view's place in it).
+pub fn updated_list<Key: Eq + Hash>(
+    old: &[Key],
+    new: &[Key],
+    before: &RowHeights,
+    scroll_top: f64,
+) -> ListUpdate {
+    let place_now: HashMap<&Key, usize> = new
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(place, key)| (key, place))
+        .collect();
+    let mut heights = RowHeights::new(new.len(), before.estimate());
+    for (old_place, key) in old.iter().enumerate() {
+        let measured = f64::from(before.heights[old_place]);
+        if let Some(&place) = place_now.get(key)
+            && measured > 0.0
+        {
+            heights.measure(place, measured);
+        }
+    }
+    let scroll_top = if scroll_top <= 0.0 || old.is_empty() {
+        0.0
+    } else {
+        let anchor = before.anchor(scroll_top);
+        let still_listed = (anchor.row..old.len())
+            .find_map(|row| place_now.get(&old[row]).map(|&place| (row, place)));
+        match still_listed {
+            Some((row, place)) if row == anchor.row => heights.top_of(place) + anchor.into_row,
+            Some((_, place)) => heights.top_of(place),
+            None => scroll_top.min(heights.total()),
+        }
+    };
+    ListUpdate {
+        heights,
+        scroll_top,
+    }
+}
+
 /// A key that moves the focus in a grid of cells (the WAI-ARIA data grid's keys).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GridKey {
@@ -407,6 +462,61 @@ mod tests {
 
     fn view(scroll_top: f64, height: f64) -> Viewport {
         Viewport { scroll_top, height }
+    }
+
+    /// Heights of `rows` rows, row `i` measured `20 + i` pixels tall.
+    fn measured_rows(rows: usize) -> RowHeights {
+        let mut heights = RowHeights::new(rows, 40.0);
+        for row in 0..rows {
+            heights.measure(row, 20.0 + row as f64);
+        }
+        heights
+    }
+
+    #[test]
+    fn an_updated_list_keeps_the_row_read_in_place_as_rows_come_above_it() {
+        let old = ["c", "d", "e", "f"];
+        let before = measured_rows(old.len());
+        // Reading 5 px into "d" (c is 20 px tall).
+        let update = updated_list(&old, &["a", "b", "c", "d", "e", "f"], &before, 25.0);
+        // "a" and "b" are new: they count the old rows' mean; "c" to "f" keep theirs.
+        let mean = before.estimate();
+        assert_eq!(update.heights.rows(), 6);
+        assert_eq!(update.heights.height_of(2), 20.0);
+        assert_eq!(update.heights.height_of(5), 23.0);
+        assert_eq!(update.heights.height_of(0), mean);
+        assert_eq!(update.scroll_top, 2.0 * mean + 20.0 + 5.0);
+    }
+
+    #[test]
+    fn a_view_at_the_top_stays_at_the_top_to_show_the_newest_rows() {
+        let before = measured_rows(3);
+        let update = updated_list(&[1, 2, 3], &[0, 1, 2, 3], &before, 0.0);
+        assert_eq!(update.scroll_top, 0.0);
+    }
+
+    #[test]
+    fn when_the_row_read_is_gone_the_view_goes_to_the_next_row_still_listed() {
+        let before = measured_rows(4);
+        // Reading 3 px into "b", which a filter or a trim took out.
+        let update = updated_list(&["a", "b", "c", "d"], &["a", "c", "d"], &before, 23.0);
+        assert_eq!(update.scroll_top, 20.0);
+        // Nothing after it is listed: the view stays where it was, within the new list.
+        let update = updated_list(&["a", "b", "c", "d"], &["a"], &before, 50.0);
+        assert_eq!(update.scroll_top, 20.0);
+        let update = updated_list(&["a", "b"], &["x", "y", "z", "w"], &measured_rows(2), 30.0);
+        assert_eq!(update.scroll_top, 30.0);
+    }
+
+    #[test]
+    fn rows_not_measured_before_are_not_measured_after() {
+        let mut before = RowHeights::new(3, 40.0);
+        before.measure(1, 90.0);
+        let update = updated_list(&[1, 2, 3], &[3, 2, 1], &before, 0.0);
+        // Row 2 moved to place 1 with its height; rows 1 and 3 count the estimate (90).
+        assert_eq!(update.heights.height_of(1), 90.0);
+        assert_eq!(update.heights.total(), 270.0);
+        assert_eq!(updated_list::<u8>(&[], &[], &before, 10.0).scroll_top, 0.0);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! the text for a support ticket, the request as code. Also the switch that stops keeping the
 //! log, and clearing it.
 
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
@@ -13,11 +15,13 @@ use leptos_router::params::{Params, ParamsError};
 
 use crate::app::{in_place, use_id_param};
 use crate::browser::copy_text;
-use crate::components::{Confirm, CopyAsCode, Notice, StoreRefusalNotice};
+use crate::components::{
+    Confirm, CopyAsCode, Notice, RowAttribute, StoreRefusalNotice, WindowedTable,
+};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
-    AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, PAGE_SIZE,
-    StatusClass, WHOLE_BODIES_KEPT, entry_path,
+    AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, StatusClass,
+    WHOLE_BODIES_KEPT, entry_path,
 };
 use crate::request_log::{self, WholeBody};
 use crate::state::polling::use_every_while_shown;
@@ -28,15 +32,13 @@ use crate::state::workspace::use_workspace;
 const REREAD: Duration = Duration::from_secs(4);
 
 /// `/log`'s query as text. Every field is text so that no value is refused here:
-/// [`LogFilter::from_query`] reports an unknown status or method, and a page that is not a
-/// number is the first.
+/// [`LogFilter::from_query`] reports an unknown status or method.
 #[derive(Params, Clone, Debug, PartialEq, Default)]
 struct LogParams {
     status: Option<String>,
     method: Option<String>,
     path: Option<String>,
     q: Option<String>,
-    page: Option<String>,
 }
 
 impl LogParams {
@@ -51,7 +53,6 @@ impl LogParams {
             method: self.method.as_deref(),
             path: self.path.as_deref(),
             text: self.q.as_deref(),
-            page: self.page.as_deref(),
         }
     }
 }
@@ -85,7 +86,12 @@ pub fn RequestLogPage() -> impl IntoView {
         }
     });
     let filter = Memo::new(move |_| params.with(|p| LogFilter::from_query(LogParams::of(p))));
-    let page = Memo::new(move |_| params.with(|p| LogParams::of(p).page()));
+    // The log as last read, newest first: the same rows while no entry came or went.
+    let read = Memo::new(move |_| match entries.get() {
+        None | Some(Ok(None)) => LogRead::Reading,
+        Some(Err(error)) => LogRead::Unreadable(error.sentence()),
+        Some(Ok(Some(all))) => LogRead::Read(all.into_iter().rev().map(LoggedRow::new).collect()),
+    });
 
     view! {
         <section class="page log-page">
@@ -101,18 +107,19 @@ pub fn RequestLogPage() -> impl IntoView {
             {move || filter.get().err().map(|problem| view! {
                 <Notice field="filter-problem">{problem}</Notice>
             })}
-            {move || match entries.get() {
-                None | Some(Ok(None)) => view! { <p class="loading">"Reading the log…"</p> }.into_any(),
-                Some(Err(error)) => view! {
-                    <Notice field="no-storage">"The log could not be read. " {error.sentence()}</Notice>
-                }.into_any(),
-                Some(Ok(Some(all))) => {
-                    let Ok(filter) = filter.get() else {
-                        return ().into_any();
-                    };
-                    log_table(&all, &filter, page.get()).into_any()
+            {move || read.with(|read| match read {
+                LogRead::Reading => Some(view! { <p class="loading">"Reading the log…"</p> }.into_any()),
+                LogRead::Unreadable(sentence) => {
+                    let sentence = sentence.clone();
+                    Some(view! {
+                        <Notice field="no-storage">"The log could not be read. " {sentence}</Notice>
+                    }.into_any())
                 }
-            }}
+                LogRead::Read(_) => None,
+            })}
+            <Show when=move || read.with(|r| matches!(r, LogRead::Read(_))) && filter.with(Result::is_ok)>
+                <LogTable read filter />
+            </Show>
         </section>
     }
 }
@@ -173,14 +180,14 @@ fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> im
     }
 }
 
-/// The filters of the list: each change is a new URL (from the first page), in place.
+/// The filters of the list: each change is a new URL, in place.
 #[component]
 fn LogFilters(filter: Memo<Result<LogFilter, String>>) -> impl IntoView {
     let navigate = use_navigate();
     let show = move |change: &dyn Fn(&mut LogFilter)| {
         let mut next = filter.get_untracked().unwrap_or_default();
         change(&mut next);
-        navigate(&next.url(1), in_place());
+        navigate(&next.url(), in_place());
     };
     let current = move || filter.get().unwrap_or_default();
     let (show_status, show_method, show_path, show_text) =
@@ -233,71 +240,115 @@ fn LogFilters(filter: Memo<Result<LogFilter, String>>) -> impl IntoView {
     }
 }
 
-/// The entries that pass `filter`, newest first, one page of them, with the pager.
-fn log_table(all: &[Entry], filter: &LogFilter, page: usize) -> impl IntoView + use<> {
-    let matching: Vec<&Entry> = all.iter().rev().filter(|e| filter.matches(e)).collect();
-    let pages = matching.len().div_ceil(PAGE_SIZE).max(1);
-    let page = page.min(pages);
-    let first = (page - 1) * PAGE_SIZE;
-    let shown: Vec<Entry> = matching
-        .iter()
-        .skip(first)
-        .take(PAGE_SIZE)
-        .map(|e| (*e).clone())
-        .collect();
-    let summary = if all.is_empty() {
-        "No request is logged yet for this workspace in this browser.".to_owned()
-    } else if matching.is_empty() {
-        format!(
-            "None of the {} matches.",
-            counted(all.len() as u64, "logged request", "logged requests")
-        )
-    } else {
-        format!(
-            "{}–{} of {}{}.",
-            group_thousands(first as u64 + 1),
-            group_thousands((first + shown.len()) as u64),
-            counted(matching.len() as u64, "request", "requests"),
-            if filter.is_empty() {
-                String::new()
-            } else {
-                format!(" matching, of {} logged", group_thousands(all.len() as u64))
-            }
-        )
-    };
-    let newer = (page > 1).then(|| filter.url(page - 1));
-    let older = (page < pages).then(|| filter.url(page + 1));
-    view! {
-        <p data-field="log-summary">{summary}</p>
-        {(!shown.is_empty()).then(|| view! {
-            <div class="table-wrap">
-                <table class="log-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Sent"</th>
-                            <th scope="col">"Method"</th>
-                            <th scope="col">"Path"</th>
-                            <th scope="col">"Status"</th>
-                            <th scope="col" class="num">"Time"</th>
-                            <th scope="col">"Request id"</th>
-                            <th scope="col">"By"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {shown.into_iter().map(log_row).collect_view()}
-                    </tbody>
-                </table>
-            </div>
-        })}
-        <nav class="pager" aria-label="Pages of the log">
-            {newer.map(|url| view! { <A href=url>"Newer"</A> })}
-            {(pages > 1).then(|| format!(" Page {page} of {pages} "))}
-            {older.map(|url| view! { <A href=url>"Older"</A> })}
-        </nav>
+/// The log as the list last read it.
+#[derive(Clone, PartialEq)]
+enum LogRead {
+    Reading,
+    /// The store refused; what happened, for the person.
+    Unreadable(String),
+    /// Every entry kept, newest first.
+    Read(Vec<LoggedRow>),
+}
+
+/// An entry as a row of the list. An entry is written once, so its id tells it: a read of the
+/// log that brings the same entries is the same list, and no row is drawn again.
+#[derive(Clone)]
+struct LoggedRow(Arc<Entry>);
+
+impl LoggedRow {
+    fn new(entry: Entry) -> Self {
+        LoggedRow(Arc::new(entry))
+    }
+
+    fn attributes(&self) -> Vec<RowAttribute> {
+        vec![RowAttribute {
+            name: "data-entry",
+            value: self.0.id.clone(),
+        }]
     }
 }
 
-fn log_row(entry: Entry) -> impl IntoView {
+impl PartialEq for LoggedRow {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for LoggedRow {}
+
+impl Hash for LoggedRow {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.id.hash(state);
+    }
+}
+
+/// Every entry that passes the filter, newest first, in one scrolling table that draws the rows
+/// near the view. A new filter starts at the top; the log read again (every few seconds) keeps
+/// the view on the entry it showed, or at the top, where new entries come in.
+#[component]
+fn LogTable(read: Memo<LogRead>, filter: Memo<Result<LogFilter, String>>) -> impl IntoView {
+    let matching = Memo::new(move |_| {
+        let Ok(filter) = filter.get() else {
+            return Vec::new();
+        };
+        read.with(|read| match read {
+            LogRead::Read(all) => all
+                .iter()
+                .filter(|row| filter.matches(&row.0))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        })
+    });
+    let summary = move || {
+        let logged = read.with(|r| match r {
+            LogRead::Read(all) => all.len(),
+            _ => 0,
+        });
+        let filtered = filter.with(|f| f.as_ref().is_ok_and(|f| !f.is_empty()));
+        let matching = matching.with(Vec::len);
+        if logged == 0 {
+            "No request is logged yet for this workspace in this browser.".to_owned()
+        } else if matching == 0 {
+            format!(
+                "None of the {} matches.",
+                counted(logged as u64, "logged request", "logged requests")
+            )
+        } else if filtered {
+            format!(
+                "{} matching, of {} logged.",
+                counted(matching as u64, "request", "requests"),
+                group_thousands(logged as u64)
+            )
+        } else {
+            format!("{}.", counted(matching as u64, "request", "requests"))
+        }
+    };
+    let list_of =
+        Signal::derive(move || filter.with(|f| f.as_ref().map(LogFilter::url).unwrap_or_default()));
+    let head = || {
+        view! {
+            <th scope="col">"Sent"</th>
+            <th scope="col">"Method"</th>
+            <th scope="col">"Path"</th>
+            <th scope="col">"Status"</th>
+            <th scope="col" class="num">"Time"</th>
+            <th scope="col">"Request id"</th>
+            <th scope="col">"By"</th>
+        }
+    };
+    view! {
+        <p data-field="log-summary">{summary}</p>
+        <Show when=move || matching.with(|m| !m.is_empty())>
+            <WindowedTable rows=matching head=head() row=|_, row: &LoggedRow| log_cells(&row.0) list_of
+                row_attributes=LoggedRow::attributes label="Requests" class="log-table" field="log-table" />
+        </Show>
+    }
+}
+
+/// An entry's cells, each focusable for the grid's keys: when it was sent (a link to its page),
+/// method, path, status and error, time taken, request id, and who sent it.
+fn log_cells(entry: &Entry) -> impl IntoView + use<> {
     let class = match entry.status {
         None => "status-none",
         Some(s) if s >= 500 => "status-5xx",
@@ -310,19 +361,22 @@ fn log_row(entry: Entry) -> impl IntoView {
             .is_some()
             .then(|| "no answer".to_owned())
     });
+    let (href, sent, status) = (
+        entry_path(&entry.id),
+        local_time(entry.at),
+        entry.status_text(),
+    );
     view! {
-        <tr data-entry=entry.id.clone()>
-            <td><A href=entry_path(&entry.id)>{local_time(entry.at)}</A></td>
-            <td>{entry.method.clone()}</td>
-            <td class="path">{entry.path.clone()}</td>
-            <td class=class data-field="status">
-                {entry.status_text()}
-                {error.map(|code| view! { " " <span class="error-code">{code}</span> })}
-            </td>
-            <td class="num">{format!("{} ms", group_thousands(u64::from(entry.duration_ms)))}</td>
-            <td class="mono">{entry.request_id.clone().unwrap_or_default()}</td>
-            <td>{entry.origin.label()}</td>
-        </tr>
+        <th scope="row" tabindex="-1"><A href=href>{sent}</A></th>
+        <td tabindex="-1">{entry.method.clone()}</td>
+        <td class="path" tabindex="-1">{entry.path.clone()}</td>
+        <td class=class data-field="status" tabindex="-1">
+            {status}
+            {error.map(|code| view! { " " <span class="error-code">{code}</span> })}
+        </td>
+        <td class="num" tabindex="-1">{format!("{} ms", group_thousands(u64::from(entry.duration_ms)))}</td>
+        <td class="mono" tabindex="-1">{entry.request_id.clone().unwrap_or_default()}</td>
+        <td tabindex="-1">{entry.origin.label()}</td>
     }
 }
 

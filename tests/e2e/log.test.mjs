@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { api, screenshot, go, besides, signOut, seriousViolations, snippetEnvironment } from "./harness.mjs";
+import { api, screenshot, go, besides, signOut, seriousViolations, snippetEnvironment, scrollThroughRows } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "50", "--process-ms", "100"] });
 
@@ -197,24 +197,40 @@ test("the switch stops keeping requests, clearing empties the log, and forgettin
   expect(problems).toEqual([]);
 });
 
-/** Puts `count` old entries in `workspace`'s log, as the console writes them, older than any real one. */
-async function seedOldEntries(page, workspace, count) {
-  await page.evaluate(async ([ws, count]) => {
+/**
+ * Puts `entries` (`{ id, at, path }`) in `workspace`'s log as the console writes them: GET
+ * requests answered 200 in 1 ms.
+ */
+async function writeEntries(page, workspace, entries) {
+  await page.evaluate(async ([ws, entries]) => {
     const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
     await new Promise((resolve, reject) => {
       const tx = db.transaction("log", "readwrite");
-      for (let i = 0; i < count; i++) {
-        const id = `${String(1_000_000 + i).padStart(13, "0")}-00000000`;
+      for (const { id, at, path } of entries) {
         tx.objectStore("log").put(JSON.stringify({
-          id, at: "2001-09-09T01:46:40.000Z", duration_ms: 1, origin: "page", method: "GET", base_url: "http://old", path: `/v1/runs/old-${i}`,
-          status: 200, answer_bytes: 2,
+          id, at, duration_ms: 1, origin: "page", method: "GET", base_url: "http://seeded", path, status: 200, answer_bytes: 2,
         }), `${ws}/${id}`);
       }
       tx.oncomplete = resolve;
       tx.onerror = () => reject(tx.error);
     });
     db.close();
-  }, [workspace, count]);
+  }, [workspace, entries]);
+}
+
+/** Puts `count` old entries in `workspace`'s log, older than any real one: `/v1/runs/old-{i}`. */
+function seedOldEntries(page, workspace, count) {
+  const entries = Array.from({ length: count }, (_, i) => ({
+    id: `${String(1_000_000 + i).padStart(13, "0")}-00000000`, at: "2001-09-09T01:46:40.000Z", path: `/v1/runs/old-${i}`,
+  }));
+  return writeEntries(page, workspace, entries);
+}
+
+/** Puts an entry for each of `names` in `workspace`'s log, newer than any real one: `/v1/runs/{name}`. */
+function seedNewEntries(page, workspace, names) {
+  const newest = `9${String(Date.now()).slice(1)}`;
+  const entries = names.map((name) => ({ id: `${newest}-${name.padStart(8, "0").slice(-8)}`, at: new Date().toISOString(), path: `/v1/runs/${name}` }));
+  return writeEntries(page, workspace, entries);
 }
 
 /** The entries of `workspace`'s log, counted in the page's store. */
@@ -246,6 +262,70 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
   await go(page, "/log?q=old-0");
   // (a request made meanwhile is in the log for a second before the oldest makes room for it)
   await expect(page.locator('[data-field="log-summary"]').getByText(/None of the 5,0\d\d logged requests/)).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
+test("the whole log in one scrolling table: every entry reached, and new entries keep the one being read in place", async ({ sandbox, pages }) => {
+  test.setTimeout(120_000);
+  const { page, problems } = await pages.signedIn("/log");
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  await rowWith(page, "/v1/workspace");
+  await seedOldEntries(page, workspace, 3_000);
+  await go(page, "/runs");
+  await go(page, "/log");
+  const table = page.locator('[data-field="log-table"]');
+  const box = page.locator(".log-page .table-wrap.windowed");
+  const summary = page.locator('[data-field="log-summary"]');
+  await expect(summary).toHaveText(/^3,0\d\d requests\.$/);
+  const logged = Number((await summary.textContent()).match(/^([\d,]+)/)[1].replace(",", ""));
+  await expect(table).toHaveAttribute("aria-rowcount", String(logged + 1));
+  expect(await table.locator("tbody tr").count(), "rows in the document").toBeLessThan(80);
+
+  // Every entry by scrolling, newest first: the oldest seeded is the last.
+  const seen = await scrollThroughRows(table);
+  expect(seen.count).toBe(logged);
+  expect(seen.rows.findIndex((row) => row === null), "the first row never drawn (-1: none)").toBe(-1);
+  expect(seen.rows.at(-1)[2]).toBe("/v1/runs/old-0");
+  expect(seen.rows.at(-3000)[2]).toBe("/v1/runs/old-2999");
+  // And by keys: Ctrl+Home, then Ctrl+End to the oldest.
+  await box.evaluate((box) => { box.scrollTop = 0; });
+  await table.locator("tbody tr").first().locator("th").focus();
+  await page.keyboard.press("Control+End");
+  await expect(table.locator("tbody tr").filter({ has: page.locator(":focus") })).toHaveAttribute("aria-rowindex", String(logged + 1));
+  await expect(table.locator(`tbody tr[aria-rowindex="${logged + 1}"]`)).toContainText("/v1/runs/old-0");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // Reading in the middle: new entries come in above (the log is read again every 4 s), and the
+  // entry read stays where it was on screen.
+  await box.evaluate((box) => { box.scrollTop = Math.round(box.scrollHeight / 2); });
+  await expect(table.locator("tbody tr[data-placeholder]")).toHaveCount(0);
+  // The first entry wholly in view, where it is on screen, and the entries listed.
+  const reading = (entry) => box.evaluate((box, entry) => {
+    const top = box.getBoundingClientRect().top + box.querySelector("thead").getBoundingClientRect().height;
+    const rows = [...box.querySelectorAll("tbody tr[data-entry]")];
+    const row = entry ? rows.find((tr) => tr.dataset.entry === entry) : rows.find((tr) => tr.getBoundingClientRect().top >= top);
+    return row && {
+      entry: row.dataset.entry,
+      offset: row.getBoundingClientRect().top - top,
+      index: Number(row.getAttribute("aria-rowindex")),
+      listed: Number(box.querySelector("table").getAttribute("aria-rowcount")) - 1,
+    };
+  }, entry);
+  const read = await reading();
+  expect(read.offset).toBeLessThan(100);
+  await seedNewEntries(page, workspace, ["new-a", "new-b", "new-c"]);
+  await expect.poll(async () => (await reading(read.entry))?.listed, { message: "the new entries listed", timeout: 15_000 }).toBeGreaterThanOrEqual(read.listed + 3);
+  const after = await reading(read.entry);
+  expect(after.index - read.index, "the entry read: as many rows further down as entries came").toBe(after.listed - read.listed);
+  expect(Math.abs(after.offset - read.offset), "the entry read did not move on screen").toBeLessThan(2);
+
+  // At the top, new entries show as they come.
+  await box.evaluate((box) => { box.scrollTop = 0; });
+  await expect(table.locator("tbody tr").first()).toContainText("/v1/runs/new-");
+  await seedNewEntries(page, workspace, ["new-d"]);
+  await expect(table.locator("tbody tr").first()).toContainText("/v1/runs/new-d", { timeout: 15_000 });
+  expect(await box.evaluate((box) => box.scrollTop)).toBe(0);
+  await screenshot(page, "log-one-scroll");
   expect(problems).toEqual([]);
 });
 

@@ -22,7 +22,7 @@ pub(super) struct Grid {
     pub(super) table: NodeRef<html::Table>,
     pub(super) head_row: NodeRef<html::Tr>,
     /// The list of rows shown, by generation.
-    pub(super) list: Memo<u64>,
+    pub(super) list: RwSignal<u64>,
     /// The rows drawn, and the space kept for the others.
     pub(super) drawn: Memo<RowWindow>,
     pub(super) measures: StoredValue<Measures>,
