@@ -224,7 +224,7 @@ async function seedRuns(page, ws, n, perTransaction) {
 
 /** What the count line says: matching and listed runs. */
 function countOf(text) {
-  const m = /of ([\d,]+) matching runs?; ([\d,]+) listed/.exec(text ?? "");
+  const m = /^([\d,]+) matching runs?; ([\d,]+) listed/.exec(text ?? "");
   return m ? { matching: Number(m[1].replaceAll(",", "")), listed: Number(m[2].replaceAll(",", "")) } : null;
 }
 
@@ -239,7 +239,7 @@ async function stateAfter(page, since, want, timeoutMs, what) {
   try {
     const handle = await page.waitForFunction(({ since, want }) => {
       const listed = (t) => Number(/([\d,]+) listed/.exec(t ?? "")?.[1].replaceAll(",", "") ?? NaN);
-      const matching = (t) => Number(/of ([\d,]+) matching/.exec(t ?? "")?.[1].replaceAll(",", "") ?? NaN);
+      const matching = (t) => Number(/^([\d,]+) matching/.exec(t ?? "")?.[1].replaceAll(",", "") ?? NaN);
       return window.__bench.states.find((s) => s.at >= since
         && (want.listed === undefined || (listed(s.count) === want.listed && s.first !== null))
         && (want.matching === undefined || (matching(s.count) === want.matching && s.first !== null))

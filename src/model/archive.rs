@@ -125,7 +125,7 @@ pub fn input_text(input: &Value) -> String {
 }
 
 /// Where a listed run comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RunSource {
     /// Among the API's latest 100 at the last read.
     Api,

@@ -1,5 +1,5 @@
 //! The runs list's rules: the history prepared for searching, the view the URL's query gives
-//! (filters, sort, page) and the query printed back, the rows it shows in order, the pick of two
+//! (filters, sort) and the query printed back, the rows it shows in order, the pick of two
 //! runs to compare, and which kept runs still running are read again.
 
 use std::borrow::Cow;
@@ -7,14 +7,11 @@ use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use api_contract::{Run, RunStatus};
-use chrono::{Local, NaiveDate};
+use chrono::{DateTime, Local, NaiveDate, Utc};
 use serde_json::Value;
 
 use crate::model::archive::{KeptRun, ListReads, RunSource, input_text};
 use crate::model::urls::encode;
-
-/// Runs shown on a page of the list.
-pub const RUNS_PER_PAGE: usize = 100;
 
 /// Kept runs not final when last seen, picked to be read again from the API at a time.
 pub const STALE_READS_AT_ONCE: usize = 20;
@@ -86,7 +83,7 @@ pub fn kept_search_text(kept: &KeptRun) -> String {
 }
 
 /// The list's view as the URL gives it:
-/// `?status=failed&action=…&q=…&from=2026-11-01&until=2026-11-24&sort=credits&order=asc&page=2`.
+/// `?status=failed&action=…&q=…&from=2026-11-01&until=2026-11-24&sort=credits&order=asc`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunsView {
     pub status: Option<RunStatus>,
@@ -103,8 +100,6 @@ pub struct RunsView {
     pub bad_dates: Vec<String>,
     pub sort: SortBy,
     pub descending: bool,
-    /// The page shown, from 0 (the URL counts from 1).
-    pub page: usize,
 }
 
 impl Default for RunsView {
@@ -119,7 +114,6 @@ impl Default for RunsView {
             bad_dates: Vec::new(),
             sort: SortBy::Created,
             descending: true,
-            page: 0,
         }
     }
 }
@@ -246,6 +240,68 @@ pub struct ListedRun<'a> {
     pub output_forgotten_after: Option<u32>,
 }
 
+/// A run as a row of the list shows it, owned: a row is drawn again when any of this changes
+/// (a run still running, read again), and only then.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RunRow {
+    pub id: String,
+    pub action: String,
+    pub status: RunStatus,
+    pub created_at: DateTime<Utc>,
+    pub completed_at: Option<DateTime<Utc>>,
+    pub records: usize,
+    pub credits_used: u64,
+    pub credits_reserved: u64,
+    /// The contract's error code, for a failed run.
+    pub error_code: Option<String>,
+    pub source: RunSource,
+    pub output_forgotten_after: Option<u32>,
+}
+
+impl From<&ListedRun<'_>> for RunRow {
+    fn from(listed: &ListedRun<'_>) -> RunRow {
+        let run = listed.run;
+        RunRow {
+            id: run.id.clone(),
+            action: run.action.clone(),
+            status: run.status,
+            created_at: run.created_at,
+            completed_at: run.completed_at,
+            records: listed.records,
+            credits_used: run.credits_used,
+            credits_reserved: run.credits_reserved,
+            error_code: run.error.as_ref().map(|e| e.code.clone()),
+            source: listed.source,
+            output_forgotten_after: listed.output_forgotten_after,
+        }
+    }
+}
+
+/// What the list shows for a view: the runs that match, in order, and what the count line says.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunsShown {
+    /// The runs that match the view, in its order.
+    pub rows: Vec<RunRow>,
+    /// The runs listed before the view's filters: the API's and the kept ones.
+    pub listed: usize,
+    /// Of those, the API's.
+    pub from_api: usize,
+    /// The history kept in this browser is still being read: only the API's runs are listed.
+    pub reading: bool,
+}
+
+impl RunsShown {
+    /// The rows of `runs` (from [`listed`]) that `view` shows.
+    pub fn of(runs: &[ListedRun<'_>], view: &RunsView, reading: bool) -> RunsShown {
+        RunsShown {
+            rows: view.apply(runs).iter().map(RunRow::from).collect(),
+            listed: runs.len(),
+            from_api: runs.iter().filter(|r| r.source == RunSource::Api).count(),
+            reading,
+        }
+    }
+}
+
 /// The API's runs, then the kept runs the API no longer lists (as read again on this page, if
 /// they were); each with the input kept for it.
 pub fn listed<'a>(
@@ -297,7 +353,6 @@ pub struct RunsQuery<'a> {
     pub until: Option<&'a str>,
     pub sort: Option<&'a str>,
     pub order: Option<&'a str>,
-    pub page: Option<&'a str>,
 }
 
 impl RunsView {
@@ -338,10 +393,6 @@ impl RunsView {
                 Some("newest" | "desc") => true,
                 _ => sort.descending_first(),
             },
-            page: query
-                .page
-                .and_then(|p| p.parse::<usize>().ok())
-                .map_or(0, |p| p.saturating_sub(1)),
         }
     }
 
@@ -371,9 +422,6 @@ impl RunsView {
                 query.push(format!("order={}", if descending { "desc" } else { "asc" }));
             }
         }
-        if self.page > 0 {
-            query.push(format!("page={}", self.page + 1));
-        }
         if query.is_empty() {
             "/runs".to_owned()
         } else {
@@ -381,18 +429,8 @@ impl RunsView {
         }
     }
 
-    /// The URL of this view's `page` (from 0): the pages are links, so a page can be shared and
-    /// Back goes to the one before.
-    pub fn page_url(&self, page: usize) -> String {
-        RunsView {
-            page,
-            ..self.clone()
-        }
-        .url()
-    }
-
     /// This view sorted by `sort`: the other direction if it is sorted so already, else the
-    /// column's first direction; from the first page.
+    /// column's first direction.
     pub fn sorted_by(&self, sort: SortBy) -> RunsView {
         RunsView {
             descending: if self.sort == sort {
@@ -401,12 +439,11 @@ impl RunsView {
                 sort.descending_first()
             },
             sort,
-            page: 0,
             ..self.clone()
         }
     }
 
-    /// The runs that match, in order (all pages). The API lists newest first; a stable sort
+    /// The runs that match, in order. The API lists newest first; a stable sort
     /// keeps its order between equals, and equals in a column keep the newest first.
     pub fn apply<'a>(&self, runs: &[ListedRun<'a>]) -> Vec<ListedRun<'a>> {
         let wanted = self.text.to_lowercase();
@@ -563,7 +600,6 @@ mod tests {
             until: get("until"),
             sort: get("sort"),
             order: get("order"),
-            page: get("page"),
         })
     }
 
@@ -608,19 +644,20 @@ mod tests {
             ("from", "2026-11-01"),
             ("until", "2026-11-24"),
             ("order", "oldest"),
+            // A link from when the list had pages: one scroll now, from the top.
             ("page", "3"),
         ]);
         assert_eq!(view.status, Some(RunStatus::Failed));
         assert_eq!(
             view.url(),
-            "/runs?status=failed&action=a%20b%26c&q=Rate%20limited&from=2026-11-01&until=2026-11-24&order=oldest&page=3"
+            "/runs?status=failed&action=a%20b%26c&q=Rate%20limited&from=2026-11-01&until=2026-11-24&order=oldest"
         );
         assert_eq!(read_back(&view), view);
         assert_eq!(RunsView::default().url(), "/runs");
         assert_eq!(
             query(&[("q", ""), ("order", "newest"), ("page", "1")]).url(),
             "/runs",
-            "newest first and the first page are the default"
+            "newest first is the default"
         );
         let by_credits = query(&[("sort", "credits"), ("order", "asc")]);
         assert_eq!(
@@ -631,24 +668,18 @@ mod tests {
     }
 
     #[test]
-    fn every_sort_in_both_directions_and_every_page_round_trip_through_the_url() {
+    fn every_sort_in_both_directions_round_trips_through_the_url() {
         for sort in SortBy::ALL {
             for descending in [true, false] {
-                for page in [0, 1, 41] {
-                    let view = RunsView {
-                        status: Some(RunStatus::Processing),
-                        sort,
-                        descending,
-                        page,
-                        ..RunsView::default()
-                    };
-                    assert_eq!(read_back(&view), view, "{}", view.url());
-                }
+                let view = RunsView {
+                    status: Some(RunStatus::Processing),
+                    sort,
+                    descending,
+                    ..RunsView::default()
+                };
+                assert_eq!(read_back(&view), view, "{}", view.url());
             }
         }
-        let view = query(&[("sort", "records"), ("page", "2")]);
-        assert_eq!(view.page_url(0), "/runs?sort=records&order=desc");
-        assert_eq!(view.page_url(4), "/runs?sort=records&order=desc&page=5");
     }
 
     #[test]
@@ -666,10 +697,9 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_sort_order_or_page_falls_back_to_the_default() {
-        let view = query(&[("sort", "colour"), ("order", "sideways"), ("page", "x")]);
+    fn an_unknown_sort_or_order_falls_back_to_the_default() {
+        let view = query(&[("sort", "colour"), ("order", "sideways")]);
         assert_eq!(view, RunsView::default());
-        assert_eq!(query(&[("page", "0")]).page, 0, "pages count from 1");
         assert!(
             !query(&[("sort", "error")]).descending,
             "without an order, the column's first direction"
@@ -782,6 +812,24 @@ mod tests {
             "the API's run, its kept input"
         );
         assert_eq!(rows[2].run.credits_used, 3, "as read again on this page");
+        let row = RunRow::from(&rows[2]);
+        assert_eq!(
+            (row.id.as_str(), row.records, row.source, row.credits_used),
+            ("old", 7, RunSource::KeptHere, 3)
+        );
+        // A run read again with another status is another row (drawn again); the same run read
+        // again unchanged is the same row.
+        let unchanged = listed(&api, &history, &read_here);
+        assert_eq!(RunRow::from(&unchanged[2]), row);
+        read_here.get_mut("old").unwrap().status = RunStatus::Cancelled;
+        let changed = listed(&api, &history, &read_here);
+        assert_ne!(RunRow::from(&changed[2]), row);
+        let shown = RunsShown::of(&changed, &query(&[("order", "oldest")]), false);
+        assert_eq!((shown.listed, shown.from_api), (3, 2));
+        assert_eq!(
+            shown.rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["old", "b", "c"]
+        );
     }
 
     #[test]
@@ -866,15 +914,6 @@ mod tests {
             ids(&RunsView::default().sorted_by(SortBy::Created)),
             ["a", "b", "c"]
         );
-    }
-
-    #[test]
-    fn sorting_by_a_column_starts_from_the_first_page() {
-        let view = RunsView {
-            page: 3,
-            ..RunsView::default()
-        };
-        assert_eq!(view.sorted_by(SortBy::Action).page, 0);
     }
 
     #[test]

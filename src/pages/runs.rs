@@ -1,7 +1,8 @@
 //! `/runs`: the workspace's latest 100 runs as the API lists them, and the older runs this
 //! browser kept (`crate::archive`: the API keeps no longer list), each marked by where it comes
-//! from; filtered (status, action, text), sorted and paged by the URL's query (so a view can be
-//! shared), refreshing by itself while any of the API's runs is still queued or processing.
+//! from; filtered (status, action, text) and sorted by the URL's query (so a view can be
+//! shared), all in one scrolling table that draws the rows near the view, refreshing by itself
+//! while any of the API's runs is still queued or processing.
 //! The rules (the view, its rows, which kept runs are read again) are `model::runs_view`'s.
 
 use std::collections::{HashMap, HashSet};
@@ -15,12 +16,13 @@ use leptos_router::params::Params;
 use crate::api::{ApiError, WithRequestId};
 use crate::app::in_place;
 use crate::components::{
-    ApiErrorPanel, MissedRuns, Notice, PollNotice, RunStatusBadge, StoreRefusalNotice,
+    ApiErrorPanel, MissedRuns, Notice, PollNotice, RowAttribute, RunStatusBadge,
+    StoreRefusalNotice, WindowedTable,
 };
 use crate::model::archive::RunSource;
-use crate::model::format::{age, group_thousands, local_time, run_duration};
+use crate::model::format::{age, counted, group_thousands, local_time, run_duration};
 use crate::model::runs_view::{
-    KeptHistory, ListedRun, RUNS_PER_PAGE, RunsQuery, RunsView, SortBy, StaleRound, StaleWatch,
+    KeptHistory, RunRow, RunsQuery, RunsShown, RunsView, SortBy, StaleRound, StaleWatch,
     kept_search_text, listed, parse_date, select_for_comparison,
 };
 use crate::model::urls::run_path;
@@ -49,7 +51,6 @@ struct RunsParams {
     until: Option<String>,
     sort: Option<String>,
     order: Option<String>,
-    page: Option<String>,
 }
 
 impl RunsParams {
@@ -62,7 +63,6 @@ impl RunsParams {
             until: self.until.as_deref(),
             sort: self.sort.as_deref(),
             order: self.order.as_deref(),
-            page: self.page.as_deref(),
         }
     }
 }
@@ -252,6 +252,24 @@ pub fn RunsPage() -> impl IntoView {
     let view_of_url = use_runs_view();
     // The runs picked to compare (two at most).
     let selected = RwSignal::new(Vec::<String>::new());
+    // The runs the view shows: the API's at once, the history's joining them once read.
+    let shown = Memo::new(move |_| {
+        let nothing_kept = KeptHistory::default();
+        list.value.with(|api| {
+            let api = api.as_ref().map_or(&[][..], |l| l.runs.as_slice());
+            kept.with(|history| {
+                let reading = history.is_none();
+                let history = match history {
+                    Some(Ok(history)) => history,
+                    _ => &nothing_kept,
+                };
+                read_here.with(|read_here| {
+                    let runs = listed(api, history, read_here);
+                    view_of_url.with(|view| RunsShown::of(&runs, view, reading))
+                })
+            })
+        })
+    });
     let missed = move || {
         kept.with(|history| match history {
             Some(Ok(history)) => history.reads.missed.clone(),
@@ -287,28 +305,14 @@ pub fn RunsPage() -> impl IntoView {
             {move || view! { <MissedRuns spans=missed() /> }}
             <StoreRefusalNotice />
             <PollNotice transient=list.transient last_update=list.last_update />
-            {move || match (list.value.get(), list.fatal.get()) {
-                (_, Some(error)) => view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any(),
-                (None, None) => view! { <p class="loading">"Loading the runs…"</p> }.into_any(),
-                // Nothing from the API, and the history still being read: not "No runs yet".
-                (Some(list), None) if list.runs.is_empty() && kept.with(Option::is_none) => view! {
-                    <p class="loading">"Reading the runs kept in this browser…"</p>
-                }.into_any(),
-                (Some(list), None) => {
-                    let nothing_kept = KeptHistory::default();
-                    kept.with(|history| {
-                        // The API's runs are shown at once; the history joins them once read.
-                        let reading = history.is_none();
-                        let history = match history {
-                            Some(Ok(history)) => history,
-                            _ => &nothing_kept,
-                        };
-                        read_here.with(|read_here| {
-                            view_of_url.with(|v| runs_table(&listed(&list.runs, history, read_here), v, reading, selected))
-                        })
-                    })
-                }
+            {move || match (list.value.with(Option::is_some), list.fatal.get()) {
+                (_, Some(error)) => Some(view! { <ApiErrorPanel error context="Loading the runs" /> }.into_any()),
+                (false, None) => Some(view! { <p class="loading">"Loading the runs…"</p> }.into_any()),
+                (true, None) => None,
             }}
+            <Show when=move || list.value.with(Option::is_some) && list.fatal.with(Option::is_none)>
+                <RunsList shown view_of_url selected />
+            </Show>
         </section>
     }
 }
@@ -354,10 +358,7 @@ fn RunFilters(
         <div class="control"><label for="filter-status">"Status"</label>
             <select id="filter-status" on:change:target=move |ev| {
                 let chosen = ev.target().value();
-                show_status(&|v| {
-                    v.status = RunStatus::ALL.into_iter().find(|s| s.as_str() == chosen);
-                    v.page = 0;
-                });
+                show_status(&|v| v.status = RunStatus::ALL.into_iter().find(|s| s.as_str() == chosen));
             }>
                 <option value="" selected=move || view_of_url.with(|v| v.status.is_none())>"All"</option>
                 {RunStatus::ALL.into_iter().map(|s| view! {
@@ -367,10 +368,7 @@ fn RunFilters(
         <div class="control"><label for="filter-action">"Action"</label>
             <select id="filter-action" on:change:target=move |ev| {
                 let chosen = ev.target().value();
-                show_action(&|v| {
-                    v.action = chosen.clone();
-                    v.page = 0;
-                });
+                show_action(&|v| v.action = chosen.clone());
             }>
                 <option value="">"All"</option>
                 {action_options}
@@ -381,30 +379,21 @@ fn RunFilters(
                 prop:value=move || view_of_url.with(|v| v.text.clone())
                 on:change:target=move |ev| {
                     let text = ev.target().value();
-                    show_text(&|v| {
-                        v.text = text.trim().to_owned();
-                        v.page = 0;
-                    });
+                    show_text(&|v| v.text = text.trim().to_owned());
                 } /></div>
         <div class="control dates"><label for="filter-from">"Created from"</label>
             <input id="filter-from" type="date"
                 prop:value=move || view_of_url.with(|v| v.from.map(|d| d.to_string()).unwrap_or_default())
                 on:change:target=move |ev| {
                     let from = parse_date(&ev.target().value());
-                    show_from(&|v| {
-                        v.from = from;
-                        v.page = 0;
-                    });
+                    show_from(&|v| v.from = from);
                 } />
             <label for="filter-until">"until"</label>
             <input id="filter-until" type="date"
                 prop:value=move || view_of_url.with(|v| v.until.map(|d| d.to_string()).unwrap_or_default())
                 on:change:target=move |ev| {
                     let until = parse_date(&ev.target().value());
-                    show_until(&|v| {
-                        v.until = until;
-                        v.page = 0;
-                    });
+                    show_until(&|v| v.until = until);
                 } /></div>
     }
 }
@@ -455,146 +444,145 @@ fn ViewNotices(view_of_url: Memo<RunsView>) -> impl IntoView {
     }
 }
 
-/// The runs table for `view`; `reading`: the history kept in this browser is still being read,
-/// so only the API's runs are listed yet.
-fn runs_table(
-    runs: &[ListedRun<'_>],
-    view: &RunsView,
-    reading: bool,
+/// The runs `shown`, or why there are none: a count line, the pick of two runs to compare, and
+/// every run that matches in one scrolling table (`WindowedTable`). A new view (filter, sort)
+/// starts at the top; the list refreshed keeps the run being read in place.
+#[component]
+fn RunsList(
+    shown: Memo<RunsShown>,
+    view_of_url: Memo<RunsView>,
     selected: RwSignal<Vec<String>>,
-) -> AnyView {
-    let matching = view.apply(runs);
-    if runs.is_empty() {
-        return view! {
-            <p class="muted" data-field="no-runs">"No runs yet. " <a href="/actions">"Submit an action"</a> " to start one."</p>
-        }
-        .into_any();
-    }
-    if matching.is_empty() && reading {
-        return view! { <p class="loading">"Reading the runs kept in this browser…"</p> }
-            .into_any();
-    }
-    if matching.is_empty() {
-        return view! {
-            <p class="muted" data-field="no-runs">"No runs match these filters. " <a href="/runs">"Show all runs"</a> "."</p>
-        }
-        .into_any();
-    }
-    let now = Utc::now();
-    let from_api = runs.iter().filter(|r| r.source == RunSource::Api).count();
-    let kept_here = runs.len() - from_api;
-    let pages = matching.len().div_ceil(RUNS_PER_PAGE);
-    let page = view.page.min(pages - 1);
-    let first = page * RUNS_PER_PAGE;
-    let count = format!(
-        "Showing {}–{} of {} matching runs; {} listed: {} from the API's latest 100, {} kept in this browser.",
-        group_thousands((first + 1) as u64),
-        group_thousands((first + RUNS_PER_PAGE).min(matching.len()) as u64),
-        group_thousands(matching.len() as u64),
-        group_thousands(runs.len() as u64),
-        group_thousands(from_api as u64),
-        group_thousands(kept_here as u64),
-    );
-    let count = if reading {
-        format!("{count} Reading the runs kept in this browser…")
-    } else {
-        count
+) -> impl IntoView {
+    let rows = Memo::new(move |_| shown.with(|s| s.rows.clone()));
+    let count = move || {
+        shown.with(|s| {
+            let count = format!(
+                "{}; {} listed: {} from the API's latest 100, {} kept in this browser.",
+                counted(s.rows.len() as u64, "matching run", "matching runs"),
+                group_thousands(s.listed as u64),
+                group_thousands(s.from_api as u64),
+                group_thousands((s.listed - s.from_api) as u64),
+            );
+            if s.reading {
+                format!("{count} Reading the runs kept in this browser…")
+            } else {
+                count
+            }
+        })
     };
-    let rows = matching
-        .iter()
-        .skip(first)
-        .take(RUNS_PER_PAGE)
-        .map(|listed| run_row(listed, now, selected))
-        .collect_view();
-    let (previous, next) = (
-        view.page_url(page.saturating_sub(1)),
-        view.page_url(page + 1),
-    );
+    let empty = move || {
+        shown.with(|s| match (s.listed, s.rows.len(), s.reading) {
+            (_, 1.., _) => None,
+            (_, 0, true) => Some(view! { <p class="loading">"Reading the runs kept in this browser…"</p> }.into_any()),
+            (0, 0, false) => Some(view! {
+                <p class="muted" data-field="no-runs">"No runs yet. " <a href="/actions">"Submit an action"</a> " to start one."</p>
+            }.into_any()),
+            (1.., 0, false) => Some(view! {
+                <p class="muted" data-field="no-runs">"No runs match these filters. " <a href="/runs">"Show all runs"</a> "."</p>
+            }.into_any()),
+        })
+    };
+    let head = move || {
+        view! {
+            <th scope="col"><span class="sr-only">"Compare"</span></th>
+            <th scope="col">"Run"</th>
+            {SortBy::ALL.into_iter().map(|column| sort_heading(view_of_url, column)).collect_view()}
+        }
+    };
+    let list_of = Signal::derive(move || view_of_url.with(RunsView::url));
+    let row = move |_place: usize, row: &RunRow| run_cells(row, Utc::now(), selected);
     view! {
-        <p class="muted" data-field="runs-count">{count}</p>
-        <p class="compare-selected" data-field="compare-selected">{move || selected.with(|s| match s.as_slice() {
-            [a, b] => view! {
-                <a class="button secondary" href=compare_path(a, b)>"Compare the 2 selected runs"</a>
-                " "
-                <button type="button" class="button link" on:click=move |_| selected.set(Vec::new())>"Clear the selection"</button>
-            }.into_any(),
-            [_] => view! { <span class="help">"Select one more run to compare the two."</span> }.into_any(),
-            _ => view! { <span class="help">"Select two runs to compare them."</span> }.into_any(),
-        })}</p>
-        <div class="table-wrap">
-            <table class="runs-table" data-field="runs-table">
-                <thead><tr>
-                    <th scope="col"><span class="sr-only">"Compare"</span></th>
-                    <th scope="col">"Run"</th>
-                    {SortBy::ALL.into_iter().map(|column| sort_heading(view, column)).collect_view()}
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
-        {(pages > 1).then(|| view! {
-            <nav class="pager" aria-label="Pages of runs">
-                {(page > 0).then(|| view! { <a class="button secondary" href=previous rel="prev">"Previous"</a> })}
-                <span data-field="runs-page">{format!("Page {} of {}", page + 1, pages)}</span>
-                {(page + 1 < pages).then(|| view! { <a class="button secondary" href=next rel="next">"Next"</a> })}
-            </nav>
-        })}
+        {empty}
+        <Show when=move || rows.with(|r| !r.is_empty())>
+            <p class="muted" data-field="runs-count">{count}</p>
+            <p class="compare-selected" data-field="compare-selected">{move || selected.with(|s| match s.as_slice() {
+                [a, b] => view! {
+                    <a class="button secondary" href=compare_path(a, b)>"Compare the 2 selected runs"</a>
+                    " "
+                    <button type="button" class="button link" on:click=move |_| selected.set(Vec::new())>"Clear the selection"</button>
+                }.into_any(),
+                [_] => view! { <span class="help">"Select one more run to compare the two."</span> }.into_any(),
+                _ => view! { <span class="help">"Select two runs to compare them."</span> }.into_any(),
+            })}</p>
+            <WindowedTable rows head=head() row list_of row_attributes=run_attributes
+                label="Runs" class="runs-table" field="runs-table" />
+        </Show>
     }
-    .into_any()
 }
 
-/// One run's row, with its checkbox to pick it for a comparison; ages are told from `now`.
-fn run_row(
-    listed: &ListedRun<'_>,
+/// What a run's row is found by: its id and where it comes from.
+fn run_attributes(row: &RunRow) -> Vec<RowAttribute> {
+    let source = match row.source {
+        RunSource::Api => "api",
+        RunSource::KeptHere => "kept",
+    };
+    vec![
+        RowAttribute {
+            name: "data-run",
+            value: row.id.clone(),
+        },
+        RowAttribute {
+            name: "data-source",
+            value: source.to_owned(),
+        },
+    ]
+}
+
+/// One run's cells, each focusable for the grid's keys, with its checkbox to pick it for a
+/// comparison; ages are told from `now`.
+fn run_cells(
+    row: &RunRow,
     now: DateTime<Utc>,
     selected: RwSignal<Vec<String>>,
 ) -> impl IntoView + use<> {
-    let run = listed.run;
-    let short_id: String = run.id.chars().take(8).collect();
-    let error = run.error.as_ref().map(|e| e.code.clone());
-    let (source, source_label) = match listed.source {
-        RunSource::Api => ("api", "API"),
-        RunSource::KeptHere => ("kept", "This browser"),
+    let short_id: String = row.id.chars().take(8).collect();
+    let source_label = match row.source {
+        RunSource::Api => "API",
+        RunSource::KeptHere => "This browser",
     };
-    let (id, checked_id) = (run.id.clone(), run.id.clone());
+    let (id, checked_id) = (row.id.clone(), row.id.clone());
+    // The day and the time of day: a narrow column breaks the line between them only.
+    let created = local_time(row.created_at);
+    let (created_day, created_time) = created
+        .split_once(' ')
+        .map_or((created.clone(), String::new()), |(day, time)| {
+            (day.to_owned(), time.to_owned())
+        });
     view! {
-        <tr data-run=run.id.clone() data-source=source>
-            <td class="select"><input type="checkbox" aria-label=format!("Select run {} to compare", run.id)
-                prop:checked=move || selected.with(|s| s.contains(&checked_id))
-                on:change:target=move |ev| {
-                    let on = ev.target().checked();
-                    selected.update(|s| select_for_comparison(s, &id, on));
-                } /></td>
-            <td><a href=run_path(&run.id) title=run.id.clone()
-                aria-label=format!("Run {}", run.id)><code>{short_id}</code></a></td>
-            <td>{local_time(run.created_at)}<span class="age">{age(now, run.created_at)}</span></td>
-            <td><code>{run.action.clone()}</code></td>
-            <td><RunStatusBadge status=run.status /></td>
-            <td class="num">{listed.records}{listed.output_forgotten_after.map(|days| view! {
-                <span class="age" data-field="output-forgotten">{format!("output forgotten after {days} days")}</span>
-            })}</td>
-            <td class="num">{group_thousands(run.credits_used)}</td>
-            <td class="num">{group_thousands(run.credits_reserved)}</td>
-            <td class="num">{run_duration(run.created_at, run.completed_at)}</td>
-            <td>{error.map(|code| view! { <code class="error-code">{code}</code> })}</td>
-            <td data-field="source">{source_label}</td>
-        </tr>
+        <td class="select" tabindex="-1"><input type="checkbox" aria-label=format!("Select run {} to compare", row.id)
+            prop:checked=move || selected.with(|s| s.contains(&checked_id))
+            on:change:target=move |ev| {
+                let on = ev.target().checked();
+                selected.update(|s| select_for_comparison(s, &id, on));
+            } /></td>
+        <th scope="row" tabindex="-1"><a href=run_path(&row.id) title=row.id.clone()
+            aria-label=format!("Run {}", row.id)><code>{short_id}</code></a></th>
+        <td class="created" tabindex="-1"><span class="day">{created_day}</span>" "<span class="time">{created_time}</span><span class="age">{age(now, row.created_at)}</span></td>
+        <td tabindex="-1"><code>{row.action.clone()}</code></td>
+        <td tabindex="-1"><RunStatusBadge status=row.status /></td>
+        <td class="num" tabindex="-1">{row.records}{row.output_forgotten_after.map(|days| view! {
+            <span class="age" data-field="output-forgotten">{format!("output forgotten after {days} days")}</span>
+        })}</td>
+        <td class="num" tabindex="-1">{group_thousands(row.credits_used)}</td>
+        <td class="num" tabindex="-1">{group_thousands(row.credits_reserved)}</td>
+        <td class="num" tabindex="-1">{run_duration(row.created_at, row.completed_at)}</td>
+        <td tabindex="-1">{row.error_code.clone().map(|code| view! { <code class="error-code">{code}</code> })}</td>
+        <td data-field="source" tabindex="-1">{source_label}</td>
     }
 }
 
 /// A column's heading: a link that sorts the list by it (again: the other way), with
-/// `aria-sort` on the column the list is sorted by.
-fn sort_heading(view: &RunsView, column: SortBy) -> impl IntoView + use<> {
-    let active = view.sort == column;
-    let aria_sort = active.then_some(if view.descending {
-        "descending"
-    } else {
-        "ascending"
+/// `aria-sort` on the column the list is sorted by; following the URL's view.
+fn sort_heading(view_of_url: Memo<RunsView>, column: SortBy) -> impl IntoView + use<> {
+    // The way the list is sorted by this column, if it is.
+    let descending = Memo::new(move |_| {
+        view_of_url.with(|view| (view.sort == column).then_some(view.descending))
     });
-    let arrow = active.then_some(if view.descending { " ↓" } else { " ↑" });
     view! {
-        <th scope="col" class=column.is_numeric().then_some("num") aria-sort=aria_sort>
-            <a class="sort" href=view.sorted_by(column).url()>{column.label()}</a>
-            <span aria-hidden="true">{arrow}</span>
+        <th scope="col" class=column.is_numeric().then_some("num")
+            aria-sort=move || descending.get().map(|d| if d { "descending" } else { "ascending" })>
+            <a class="sort" href=move || view_of_url.with(|view| view.sorted_by(column).url())>{column.label()}</a>
+            <span aria-hidden="true">{move || descending.get().map(|d| if d { " ↓" } else { " ↑" })}</span>
         </th>
     }
 }

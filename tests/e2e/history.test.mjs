@@ -4,7 +4,7 @@
 // large enough for another client to make 160 runs at once, and quick runs).
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { screenshot, api, seriousViolations, signIn, signOut, go, besides, queueRun } from "./harness.mjs";
+import { screenshot, api, seriousViolations, signIn, signOut, go, besides, queueRun, scrollThroughRows } from "./harness.mjs";
 
 const test = withSandbox({ args: ["--rate-burst", "500", "--rate-per-sec", "50", "--queue-ms", "50", "--process-ms", "100"] });
 
@@ -57,36 +57,43 @@ test("runs older than the API's latest 100 stay listed, kept in this browser, ac
   expect(listed.filter((id) => first.includes(id)), "the API no longer lists the first runs").toEqual([]);
   await page.getByRole("button", { name: "Refresh" }).click();
   await expect(countLine(page)).toContainText("160 listed: 100 from the API's latest 100, 60 kept in this browser");
-  await expect(rowsFrom(page, "api"), "the first page: the newest, from the API").toHaveCount(100);
+  await expect(countLine(page)).toContainText("160 matching runs");
+  const table = page.locator('[data-field="runs-table"]');
+  await expect(table).toHaveAttribute("aria-rowcount", "161");
 
-  // Newest first: the kept runs are the older ones, on the second page (a link, in the URL).
-  await page.getByRole("link", { name: "Next" }).click();
-  await expect(page).toHaveURL(/\/runs\?page=2$/);
-  await expect(countLine(page)).toContainText("Showing 101–160 of 160");
-  await expect(rowsFrom(page, "kept")).toHaveCount(60);
-  const keptIds = await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run));
-  expect(new Set(keptIds)).toEqual(new Set(first));
-  await expect(rowsFrom(page, "kept").first().locator("td").last()).toHaveText("This browser");
+  // Newest first, all in one scroll: the API's 100, then the kept runs, the older ones.
+  const listedInOrder = async () => {
+    const seen = await scrollThroughRows(table);
+    expect(seen.rows.findIndex((row) => row === null), "the first row never drawn (-1: none)").toBe(-1);
+    return seen.rows.map((cells) => ({ id: cells[1], source: cells.at(-1) }));
+  };
+  const all = await listedInOrder();
+  expect(all.slice(0, 100).every((row) => row.source === "API")).toBe(true);
+  expect(all.slice(100).every((row) => row.source === "This browser")).toBe(true);
+  // (the table shows a run's id by its first 8 characters)
+  const shortIds = (ids) => ids.map((id) => id.slice(0, 8)).sort();
+  expect(shortIds(all.slice(100).map((row) => row.id))).toEqual(shortIds(first));
+  await table.evaluate((table) => { table.closest(".windowed").scrollTop = 1e9; });
+  await expect(rowsFrom(page, "kept").last().locator("td").last()).toHaveText("This browser");
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, "runs-kept-in-this-browser");
 
   // A reload forgets the credential, not the history.
   await page.reload();
   await signIn(page, sandbox.api_key);
-  await expect(page).toHaveURL(/\/runs\?page=2$/);
   await expect(countLine(page)).toContainText("160 listed: 100 from the API's latest 100, 60 kept in this browser");
-  await expect(rowsFrom(page, "kept")).toHaveCount(60);
+  expect(await listedInOrder()).toEqual(all);
 
   // Filters apply to both: a kept run is found by its action and status like any other.
   await go(page, "/runs?status=completed&order=oldest");
-  await expect(countLine(page)).toContainText("of 160 matching runs");
-  await expect(rowsFrom(page, "kept"), "oldest first: the kept runs lead").toHaveCount(60);
+  await expect(countLine(page)).toContainText("160 matching runs");
+  await expect(rowsFrom(page, "kept").first(), "oldest first: the kept runs lead").toHaveAttribute("aria-rowindex", "2");
   // Search: a kept run found by a part of its id, typed into the box (and kept in the URL).
   const wanted = first[7];
   await page.getByLabel("Search").fill(wanted.slice(-10).toUpperCase());
   await page.getByLabel("Search").press("Enter");
   await expect(page).toHaveURL(new RegExp(`q=${wanted.slice(-10).toUpperCase()}`));
-  await expect(countLine(page)).toContainText("of 1 matching runs");
+  await expect(countLine(page)).toContainText("1 matching run;");
   expect(await rowsFrom(page, "kept").evaluateAll((rows) => rows.map((r) => r.dataset.run))).toEqual([wanted]);
   expect(problems).toEqual([]);
 });
@@ -350,14 +357,14 @@ test("/runs over the history: any column sorts both ways, a date range, and sear
   await page.getByLabel("Search").press("Enter");
   await expect(page).toHaveURL(/q=umbrella%20CHEM/);
   const ids = () => page.locator("[data-field=runs-table] tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.run));
-  await expect(countLine(page)).toContainText("of 1 matching runs");
+  await expect(countLine(page)).toContainText("1 matching run;");
   expect(await ids()).toEqual([made[1]]);
   await expect(page.locator(`tr[data-run="${made[1]}"]`)).toHaveAttribute("data-source", "kept");
 
   // Sorted by credits used: the largest first, then the other way; the URL says so.
   await page.getByLabel("Search").fill("initech");
   await page.getByLabel("Search").press("Enter");
-  await expect(countLine(page)).toContainText("of 1 matching runs");
+  await expect(countLine(page)).toContainText("1 matching run;");
   await go(page, "/runs");
   await page.getByRole("link", { name: "Credits used" }).click();
   await expect(page).toHaveURL(/sort=credits&order=desc/);
@@ -561,20 +568,24 @@ test("a bulk batch's 150 runs stay in the history after the API's list has moved
   const listed = (await api(sandbox, "GET", "/v1/runs")).json.runs.map((r) => r.id);
   expect(new Set(listed), "the API's list has moved on past the batch").toEqual(new Set(elsewhere));
   await go(page, "/runs?q=bulk%20history");
-  await expect(countLine(page)).toContainText("of 150 matching runs");
-  await expect(rowsFrom(page, "kept"), "the first page, all kept in this browser").toHaveCount(100);
+  await expect(countLine(page)).toContainText("150 matching runs");
+  const table = page.locator('[data-field="runs-table"]');
+  await expect(table).toHaveAttribute("aria-rowcount", "151");
+  const sources = async () => (await scrollThroughRows(table)).rows.map((cells) => cells?.at(-1));
+  expect(await sources(), "all 150, each kept in this browser").toEqual(Array(150).fill("This browser"));
   await page.reload();
   await signIn(page, sandbox.api_key);
   await expect(page).toHaveURL(/\/runs\?q=bulk%20history$/);
-  await expect(countLine(page)).toContainText("of 150 matching runs");
+  await expect(countLine(page)).toContainText("150 matching runs");
+  expect(await sources()).toEqual(Array(150).fill("This browser"));
   // A row's own input finds its run, as the batch sent it; so does its idempotency key.
   await go(page, "/runs?q=bulk%20history%20137");
-  await expect(countLine(page)).toContainText("of 1 matching runs");
+  await expect(countLine(page)).toContainText("1 matching run;");
   const found = await rowsFrom(page, "kept").first().getAttribute("data-run");
   const kept = (await keptRunValues(page)).find((k) => k.run.id === found);
   expect(kept.idempotency_key, "the row's key, kept with its run").toMatch(/^bulk-/);
   await go(page, `/runs?q=${encodeURIComponent(kept.idempotency_key)}`);
-  await expect(countLine(page)).toContainText("of 1 matching runs");
+  await expect(countLine(page)).toContainText("1 matching run;");
   expect(besides(problems, 429)).toEqual([]);
 });
 
