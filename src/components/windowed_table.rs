@@ -23,8 +23,10 @@ use crate::model::row_window::{
 };
 
 mod grid;
+mod row_key;
 
 use grid::{Grid, SizeObserver};
+use row_key::{RowKey, RowMaker};
 
 /// The heights of the rows the table shows (its `shown` keys, place by place).
 struct Measures {
@@ -82,6 +84,43 @@ where
     Row: Fn(usize, &Key) -> Cells + Send + Sync + 'static,
     Cells: IntoView + 'static,
 {
+    let keys = Memo::new(move |_| {
+        rows.with(|rows| rows.iter().cloned().map(RowKey::new).collect::<Vec<_>>())
+    });
+    windowed_table(Table {
+        rows: keys,
+        head: head.into_any(),
+        row: RowMaker::new(row, row_attributes),
+        label,
+        class,
+        field,
+        list_of,
+    })
+}
+
+/// A `WindowedTable`'s parts, its keys' type erased.
+struct Table {
+    rows: Memo<Vec<RowKey>>,
+    head: AnyView,
+    row: RowMaker,
+    label: &'static str,
+    class: &'static str,
+    field: &'static str,
+    list_of: Option<Signal<String>>,
+}
+
+/// The table itself, built once for every kind of row.
+fn windowed_table(
+    Table {
+        rows,
+        head,
+        row,
+        label,
+        class,
+        field,
+        list_of,
+    }: Table,
+) -> impl IntoView {
     let scroller = NodeRef::<html::Div>::new();
     let head_row = NodeRef::<html::Tr>::new();
     // The keys drawn from: `rows` as the table last took them, with their heights (`measures`).
@@ -197,7 +236,7 @@ where
                 </thead>
                 <tbody>
                     <For each=body_rows key=|(place, key)| (*place, key.clone()) let((place, key))>
-                        {body_row(place, key, grid, row, observe, row_attributes)}
+                        {body_row(place, key, grid, row, observe)}
                     </For>
                 </tbody>
             </table>
@@ -207,11 +246,7 @@ where
 
 /// Takes `keys` as a new list (another sort or filter): its heights start anew from the old
 /// rows' mean, the grid's focus and a key's move end, and the view goes back to the top.
-fn take_new_list<Key: Clone + Send + Sync + 'static>(
-    grid: Grid,
-    shown: RwSignal<Vec<Key>>,
-    keys: Vec<Key>,
-) {
+fn take_new_list(grid: Grid, shown: RwSignal<Vec<RowKey>>, keys: Vec<RowKey>) {
     grid.measures.update_value(|m| {
         m.heights = RowHeights::new(keys.len(), m.heights.estimate());
     });
@@ -226,11 +261,7 @@ fn take_new_list<Key: Clone + Send + Sync + 'static>(
 
 /// Takes `keys` as the list shown, updated (`model::row_window::updated_list`): the rows that
 /// stay keep their heights, the view stays on the row it showed and the focused cell on its row.
-fn take_update<Key: Clone + Eq + Hash + Send + Sync + 'static>(
-    grid: Grid,
-    shown: RwSignal<Vec<Key>>,
-    keys: Vec<Key>,
-) {
+fn take_update(grid: Grid, shown: RwSignal<Vec<RowKey>>, keys: Vec<RowKey>) {
     let changed = shown.with_untracked(|old| *old != keys);
     if !changed {
         return;
@@ -261,19 +292,13 @@ fn take_update<Key: Clone + Eq + Hash + Send + Sync + 'static>(
 
 /// The row at `place`: while a fling brought it in and lasts, a placeholder of its height (one
 /// cell across, not measured); then, and ever after, its cells from `row`.
-fn body_row<Key, Row, Cells>(
+fn body_row(
     place: usize,
-    key: Key,
+    key: RowKey,
     grid: Grid,
-    row: StoredValue<Row>,
+    row: StoredValue<RowMaker>,
     observe: impl Fn(Element) + Clone + 'static,
-    row_attributes: Option<fn(&Key) -> Vec<RowAttribute>>,
-) -> impl IntoView
-where
-    Key: Send + Sync + 'static,
-    Row: Fn(usize, &Key) -> Cells + Send + Sync + 'static,
-    Cells: IntoView + 'static,
-{
+) -> impl IntoView {
     let pace = grid.pace;
     let in_full = Memo::new(move |was: Option<&bool>| {
         was == Some(&true) || pace.get() == ScrollPace::Reading
@@ -283,7 +308,7 @@ where
         .head_row
         .get_untracked()
         .map_or(1, |head| head.cells().length().max(1));
-    let attributes = row_attributes.map(|of| of(&key)).unwrap_or_default();
+    let attributes = row.with_value(|row| row.attributes(&key));
     let mark = move |element: Element| {
         for RowAttribute { name, value } in &attributes {
             let _ = element.set_attribute(name, value);
@@ -293,7 +318,7 @@ where
         <tr aria-rowindex=place + 2 use:observe use:mark
             data-placeholder=move || (!in_full.get()).then_some("")>
             {move || if in_full.get() {
-                Either::Left(row.with_value(|row| row(place, &key)))
+                Either::Left(row.with_value(|row| row.cells(place, &key)))
             } else {
                 Either::Right(view! {
                     <td class="placeholder" colspan=columns style:height=format!("{height}px")></td>
