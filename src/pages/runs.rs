@@ -6,6 +6,7 @@
 //! The rules (the view, its rows, which kept runs are read again) are `model::runs_view`'s.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use api_contract::{Run, RunList, RunStatus};
 use chrono::{DateTime, Utc};
@@ -22,8 +23,8 @@ use crate::components::{
 use crate::model::archive::RunSource;
 use crate::model::format::{age, counted, group_thousands, local_time, run_duration};
 use crate::model::runs_view::{
-    KeptHistory, RunRow, RunsQuery, RunsShown, RunsView, SortBy, StaleRound, StaleWatch,
-    kept_search_text, listed, parse_date, select_for_comparison,
+    KeptHistory, ListedRun, RunRow, RunsQuery, RunsShown, RunsView, SortBy, StaleRound, StaleWatch,
+    kept_search_text, listed, parse_date, run_rows, select_for_comparison,
 };
 use crate::model::urls::run_path;
 use crate::pages::compare::compare_path;
@@ -252,8 +253,9 @@ pub fn RunsPage() -> impl IntoView {
     let view_of_url = use_runs_view();
     // The runs picked to compare (two at most).
     let selected = RwSignal::new(Vec::<String>::new());
-    // The runs the view shows: the API's at once, the history's joining them once read.
-    let shown = Memo::new(move |_| {
+    // The runs listed (the API's at once, the history's joining them once read), given to `then`
+    // with whether the history is still being read.
+    let with_listed = move |then: &mut dyn FnMut(&[ListedRun<'_>], bool)| {
         let nothing_kept = KeptHistory::default();
         list.value.with(|api| {
             let api = api.as_ref().map_or(&[][..], |l| l.runs.as_slice());
@@ -263,12 +265,24 @@ pub fn RunsPage() -> impl IntoView {
                     Some(Ok(history)) => history,
                     _ => &nothing_kept,
                 };
-                read_here.with(|read_here| {
-                    let runs = listed(api, history, read_here);
-                    view_of_url.with(|view| RunsShown::of(&runs, view, reading))
-                })
-            })
-        })
+                read_here.with(|read_here| then(&listed(api, history, read_here), reading));
+            });
+        });
+    };
+    // Every listed run's row: made again when the runs change, not for another filter or sort.
+    let every_row = Memo::new(move |_| {
+        let mut rows = Vec::new();
+        with_listed(&mut |runs, _| rows = run_rows(runs));
+        rows
+    });
+    // The runs the view shows.
+    let shown = Memo::new(move |_| {
+        let mut shown = RunsShown::default();
+        with_listed(&mut |runs, reading| {
+            shown = every_row
+                .with(|rows| view_of_url.with(|view| RunsShown::of(runs, rows, view, reading)));
+        });
+        shown
     });
     let missed = move || {
         kept.with(|history| match history {
@@ -490,7 +504,7 @@ fn RunsList(
         }
     };
     let list_of = Signal::derive(move || view_of_url.with(RunsView::url));
-    let row = move |_place: usize, row: &RunRow| run_cells(row, Utc::now(), selected);
+    let row = move |_place: usize, row: &Arc<RunRow>| run_cells(row, Utc::now(), selected);
     view! {
         {empty}
         <Show when=move || rows.with(|r| !r.is_empty())>
@@ -511,7 +525,7 @@ fn RunsList(
 }
 
 /// What a run's row is found by: its id and where it comes from.
-fn run_attributes(row: &RunRow) -> Vec<RowAttribute> {
+fn run_attributes(row: &Arc<RunRow>) -> Vec<RowAttribute> {
     let source = match row.source {
         RunSource::Api => "api",
         RunSource::KeptHere => "kept",
