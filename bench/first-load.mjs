@@ -15,7 +15,9 @@
 // near 12 minutes.
 // Not part of the test suite's pass/fail. Usage (after a release build):
 //   node bench/first-load.mjs [samples]
-// SANDBOX_BIN: the sandbox (default target/release/sandbox).
+// SANDBOX_BIN: the sandbox (default target/release/sandbox). BENCH_TIMELINE=1: one more first
+// load at the highest rate, traced (target/bench/sign-in-<rate>x.json), with the main thread's
+// time from "app started" to "sign-in sent" by kind (sign_in_trace in the results).
 // Writes target/bench/first-load.json and prints Markdown tables.
 import { spawn } from "node:child_process";
 import { createServer, request as httpRequest } from "node:http";
@@ -27,6 +29,7 @@ import os from "node:os";
 import { createHash } from "node:crypto";
 import { chromium } from "playwright-core";
 import { distFileKind, LOADED_AFTER_FIRST_SCREEN } from "../scripts/dist-files.mjs";
+import { busyByKind, endTimeline, markAt, startTimeline, writeTimeline } from "./lib/timeline.mjs";
 
 const root = new URL("..", import.meta.url).pathname;
 const SAMPLES = Number(process.argv[2] ?? 7);
@@ -36,6 +39,10 @@ const BASE = THROTTLES[0];
 const samplesAt = (rate) => (rate === BASE ? SAMPLES
   : Number(process.env.BENCH_THROTTLED_SAMPLES ?? Math.min(SAMPLES, Math.max(3, Math.floor(SAMPLES / 2)))));
 const LONG_TASK_AIM_MS = 100;
+// BENCH_TIMELINE=1: one more first load of the console at the highest rate, traced (not one of
+// the samples): target/bench/sign-in-<rate>x.json for the Performance panel, and where the main
+// thread's time went from "app started" to "sign-in sent" (the form's first paint), by kind.
+const TIMELINE = process.env.BENCH_TIMELINE === "1";
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -162,8 +169,12 @@ async function freshPage(browser, link = null, { cache = false, throttle = 1 } =
         return original.apply(this, args).then((r) => { entry.end = performance.now(); return r; });
       };
     }
-    addEventListener("TrunkApplicationStarted", () => { window.__bench.started = performance.now(); });
-    document.addEventListener("submit", () => { window.__bench.submit ??= performance.now(); }, true);
+    // The marks are what a trace (BENCH_TIMELINE) finds the same moments by.
+    addEventListener("TrunkApplicationStarted", () => { window.__bench.started = performance.now(); performance.mark("bench:app-started"); });
+    document.addEventListener("submit", () => {
+      if (window.__bench.submit === undefined) performance.mark("bench:sign-in-sent");
+      window.__bench.submit ??= performance.now();
+    }, true);
   });
   return { context, page, wire, encodings, cdp };
 }
@@ -476,6 +487,23 @@ async function firstLoad(browser, app, link, throttle = 1) {
   return { fuc, bytes, requests: p.wire.requests, encodings: p.encodings, waterfall: fall, longestTask };
 }
 
+/** A first load of the console on loopback at `throttle`×, traced from before its navigation to
+ * the sign-in sent: the main thread's time from "app started" to "sign-in sent", by kind. */
+async function tracedSignIn(browser, throttle) {
+  const p = await freshPage(browser, null, { throttle });
+  try {
+    await startTimeline(p.cdp);
+    await signInAndWait(p.page, sandbox, "/workspace", '[data-field="credits_balance"] .stat-value', 1);
+    const events = await endTimeline(p.cdp);
+    writeTimeline(join(root, `target/bench/sign-in-${throttle}x.json`), events);
+    const [from, to] = [markAt(events, "bench:app-started"), markAt(events, "bench:sign-in-sent")];
+    if (from === undefined || to === undefined) return null;
+    return { cpu_throttle: throttle, ...busyByKind(events, from, to) };
+  } finally {
+    await p.context.close();
+  }
+}
+
 /** A returning visitor: one load on loopback fills the browser's cache (as the app's server
  * allows), then a new navigation on `link` is measured, with its bytes on the wire. The
  * console's credential is kept in memory only, so its second visit signs in again. */
@@ -558,6 +586,7 @@ const flowsBy = Object.fromEntries(THROTTLES.map((rate) => [rate, { run: [], com
 const checks = {};
 const repeats = Object.fromEntries(APPS.map((a) => [a.name, []]));
 const eagerLoads = [];
+let signInTrace = null;
 const [hundred, otherHundred] = await runsWith100Records(sandbox, 2);
 const startedAt = Date.now();
 const minutesBy = {};
@@ -600,6 +629,11 @@ try {
       process.stderr.write(`CPU ${rate}×: sample ${i + 1}/${samplesAt(rate)} done (${((Date.now() - startedAt) / 60_000).toFixed(1)} min)\n`);
     }
     minutesBy[rate] = +((Date.now() - rateStart) / 60_000).toFixed(1);
+  }
+  if (TIMELINE) {
+    mkdirSync(join(root, "target/bench"), { recursive: true });
+    signInTrace = await tracedSignIn(browser, Math.max(...THROTTLES));
+    process.stderr.write(`first load: app started → sign-in sent, traced: ${JSON.stringify(signInTrace)}\n`);
   }
   // The engine's share of the steps above the floor: V8 compiles a wasm function on its first
   // call (lazy compilation, which a page cannot turn off), on the main thread. The same first
@@ -749,6 +783,8 @@ const result = {
   console_slow_4g: { floor, waterfall: fall, eager_wasm_compilation: eagerFloor },
   // Emulation.setCPUThrottlingRate on every page before it navigates; keyed by the rate.
   cpu_throttle: { rates: THROTTLES, by_rate: byRate },
+  // BENCH_TIMELINE=1: the main thread from "app started" to "sign-in sent", traced at the highest rate.
+  ...(signInTrace && { sign_in_trace: signInTrace }),
   console: {
     navigation_to_catalog_rendered: stat(samples.catalog),
     run_with_100_records: {

@@ -51,32 +51,12 @@ const KIND = {
  * longest events by name.
  */
 export function longTasks(events, { overMs = 100, fromUs = 0, toUs = Infinity } = {}) {
-  const mains = events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain");
-  // The page's renderer: the main thread with the most events.
-  const count = new Map();
-  for (const e of events) {
-    const main = mains.find((m) => m.pid === e.pid && m.tid === e.tid);
-    if (main) count.set(main, (count.get(main) ?? 0) + 1);
-  }
-  const main = [...count.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  if (!main) return [];
-  const thread = events
-    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && typeof e.dur === "number")
-    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const thread = mainThread(events);
   const tasks = thread.filter((e) => e.name === "RunTask" && e.dur > overMs * 1000 && e.ts >= fromUs && e.ts <= toUs);
   return tasks.map((task) => {
     const end = task.ts + task.dur;
     const inside = thread.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur <= end);
-    // Self time: each event's duration less its direct children's (events nest by time on one
-    // thread, sorted by start, the longer first).
-    const selfTime = new Map(inside.map((e) => [e, e.dur]));
-    const stack = [];
-    for (const e of inside) {
-      while (stack.length && stack.at(-1).ts + stack.at(-1).dur <= e.ts) stack.pop();
-      const parent = stack.at(-1);
-      if (parent) selfTime.set(parent, selfTime.get(parent) - e.dur);
-      stack.push(e);
-    }
+    const selfTime = selfTimes(inside);
     const byKind = {};
     const byName = {};
     let covered = 0;
@@ -93,4 +73,63 @@ export function longTasks(events, { overMs = 100, fromUs = 0, toUs = Infinity } 
       .map((e) => ({ name: e.name, ms: Math.round(e.dur / 1000), what: e.args?.data?.type ?? e.args?.data?.functionName ?? e.args?.data?.url?.split("/").pop() ?? undefined }));
     return { ts: task.ts, ms: Math.round(task.dur / 1000), by_kind: round(byKind), by_name: round(byName), longest: top };
   });
+}
+
+/**
+ * Each event's self time: its duration less its direct children's (events nest by time on one
+ * thread, sorted by start, the longer first).
+ */
+function selfTimes(thread) {
+  const selfTime = new Map(thread.map((e) => [e, e.dur]));
+  const stack = [];
+  for (const e of thread) {
+    while (stack.length && stack.at(-1).ts + stack.at(-1).dur <= e.ts) stack.pop();
+    const parent = stack.at(-1);
+    if (parent) selfTime.set(parent, selfTime.get(parent) - e.dur);
+    stack.push(e);
+  }
+  return selfTime;
+}
+
+/** The page's main thread (the renderer's CrRendererMain with the most events) and its complete events, by start. */
+function mainThread(events) {
+  const mains = events.filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain");
+  const count = new Map();
+  for (const e of events) {
+    const main = mains.find((m) => m.pid === e.pid && m.tid === e.tid);
+    if (main) count.set(main, (count.get(main) ?? 0) + 1);
+  }
+  const main = [...count.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (!main) return [];
+  return events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && typeof e.dur === "number")
+    .sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+}
+
+/** The trace time (µs) of the first `performance.mark(name)` in the events, if any. */
+export function markAt(events, name) {
+  return events.find((e) => e.name === name && e.cat?.includes("blink.user_timing"))?.ts;
+}
+
+/**
+ * Where the page's main thread spent the time from `fromUs` to `toUs` (trace time): the self
+ * time of its events that start inside, by kind (as `longTasks`) and the names that took the
+ * most, and the time it was busy at all (its tasks) against the span.
+ */
+export function busyByKind(events, fromUs, toUs) {
+  const thread = mainThread(events).filter((e) => e.ts >= fromUs && e.ts < toUs);
+  const selfTime = selfTimes(thread);
+  const byKind = {};
+  const byName = {};
+  let busy = 0;
+  for (const e of thread) {
+    if (e.name === "RunTask") busy += Math.min(e.dur, toUs - e.ts);
+    const ms = Math.max(0, selfTime.get(e)) / 1000;
+    if (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") continue;
+    const kind = KIND[e.name] ?? "other";
+    byKind[kind] = (byKind[kind] ?? 0) + ms;
+    byName[e.name] = (byName[e.name] ?? 0) + ms;
+  }
+  const round = (o, n) => Object.fromEntries(Object.entries(o).filter(([, v]) => v >= 1).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, Math.round(v)]));
+  return { span_ms: Math.round((toUs - fromUs) / 1000), busy_ms: Math.round(busy / 1000), by_kind: round(byKind, 20), by_name: round(byName, 12) };
 }
