@@ -51,8 +51,8 @@ pub struct RowAttribute {
 }
 
 /// A table of `rows` in a scrolling box, drawing only those near the view. `head` is the header
-/// row's cells; `row` makes a row's cells (each focusable: `tabindex="-1"`, the first a
-/// `<th scope="row">`) from its place and key, and may track signals (the shown columns): the row
+/// row's cells; `row` makes a row's cells (each focusable: `tabindex="-1"`, the one that names
+/// the row a `<th scope="row">`) from its place and key, and may track signals (the shown columns): the row
 /// is made again when they change. A new list of rows goes back to the top; with `list_of`, rows
 /// changing while it stays are the same list updated, and the view stays on the row it showed.
 #[component]
