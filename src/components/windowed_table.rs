@@ -171,6 +171,7 @@ fn windowed_table(
         view,
         pace,
         fling_ends: StoredValue::new(None),
+        follow_up: StoredValue::new(None),
         pending: StoredValue::new(None),
         focused: StoredValue::new(None),
         revealing: StoredValue::new(None),
@@ -208,6 +209,9 @@ fn windowed_table(
         observer.try_with_value(|o| o.as_ref().map(|o| o.observer.disconnect()));
         if let Some(Some(timer)) = grid.fling_ends.try_get_value() {
             timer.clear();
+        }
+        if let Some(Some(frame)) = grid.follow_up.try_get_value() {
+            frame.cancel();
         }
     });
     let observe = move |element: Element| {

@@ -52,9 +52,15 @@ export async function openPage(browser, { viewport = { width: 1280, height: 860 
   page.on("pageerror", (err) => problems.push(`page error: ${err.message}`));
   // Every Content-Security-Policy violation is a problem, whatever the browser logs.
   await page.exposeFunction("__reportCspViolation", (v) => problems.push(`CSP violation: ${v}`));
+  // An error the browser reports to the page without an exception (`pageerror` sees only
+  // those), e.g. "ResizeObserver loop completed with undelivered notifications".
+  await page.exposeFunction("__reportWindowError", (message) => problems.push(`window error: ${message}`));
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (e) =>
       window.__reportCspViolation(`${e.violatedDirective} blocked ${e.blockedURI}`));
+    window.addEventListener("error", (e) => {
+      if (!e.error) window.__reportWindowError(e.message);
+    });
   });
   // A worker (the bulk worker) has a policy and a log of its own: its violations are logged
   // as errors, which its page's console reports.
@@ -249,12 +255,19 @@ export function focusedCell(page) {
 export async function scrollThroughRows(table) {
   return table.evaluate(async (table) => {
     const box = table.closest(".windowed");
-    const twoFrames = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    // What the table is like now, for a failure's message.
+    const state = () => `scrollTop ${box.scrollTop} of ${box.scrollHeight - box.clientHeight}, ${table.querySelectorAll("tbody tr").length} rows drawn, ${table.querySelectorAll("tbody tr[data-placeholder]").length} placeholders, table ${table.isConnected ? "in" : "out of"} the document`;
+    const twoFrames = () => new Promise((resolve, reject) => {
+      const stalled = setTimeout(() => reject(new Error(`no animation frame for 5 s (${state()})`)), 5_000);
+      requestAnimationFrame(() => requestAnimationFrame(() => (clearTimeout(stalled), resolve())));
+    });
     // A jump draws placeholders until the view has been still a moment (a fling's): wait for
-    // the rows themselves, as a person waits to read.
+    // the rows themselves, as a person waits to read; still placeholders after 300 frames (5 s
+    // at 60 Hz, 25 times a fling's end) is a failure, said at once rather than at the timeout.
     const frame = async () => {
       await twoFrames();
       for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
+      if (table.querySelector("tbody tr[data-placeholder]")) throw new Error(`the rows stayed placeholders (${state()})`);
     };
     const count = Number(table.getAttribute("aria-rowcount")) - 1;
     const rows = new Map();

@@ -31,6 +31,8 @@ pub(super) struct Grid {
     pub(super) pace: RwSignal<ScrollPace>,
     /// The timer that ends a fling once the view has been still for a moment.
     pub(super) fling_ends: StoredValue<Option<TimeoutHandle>>,
+    /// The next frame's follow-up of the rows' measures (`follow_measures`), if one is due.
+    pub(super) follow_up: StoredValue<Option<AnimationFrameRequestHandle>>,
     /// A cell to focus once its row is drawn (a key moved to a row out of the window).
     pub(super) pending: StoredValue<Option<GridCell>>,
     /// The cell that has the grid's focus. Its row may be redrawn (after a fling), moved in the
@@ -308,7 +310,11 @@ impl Grid {
 
     /// Focuses the cell a key moved to, if its row is drawn; else keeps the focused cell's.
     fn focus_pending(self) {
-        let Some(to) = self.pending.get_value() else {
+        // Called a frame after a fling ends: the table may have gone since.
+        let Some(pending) = self.pending.try_get_value() else {
+            return;
+        };
+        let Some(to) = pending else {
             self.keep_focus();
             return;
         };
@@ -357,7 +363,7 @@ impl Grid {
 
     /// Takes the rows' measured heights, keeps the row read in place if rows above it changed,
     /// and focuses a cell a key moved to once its row is drawn.
-    fn measured(self, entries: &js_sys::Array, measured: Trigger) {
+    fn measured(self, entries: &js_sys::Array) {
         let Some(scroller) = self.scroller.get_untracked() else {
             return;
         };
@@ -421,10 +427,25 @@ impl Grid {
         {
             self.scroll_to(place);
         }
-        if changed {
-            measured.notify();
-        }
         self.focus_pending();
+    }
+
+    /// Draws the rows the new measures (and the box's size) call for, in the next frame. Rows
+    /// drawn now, inside the observer's callback, would be new observations at the depth the
+    /// browser has just delivered: it reports them as an error ("ResizeObserver loop completed
+    /// with undelivered notifications") and measures them a frame later anyway. The rows drawn
+    /// reach 400 px past the view's edges, so a frame's wait shows nothing missing.
+    fn follow_measures(self, measured: Trigger) {
+        if self.follow_up.get_value().is_some() {
+            return;
+        }
+        // Cancelled when the table goes (`on_cleanup`), so the grid is still there.
+        let handle = request_animation_frame_with_handle(move || {
+            self.follow_up.set_value(None);
+            measured.notify();
+            self.read_view();
+        });
+        self.follow_up.set_value(handle.ok());
     }
 }
 
@@ -460,8 +481,8 @@ impl SizeObserver {
                         observer.unobserve(&entry.target());
                     }
                 }
-                grid.measured(&entries, measured);
-                grid.read_view();
+                grid.measured(&entries);
+                grid.follow_measures(measured);
             },
         );
         let observer = ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
