@@ -111,7 +111,9 @@ impl Grid {
     /// lasts the columns keep the widths they had (each heading's, with a fixed layout, which
     /// also spares the browser measuring every cell); after it, they follow the rows again.
     fn change_pace(self, pace: ScrollPace) {
-        if pace == self.pace.get_untracked() {
+        // The fling's timer is cleared when the table goes, but a clear can miss (as a frame's
+        // cancel, `follow_measures`): a table gone takes no pace.
+        if self.pace.try_get_untracked().is_none_or(|now| now == pace) {
             return;
         }
         let (Some(table), Some(head)) = (self.table.get_untracked(), self.head_row.get_untracked())
@@ -439,9 +441,13 @@ impl Grid {
         if self.follow_up.get_value().is_some() {
             return;
         }
-        // Cancelled when the table goes (`on_cleanup`), so the grid is still there.
+        // Cancelled when the table goes (`on_cleanup`); but a cancel can miss (a fake clock's
+        // ids do not fit the i32 web-sys keeps), so a frame that comes after the table went
+        // does nothing.
         let handle = request_animation_frame_with_handle(move || {
-            self.follow_up.set_value(None);
+            if self.follow_up.try_set_value(None).is_some() {
+                return;
+            }
             measured.notify();
             self.read_view();
         });
