@@ -262,8 +262,9 @@ export async function scrollThroughRows(table) {
       requestAnimationFrame(() => requestAnimationFrame(() => (clearTimeout(stalled), resolve())));
     });
     // A jump draws placeholders until the view has been still a moment (a fling's): wait for
-    // the rows themselves, as a person waits to read; still placeholders after 300 frames (5 s
-    // at 60 Hz, 25 times a fling's end) is a failure, said at once rather than at the timeout.
+    // the rows themselves, as a person waits to read; still placeholders after 300 waits of two
+    // frames (10 s at 60 Hz, about 80 times a fling's end) is a failure, said at once rather
+    // than at the test's timeout.
     const frame = async () => {
       await twoFrames();
       for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
