@@ -35,5 +35,5 @@ pub use run_status_badge::RunStatusBadge;
 pub use sliced_rows::{rows_drawn_in_slices, sliced_rows};
 pub use store_refusal_notice::StoreRefusalNotice;
 pub use theme_toggle::{Theme, ThemeToggle};
-pub use windowed_table::{RowAttribute, WindowedTable};
+pub use windowed_table::{RowAttribute, WindowedPlaces, WindowedTable};
 pub use workspace_switcher::{SignInList, WorkspaceSwitcher};

@@ -12,6 +12,7 @@
 //! Why not a crate: docs/decisions/windowed-table.md.
 
 use std::hash::Hash;
+use std::sync::Arc;
 
 use leptos::either::Either;
 use leptos::html;
@@ -26,7 +27,7 @@ mod grid;
 mod row_key;
 
 use grid::{Grid, SizeObserver};
-use row_key::{RowKey, RowMaker};
+use row_key::{RowKey, RowKeys, RowMaker};
 
 /// The heights of the rows the table shows (its `shown` keys, place by place).
 struct Measures {
@@ -85,7 +86,7 @@ where
     Cells: IntoView + 'static,
 {
     let keys = Memo::new(move |_| {
-        rows.with(|rows| rows.iter().cloned().map(RowKey::new).collect::<Vec<_>>())
+        RowKeys::Made(rows.with(|rows| rows.iter().cloned().map(RowKey::new).collect()))
     });
     windowed_table(Table {
         rows: keys,
@@ -98,9 +99,54 @@ where
     })
 }
 
+/// A table of records by their place in a set (`places`, in the order shown), as
+/// [`WindowedTable`] with `usize` keys, for a set of any size: a row's key is made only as the row
+/// is drawn (10,000 to 900,000 places cost what the places do). Every change of `places` is a new
+/// list.
+#[component]
+pub fn WindowedPlaces<Head, Row, Cells>(
+    /// The records' places, in the order shown.
+    #[prop(into)]
+    places: Signal<Arc<[usize]>>,
+    /// The header row's cells.
+    head: Head,
+    /// A row's cells, from its place among the rows shown and its record's place in the set.
+    row: Row,
+    /// What the table holds, for assistive technology.
+    label: &'static str,
+    /// The table's `class` and `data-field`.
+    class: &'static str,
+    field: &'static str,
+    /// Whether the record at a place is there to draw (it may track signals); until it is,
+    /// its row is a placeholder of its height, as in a fling, and is not measured. Without it,
+    /// every record is there.
+    #[prop(optional_no_strip)]
+    ready: Option<Callback<usize, bool>>,
+) -> impl IntoView
+where
+    Head: IntoView + 'static,
+    Row: Fn(usize, &usize) -> Cells + Send + Sync + 'static,
+    Cells: IntoView + 'static,
+{
+    let keys = Memo::new(move |_| RowKeys::Places(places.get()));
+    let mut row = RowMaker::new(row, None);
+    if let Some(ready) = ready {
+        row = row.with_ready(move |&place: &usize| ready.run(place));
+    }
+    windowed_table(Table {
+        rows: keys,
+        head: head.into_any(),
+        row,
+        label,
+        class,
+        field,
+        list_of: None,
+    })
+}
+
 /// A `WindowedTable`'s parts, its keys' type erased.
 struct Table {
-    rows: Memo<Vec<RowKey>>,
+    rows: Memo<RowKeys>,
     head: AnyView,
     row: RowMaker,
     label: &'static str,
@@ -128,7 +174,7 @@ fn windowed_table(
     // Each new list of rows is a generation.
     let list = RwSignal::new(0_u64);
     let measures = StoredValue::new(Measures {
-        heights: RowHeights::new(shown.with_untracked(Vec::len), FIRST_ESTIMATE_PX),
+        heights: RowHeights::new(shown.with_untracked(RowKeys::len), FIRST_ESTIMATE_PX),
     });
     let measured = Trigger::new();
     let first_height = window()
@@ -182,10 +228,14 @@ fn windowed_table(
         let list_now = list_of.map(|l| l.get());
         let keys = rows.get();
         if list_was.is_some() {
-            if list_of.is_some() && list_was.as_ref() == Some(&list_now) {
-                take_update(grid, shown, keys);
-            } else {
-                take_new_list(grid, shown, keys);
+            let old = shown.get_untracked();
+            match (old, keys) {
+                (RowKeys::Made(old), RowKeys::Made(keys))
+                    if list_of.is_some() && list_was.as_ref() == Some(&list_now) =>
+                {
+                    take_update(grid, shown, &old, keys);
+                }
+                (_, keys) => take_new_list(grid, shown, keys),
             }
         }
         list_now
@@ -222,7 +272,7 @@ fn windowed_table(
         let RowWindow { rows: range, .. } = row_window.get();
         shown.with(|keys| {
             range
-                .filter_map(|place| keys.get(place).map(|key| (place, key.clone())))
+                .filter_map(|place| keys.get(place).map(|key| (place, key)))
                 .collect::<Vec<_>>()
         })
     };
@@ -232,7 +282,7 @@ fn windowed_table(
             on:scroll=move |_| grid.read_view()
             on:keydown=move |event| grid.key(&event)>
             <table class=class data-field=field role="grid" aria-label=label node_ref=grid.table
-                aria-rowcount=move || shown.with(Vec::len) + 1
+                aria-rowcount=move || shown.with(RowKeys::len) + 1
                 style:margin-top=move || format!("{}px", row_window.with(|w| w.space_above))
                 style:margin-bottom=move || format!("{}px", row_window.with(|w| w.space_below))>
                 <thead>
@@ -250,7 +300,7 @@ fn windowed_table(
 
 /// Takes `keys` as a new list (another sort or filter): its heights start anew from the old
 /// rows' mean, the grid's focus and a key's move end, and the view goes back to the top.
-fn take_new_list(grid: Grid, shown: RwSignal<Vec<RowKey>>, keys: Vec<RowKey>) {
+fn take_new_list(grid: Grid, shown: RwSignal<RowKeys>, keys: RowKeys) {
     grid.measures.update_value(|m| {
         m.heights = RowHeights::new(keys.len(), m.heights.estimate());
     });
@@ -265,37 +315,34 @@ fn take_new_list(grid: Grid, shown: RwSignal<Vec<RowKey>>, keys: Vec<RowKey>) {
 
 /// Takes `keys` as the list shown, updated (`model::row_window::updated_list`): the rows that
 /// stay keep their heights, the view stays on the row it showed and the focused cell on its row.
-fn take_update(grid: Grid, shown: RwSignal<Vec<RowKey>>, keys: Vec<RowKey>) {
-    let changed = shown.with_untracked(|old| *old != keys);
-    if !changed {
+fn take_update(grid: Grid, shown: RwSignal<RowKeys>, old: &[RowKey], keys: Arc<[RowKey]>) {
+    if *old == *keys {
         return;
     }
     let scroll_top = grid.view.get_untracked().view.scroll_top;
     let focused = grid.focused.get_value();
-    let (update, focused_now) = shown.with_untracked(|old| {
-        let update = grid
-            .measures
-            .with_value(|m| updated_list(old, &keys, &m.heights, scroll_top));
-        let focused_now = focused.and_then(|cell| {
-            let key = old.get(cell.row)?;
-            let row = keys.iter().position(|k| k == key)?;
-            Some(GridCell { row, ..cell })
-        });
-        (update, focused_now)
+    let update = grid
+        .measures
+        .with_value(|m| updated_list(old, &keys, &m.heights, scroll_top));
+    let focused_now = focused.and_then(|cell| {
+        let key = old.get(cell.row)?;
+        let row = keys.iter().position(|k| k == key)?;
+        Some(GridCell { row, ..cell })
     });
     grid.measures.update_value(|m| m.heights = update.heights);
     grid.focused.set_value(focused_now);
     grid.revealing.set_value(None);
     grid.pending.set_value(None);
-    shown.set(keys);
+    shown.set(RowKeys::Made(keys));
     if (update.scroll_top - scroll_top).abs() >= 1.0 {
         grid.scroll_to(update.scroll_top);
     }
     grid.read_view();
 }
 
-/// The row at `place`: while a fling brought it in and lasts, a placeholder of its height (one
-/// cell across, not measured); then, and ever after, its cells from `row`.
+/// The row at `place`: while a fling brought it in and lasts, or while its content is not there
+/// (`RowMaker::ready`), a placeholder of its height (one cell across, not measured); then its
+/// cells from `row` (after a fling, ever after).
 fn body_row(
     place: usize,
     key: RowKey,
@@ -304,9 +351,16 @@ fn body_row(
     observe: impl Fn(Element) + Clone + 'static,
 ) -> impl IntoView {
     let pace = grid.pace;
-    let in_full = Memo::new(move |was: Option<&bool>| {
+    // Drawn in full once the view is read (not flung past), and ever after.
+    let settled = Memo::new(move |was: Option<&bool>| {
         was == Some(&true) || pace.get() == ScrollPace::Reading
     });
+    // The row's content is there (the page may make it wait: records read from a store).
+    let ready = {
+        let key = key.clone();
+        Memo::new(move |_| row.with_value(|row| row.ready(&key)))
+    };
+    let in_full = Memo::new(move |_| settled.get() && ready.get());
     let height = grid.measures.with_value(|m| m.heights.height_of(place));
     let columns = grid
         .head_row

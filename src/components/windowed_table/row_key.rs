@@ -65,16 +65,57 @@ impl Hash for RowKey {
     }
 }
 
+/// The keys of the rows a table shows, in order.
+#[derive(Clone)]
+pub(super) enum RowKeys {
+    /// Each row's key, made once: a list updated in place is compared with the old one key by key.
+    Made(Arc<[RowKey]>),
+    /// Places in a set of records, in the order shown (each row's key is its place, a `usize`):
+    /// a key is made only as its row is drawn, so 900,000 rows cost their places and no more.
+    Places(Arc<[usize]>),
+}
+
+impl RowKeys {
+    pub(super) fn len(&self) -> usize {
+        match self {
+            RowKeys::Made(keys) => keys.len(),
+            RowKeys::Places(places) => places.len(),
+        }
+    }
+
+    /// The key of the row at `place` among them.
+    pub(super) fn get(&self, place: usize) -> Option<RowKey> {
+        match self {
+            RowKeys::Made(keys) => keys.get(place).cloned(),
+            RowKeys::Places(places) => places.get(place).copied().map(RowKey::new),
+        }
+    }
+}
+
+impl PartialEq for RowKeys {
+    fn eq(&self, other: &RowKeys) -> bool {
+        match (self, other) {
+            (RowKeys::Made(a), RowKeys::Made(b)) => Arc::ptr_eq(a, b) || a == b,
+            (RowKeys::Places(a), RowKeys::Places(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        }
+    }
+}
+
 /// A row's cells from its place and key, as a view of any type.
 type MakeCells = dyn Fn(usize, &RowKey) -> AnyView + Send + Sync;
 /// A row's attributes from its key.
 type MakeAttributes = dyn Fn(&RowKey) -> Vec<RowAttribute> + Send + Sync;
+/// Whether a row's cells can be made yet, from its key.
+type IsReady = dyn Fn(&RowKey) -> bool + Send + Sync;
 
-/// How the page makes a row: its cells, and the attributes its `<tr>` carries.
+/// How the page makes a row: its cells, the attributes its `<tr>` carries, and whether what
+/// the cells show is there yet.
 #[derive(Clone)]
 pub(super) struct RowMaker {
     cells: Arc<MakeCells>,
     attributes: Option<Arc<MakeAttributes>>,
+    ready: Option<Arc<IsReady>>,
 }
 
 impl RowMaker {
@@ -97,7 +138,27 @@ impl RowMaker {
                 Arc::new(move |key: &RowKey| key.get::<Key>().map(of).unwrap_or_default())
                     as Arc<MakeAttributes>
             }),
+            ready: None,
         }
+    }
+
+    /// The same, with rows whose cells wait for `ready` to say their content is there (it may
+    /// track signals: the row is drawn once it says so).
+    pub(super) fn with_ready<Key: Send + Sync + 'static>(
+        self,
+        ready: impl Fn(&Key) -> bool + Send + Sync + 'static,
+    ) -> RowMaker {
+        RowMaker {
+            ready: Some(Arc::new(move |key: &RowKey| {
+                key.get::<Key>().is_some_and(&ready)
+            })),
+            ..self
+        }
+    }
+
+    /// Whether the row of `key` can be drawn (its content is there).
+    pub(super) fn ready(&self, key: &RowKey) -> bool {
+        self.ready.as_ref().is_none_or(|ready| ready(key))
     }
 
     pub(super) fn cells(&self, place: usize, key: &RowKey) -> AnyView {
@@ -129,5 +190,18 @@ mod tests {
         assert_eq!(keys.len(), 2);
         assert_eq!(RowKey::new(5_usize).get::<usize>(), Some(&5));
         assert_eq!(RowKey::new(5_usize).get::<u32>(), None);
+    }
+
+    #[test]
+    fn places_make_the_keys_a_list_of_usize_keys_would() {
+        let places = RowKeys::Places(Arc::from([4_usize, 2, 9]));
+        let made = RowKeys::Made([4_usize, 2, 9].into_iter().map(RowKey::new).collect());
+        assert_eq!(places.len(), 3);
+        for place in 0..4 {
+            assert!(places.get(place) == made.get(place), "{place}");
+        }
+        assert_eq!(places.get(1).unwrap().get::<usize>(), Some(&2));
+        assert!(places != made, "two kinds of list are never the same list");
+        assert!(places == RowKeys::Places(Arc::from([4_usize, 2, 9])));
     }
 }
