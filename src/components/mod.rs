@@ -26,7 +26,7 @@ pub use copy_as_code::CopyAsCode;
 pub use credits_chart::CreditsChart;
 pub use missed_runs::MissedRuns;
 pub use notice::{Notice, NoticeKind};
-pub use output_explorer::OutputExplorer;
+pub use output_explorer::{ExplorerRecords, OutputExplorer};
 pub use poll_notice::PollNotice;
 pub use presenter::{PresenterBand, PresenterToggle};
 pub use real_data_export::{RealDataGate, RealDataQuestion};

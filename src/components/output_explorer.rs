@@ -13,16 +13,23 @@ use std::time::Duration;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::{RealDataGate, RealDataQuestion, WindowedTable};
+use super::{Notice, NoticeKind, RealDataGate, RealDataQuestion, WindowedPlaces};
 use crate::browser::{copy_text, download, sleep};
+use crate::model::bulk::ExportFormat;
 use crate::model::explore::{ColumnChoice, ColumnState, Explorer, SortBy};
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
 };
-use crate::model::presenter::MaskedRecords;
+use crate::model::presenter::{MaskedRecords, Masker};
+use crate::model::record_order::OrderAsked;
 use crate::model::slice_pace::SlicePace;
+use crate::state::bulk::KeptRecords;
 use crate::state::presenter::use_masker;
+
+mod kept;
+
+use kept::KeptView;
 
 /// Where an action's column choice is kept in this browser (not a secret: column names).
 fn choice_key(action: &str) -> String {
@@ -48,6 +55,131 @@ fn remember_choice(action: &str, choice: &ColumnChoice) {
     }
 }
 
+/// The records an explorer shows.
+#[derive(Clone)]
+pub enum ExplorerRecords {
+    /// Held in the page (a run's output, a chain's joined rows), with their columns when the
+    /// caller found them already (`output::columns`), and masked already when they were read in
+    /// presenter mode (used when presenter mode is on with the same masker, else they are
+    /// masked here).
+    Held {
+        records: Arc<[Value]>,
+        columns: Option<Vec<String>>,
+        masked: Option<MaskedRecords>,
+    },
+    /// A batch's records where this browser keeps them (any number: the table reads the rows
+    /// near its view, a sort or a filter is a pass over the store), with the columns of the
+    /// first records read.
+    Kept {
+        records: KeptRecords,
+        columns: Vec<String>,
+    },
+}
+
+impl From<Vec<Value>> for ExplorerRecords {
+    fn from(records: Vec<Value>) -> Self {
+        ExplorerRecords::Held {
+            records: records.into(),
+            columns: None,
+            masked: None,
+        }
+    }
+}
+
+/// Where the explorer's records are, as it works on them.
+#[derive(Clone, Copy)]
+enum Source {
+    /// In the page: the shown records' order is made at once (`Explorer::view`). In presenter
+    /// mode `explorer` holds the masked records and `real` the real ones, for an export the
+    /// person says yes to.
+    Held {
+        explorer: StoredValue<Explorer>,
+        real: Option<StoredValue<Arc<[Value]>>>,
+    },
+    /// In this browser's store.
+    Kept(KeptView),
+}
+
+impl Source {
+    /// The records as the explorer works on them: in presenter mode the table, the JSON, the
+    /// filter, the sort and the copies work on the masked records.
+    fn new(records: ExplorerRecords, masker: Masker) -> Source {
+        match records {
+            ExplorerRecords::Held {
+                records,
+                columns,
+                masked,
+            } => {
+                let (records, real) = if masker.is_on() {
+                    let masked: Arc<[Value]> = match masked {
+                        Some(done) if done.by == masker && done.records.len() == records.len() => {
+                            done.records
+                        }
+                        _ => records.iter().map(|record| masker.json(record)).collect(),
+                    };
+                    (masked, Some(StoredValue::new(records)))
+                } else {
+                    (records, None)
+                };
+                let explorer = StoredValue::new(match columns {
+                    Some(found) => Explorer::with_columns(found, records),
+                    None => Explorer::new(records),
+                });
+                prepare_search_after_first_screenful(explorer);
+                Source::Held { explorer, real }
+            }
+            ExplorerRecords::Kept { records, columns } => {
+                Source::Kept(KeptView::new(records, columns))
+            }
+        }
+    }
+
+    /// How many records there are.
+    fn count(self) -> usize {
+        match self {
+            Source::Held { explorer, .. } => explorer.with_value(|e| e.records.len()),
+            Source::Kept(kept) => kept.total(),
+        }
+    }
+
+    /// Every column met, in the records' order.
+    fn found(self) -> Signal<Vec<String>> {
+        match self {
+            Source::Held { explorer, .. } => {
+                let found = explorer.with_value(|e| e.found.clone());
+                Signal::stored(found)
+            }
+            Source::Kept(kept) => kept.found.into(),
+        }
+    }
+
+    /// The places of the records shown, in the order `asked` asks.
+    fn shown(self, asked: Memo<OrderAsked>) -> Signal<Arc<[usize]>> {
+        match self {
+            Source::Held { explorer, .. } => Memo::new(move |_| {
+                asked.with(|asked| {
+                    explorer.with_value(|e| e.view(&asked.filter, asked.sort.as_ref()).into())
+                })
+            })
+            .into(),
+            Source::Kept(kept) => {
+                kept.follow(asked);
+                kept.shown.into()
+            }
+        }
+    }
+
+    /// The record at `place` as JSON, for a copy.
+    fn record_text(self, place: usize) -> Option<String> {
+        match self {
+            Source::Held { explorer, .. } => {
+                explorer.with_value(|e| e.records.get(place).map(pretty))
+            }
+            Source::Kept(kept) => kept.held_record(place).as_ref().map(pretty),
+        }
+    }
+}
+
 /// The records as a table to explore, or as JSON; `name` is the exports' file name without
 /// its extension; `notice` says what the last copy or export did.
 #[component]
@@ -55,43 +187,21 @@ pub fn OutputExplorer(
     /// The action that produced the records (it decides the chained actions and where the
     /// column choice is kept).
     action: String,
-    /// The records (a `Vec` or a shared slice: nothing is copied).
+    /// The records (a run's `Vec` is held as it is: nothing is copied).
     #[prop(into)]
-    records: Arc<[Value]>,
-    /// The records' columns (`output::columns`), when the caller found them already.
-    #[prop(optional)]
-    columns: Option<Vec<String>>,
-    /// The records masked already (read a slice at a time in presenter mode); used when
-    /// presenter mode is on with the same masker, else they are masked here.
-    #[prop(optional_no_strip)]
-    masked: Option<MaskedRecords>,
+    records: ExplorerRecords,
     /// The exports' file name, without the extension.
     name: String,
     /// Set to a sentence after a copy or an export.
     notice: RwSignal<&'static str>,
 ) -> impl IntoView {
-    // In presenter mode the table, the JSON, the filter, the sort and the copies work on the
-    // masked records; the real ones are kept for an export the person says yes to.
     let masker = use_masker();
     let gate = RealDataGate::default();
-    let (records, real) = if masker.is_on() {
-        let masked: Arc<[Value]> = match masked {
-            Some(done) if done.by == masker && done.records.len() == records.len() => done.records,
-            _ => records.iter().map(|record| masker.json(record)).collect(),
-        };
-        (masked, Some(StoredValue::new(records)))
-    } else {
-        (records, None)
-    };
-    let explorer = StoredValue::new(match columns {
-        Some(found) => Explorer::with_columns(found, records),
-        None => Explorer::new(records),
-    });
-    prepare_search_after_first_screenful(explorer);
-    let count = explorer.with_value(|e| e.records.len());
+    let source = Source::new(records, masker);
+    let count = source.count();
+    let found = source.found();
     let choice = RwSignal::new(remembered_choice(&action));
-    let arranged =
-        Memo::new(move |_| choice.with(|c| explorer.with_value(|e| c.arrange(&e.found))));
+    let arranged = Memo::new(move |_| choice.with(|c| found.with(|found| c.arrange(found))));
     let columns = Memo::new(move |_| {
         arranged.with(|a| {
             a.iter()
@@ -102,11 +212,15 @@ pub fn OutputExplorer(
     });
     let filter = RwSignal::new(String::new());
     let sort = RwSignal::new(None::<SortBy>);
-    let shown = Memo::new(move |_| {
-        let typed = filter.get();
-        sort.with(|sort| explorer.with_value(|e| e.view(&typed, sort.as_ref())))
+    let asked = Memo::new(move |_| OrderAsked {
+        filter: filter.get(),
+        sort: sort.get(),
     });
+    let shown = source.shown(asked);
     let show_json = RwSignal::new(false);
+    // An export of kept records under way: how far it has come.
+    let exporting = RwSignal::new(None::<String>);
+    let export_problem = RwSignal::new(None::<String>);
 
     let name = StoredValue::new(name);
     let export = move |format: ExportFormat| {
@@ -116,29 +230,79 @@ pub fn OutputExplorer(
             counted(shown.len() as u64, "record", "records"),
             columns.join(", ")
         );
-        gate.export(holds, move || {
-            let write = |e: &Explorer| match format {
-                // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
-                ExportFormat::Csv => format!("\u{feff}{}", e.csv(&shown, &columns)),
-                ExportFormat::Json => e.json(&shown, &columns),
-                ExportFormat::JsonLines => e.json_lines(&shown, &columns),
-            };
-            let text = match real {
-                Some(real) => write(&Explorer::new(real.get_value())),
-                None => explorer.with_value(write),
-            };
-            let file = name.with_value(|name| format!("{name}.{}", format.extension()));
-            download(&file, format.mime(), &text);
-            notice.set(format.notice());
+        let file = name.with_value(|name| format!("{name}.{}", format.extension()));
+        gate.export(holds, move || match source {
+            Source::Held { explorer, real } => {
+                let write = |e: &Explorer| match format {
+                    // A byte-order mark, so spreadsheet programs read the UTF-8 correctly.
+                    ExportFormat::Csv => format!("\u{feff}{}", e.csv(&shown, &columns)),
+                    ExportFormat::Json => e.json(&shown, &columns),
+                    ExportFormat::JsonLines => e.json_lines(&shown, &columns),
+                };
+                let text = match real {
+                    Some(real) => write(&Explorer::new(real.get_value())),
+                    None => explorer.with_value(write),
+                };
+                download(&file, format.mime(), &text);
+                notice.set(export_notice(format));
+            }
+            Source::Kept(kept) => {
+                if exporting.with_untracked(Option::is_some) {
+                    return;
+                }
+                let records = kept.records();
+                // The person said yes to the real data (presenter mode), or sees it already.
+                let records = if masker.is_on() {
+                    records.unmasked()
+                } else {
+                    records
+                };
+                let (shown, columns, file) = (shown.clone(), columns.clone(), file.clone());
+                export_problem.set(None);
+                leptos::task::spawn_local(async move {
+                    let done = kept::export(records, shown, columns, format, file, exporting).await;
+                    exporting.try_set(None);
+                    match done {
+                        Ok(()) => {
+                            notice.try_set(export_notice(format));
+                        }
+                        Err(problem) => {
+                            export_problem.try_set(Some(problem));
+                        }
+                    }
+                });
+            }
         });
     };
-    let on_copy = Callback::new(move |index: usize| {
-        if let Some(text) = explorer.with_value(|e| e.records.get(index).map(pretty)) {
+    let on_copy = Callback::new(move |place: usize| {
+        if let Some(text) = source.record_text(place) {
             copy_text(&text);
             notice.set("Copied the record as JSON.");
         }
     });
     let pressed = move |json: bool| move || (show_json.get() == json).to_string();
+    let count_line = move || {
+        if let Source::Kept(kept) = source
+            && let Some(progress) = kept.progress.get()
+        {
+            return asked.with(|asked| KeptView::progress_line(progress, asked));
+        }
+        let matching = shown.with(|s| s.len());
+        if matching == count {
+            counted(count as u64, "record", "records")
+        } else {
+            format!(
+                "{} of {}",
+                group_thousands(matching as u64),
+                counted(count as u64, "record", "records")
+            )
+        }
+    };
+    let problem = move || match source {
+        Source::Kept(kept) => kept.problem.get().or_else(|| export_problem.get()),
+        Source::Held { .. } => None,
+    };
+    let exporting_now = move || exporting.with(Option::is_some);
     view! {
         <div class="output-toolbar">
             <div class="segmented" role="group" aria-label="Output view">
@@ -148,38 +312,78 @@ pub fn OutputExplorer(
             <input type="search" class="output-filter" aria-label="Filter the records" placeholder="Filter the records"
                 data-field="output-filter" hidden=show_json
                 prop:value=filter on:input:target=move |ev| filter.set(ev.target().value()) />
-            <span class="muted" data-field="output-count">{move || {
-                let matching = shown.with(Vec::len);
-                if matching == count {
-                    counted(count as u64, "record", "records")
-                } else {
-                    format!("{} of {}", group_thousands(matching as u64), counted(count as u64, "record", "records"))
-                }
-            }}</span>
+            <span class="muted" data-field="output-count" role="status">{count_line}</span>
             <span class="export-group" role="group" aria-label="Export the records shown">
-                <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::Csv)>"Export CSV"</button>
-                <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
-                <button type="button" class="button secondary" on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
+                <button type="button" class="button secondary" disabled=exporting_now on:click=move |_| export(ExportFormat::Csv)>"Export CSV"</button>
+                <button type="button" class="button secondary" disabled=exporting_now on:click=move |_| export(ExportFormat::Json)>"Export JSON"</button>
+                <button type="button" class="button secondary" disabled=exporting_now on:click=move |_| export(ExportFormat::JsonLines)>"Export JSON Lines"</button>
             </span>
+            <span class="muted" data-field="output-exporting">{move || exporting.get()}</span>
         </div>
+        {move || problem().map(|problem| view! { <Notice kind=NoticeKind::Problem field="output-problem">{problem}</Notice> })}
         <RealDataQuestion gate />
         <ColumnsPanel action=action.clone() columns=ColumnView { choice, arranged, shown: columns } hidden=show_json />
         {move || if show_json.get() {
-            let text = explorer.with_value(|e| {
-                serde_json::to_string_pretty(&e.records[..]).unwrap_or_default()
-            });
+            view! { <JsonView source shown /> }.into_any()
+        } else {
+            let action = action.clone();
+            view! {
+                <OutputTable action source columns shown sort on_copy chained=!masker.is_on() />
+            }.into_any()
+        }}
+    }
+}
+
+/// The records shown whose JSON the JSON view holds when they are kept in the store.
+const KEPT_JSON_SHOWN: usize = 100;
+
+/// The JSON view: every record held, or the first of the records kept in the store, in the
+/// order shown.
+#[component]
+fn JsonView(source: Source, shown: Signal<Arc<[usize]>>) -> impl IntoView {
+    match source {
+        Source::Held { explorer, .. } => {
+            let text = explorer
+                .with_value(|e| serde_json::to_string_pretty(&e.records[..]).unwrap_or_default());
             view! {
                 <details class="json-view" open>
                     <summary>"All records as JSON"</summary>
                     <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
                 </details>
-            }.into_any()
-        } else {
-            let action = action.clone();
+            }
+            .into_any()
+        }
+        Source::Kept(kept) => {
+            let first = LocalResource::new(move || {
+                let places: Vec<usize> = shown.with(|s| s[..s.len().min(KEPT_JSON_SHOWN)].to_vec());
+                let records = kept.records();
+                async move {
+                    let made = records.made_at(&places, Value::clone).await?;
+                    Ok::<_, String>((
+                        serde_json::to_string_pretty(&made).unwrap_or_default(),
+                        places.len(),
+                        records.total(),
+                    ))
+                }
+            });
             view! {
-                <OutputTable action explorer columns shown sort on_copy chained=!masker.is_on() />
-            }.into_any()
-        }}
+                <Transition fallback=|| view! { <p class="loading">"Reading the records…"</p> }>
+                    {move || Suspend::new(async move {
+                        match first.await {
+                            Ok((text, shown_here, total)) => view! {
+                                <details class="json-view" open>
+                                    <summary>{format!("The first {} as JSON (an export holds all of them)", counted(shown_here as u64, "record shown", "records shown"))}
+                                        <span class="muted">{format!(" · {} in all", group_thousands(total as u64))}</span></summary>
+                                    <pre class="code" tabindex="0" data-field="output-json">{text}</pre>
+                                </details>
+                            }.into_any(),
+                            Err(problem) => view! { <Notice kind=NoticeKind::Problem field="output-problem">{problem}</Notice> }.into_any(),
+                        }
+                    })}
+                </Transition>
+            }
+            .into_any()
+        }
     }
 }
 
@@ -270,37 +474,12 @@ fn ColumnsPanel(
     }
 }
 
-/// What the current view can be exported as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ExportFormat {
-    Csv,
-    Json,
-    JsonLines,
-}
-
-impl ExportFormat {
-    fn extension(self) -> &'static str {
-        match self {
-            ExportFormat::Csv => "csv",
-            ExportFormat::Json => "json",
-            ExportFormat::JsonLines => "jsonl",
-        }
-    }
-
-    fn mime(self) -> &'static str {
-        match self {
-            ExportFormat::Csv => "text/csv",
-            ExportFormat::Json => "application/json",
-            ExportFormat::JsonLines => "application/jsonl",
-        }
-    }
-
-    fn notice(self) -> &'static str {
-        match self {
-            ExportFormat::Csv => "Exported the records shown as CSV.",
-            ExportFormat::Json => "Exported the records shown as JSON.",
-            ExportFormat::JsonLines => "Exported the records shown as JSON Lines.",
-        }
+/// What an export of the records shown says once it is saved.
+fn export_notice(format: ExportFormat) -> &'static str {
+    match format {
+        ExportFormat::Csv => "Exported the records shown as CSV.",
+        ExportFormat::Json => "Exported the records shown as JSON.",
+        ExportFormat::JsonLines => "Exported the records shown as JSON Lines.",
     }
 }
 
@@ -310,10 +489,10 @@ impl ExportFormat {
 #[component]
 fn OutputTable(
     action: String,
-    explorer: StoredValue<Explorer>,
+    source: Source,
     columns: Memo<Vec<String>>,
-    /// The records shown (filtered and sorted), by their place in the run.
-    shown: Memo<Vec<usize>>,
+    /// The records shown (filtered and sorted), by their place among all.
+    shown: Signal<Arc<[usize]>>,
     sort: RwSignal<Option<SortBy>>,
     on_copy: Callback<usize>,
     /// Links to the actions a record chains into (not in presenter mode: their addresses hold
@@ -368,20 +547,34 @@ fn OutputTable(
     let action = StoredValue::new(action);
     let row = move |_place: usize, &record: &usize| {
         let columns = columns.get();
-        explorer.with_value(|e| {
+        let cells = move |value: &Value| {
             action.with_value(|action| {
                 record_cells(
                     record,
-                    &e.records[record],
+                    value,
                     &columns,
                     chained.then_some(action.as_str()),
                     on_copy,
                 )
             })
-        })
+        };
+        match source {
+            Source::Held { explorer, .. } => explorer.with_value(|e| cells(&e.records[record])),
+            // Drawn once its row's records are read (`ready`).
+            Source::Kept(kept) => match kept.held_record(record) {
+                Some(value) => cells(&value),
+                None => ().into_any(),
+            },
+        }
+    };
+    // A kept record's row is drawn once its records are read from the store; until then, the
+    // table's placeholder.
+    let ready = match source {
+        Source::Kept(kept) => Some(Callback::new(move |place: usize| kept.is_held(place))),
+        Source::Held { .. } => None,
     };
     view! {
-        <WindowedTable rows=shown head row label="Records" class="output-table" field="output-table" />
+        <WindowedPlaces places=shown head row ready label="Records" class="output-table" field="output-table" />
     }
 }
 

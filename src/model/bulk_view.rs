@@ -403,12 +403,12 @@ pub fn explore_label(reading: bool, read: bool) -> &'static str {
     }
 }
 
-/// What the explored results hold: all the batch's records, or the first `shown` of `total`.
-pub fn explored_note(shown: usize, total: usize) -> String {
-    if total > shown {
+/// What the explored results hold: the batch's `total` records, read into the page at once, or
+/// (`kept`) read from this browser's storage as the table reaches them.
+pub fn explored_note(total: usize, kept: bool) -> String {
+    if kept {
         format!(
-            "The first {} of the batch's {} records, as read just now; the exports hold them all.",
-            group_thousands(shown as u64),
+            "The batch's {} records as they stood just now, each with its row's line, input and run, read from this browser's storage as you scroll; a sort or a filter reads them all.",
             group_thousands(total as u64)
         )
     } else {
@@ -783,11 +783,11 @@ mod tests {
         assert_eq!(explore_label(true, true), "Reading the results…");
         assert_eq!(explore_label(false, false), "Explore the results");
         assert_eq!(explore_label(false, true), "Read the results again");
-        assert_eq!(
-            explored_note(10_000, 12_500),
-            "The first 10,000 of the batch's 12,500 records, as read just now; the exports hold them all."
+        assert!(
+            explored_note(12_500, true)
+                .starts_with("The batch's 12,500 records as they stood just now")
         );
-        assert!(explored_note(40, 40).starts_with("The batch's records as read just now"));
+        assert!(explored_note(40, false).starts_with("The batch's records as read just now"));
     }
 
     #[test]

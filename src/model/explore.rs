@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::output::{CsvText, cell, columns, export_cell, plain};
+use super::bulk::ExportFormat;
+use super::output::{CsvText, cell, columns, export_cell, plain, pretty};
 
 /// Who or what a record is, in the order people look for it: name, title, company, URL, ids.
 const IDENTITY: [&str; 20] = [
@@ -39,9 +40,10 @@ const IDENTITY: [&str; 20] = [
     "id",
 ];
 
-/// The most records read to explore at once (a bulk batch's merged results can hold far more;
-/// its exports hold them all).
-pub const EXPLORED_AT_MOST: usize = 10_000;
+/// The most records a page holds as values to explore (sorted and filtered at once, in memory).
+/// A bulk batch with more is explored from this browser's store (`model::record_order`); a
+/// chain's joined rows are read up to this many (its exports hold them all).
+pub const HELD_AT_MOST: usize = 10_000;
 
 /// The records' columns, identity columns first (in [`IDENTITY`]'s order), the rest after in
 /// their own order.
@@ -133,19 +135,31 @@ pub struct SortBy {
 
 /// A value's place in a sort: numbers before text, text without case, empty last.
 #[derive(Clone, Debug, PartialEq)]
-enum SortKey {
+pub(super) enum SortKey {
     Number(f64),
     Text(String),
     Missing,
 }
 
-fn sort_key(value: Option<&Value>) -> SortKey {
+pub(super) fn sort_key(value: Option<&Value>) -> SortKey {
     match value {
         None | Some(Value::Null) => SortKey::Missing,
         Some(Value::Number(n)) => n.as_f64().map_or(SortKey::Missing, SortKey::Number),
         Some(Value::Bool(b)) => SortKey::Number(if *b { 1.0 } else { 0.0 }),
         Some(Value::String(s)) if s.is_empty() => SortKey::Missing,
         Some(other) => SortKey::Text(plain(other).to_lowercase()),
+    }
+}
+
+/// The order of two records' keys in a sort, `descending` or not: empty values stay last
+/// either way; equal keys are equal (a stable sort keeps the records' own order).
+pub(super) fn sorted_order(a: &SortKey, b: &SortKey, descending: bool) -> Ordering {
+    let by = compare(a, b);
+    let missing = matches!(a, SortKey::Missing) || matches!(b, SortKey::Missing);
+    if descending && !missing {
+        by.reverse()
+    } else {
+        by
     }
 }
 
@@ -159,6 +173,21 @@ fn compare(a: &SortKey, b: &SortKey) -> Ordering {
         (SortKey::Missing, _) => Ordering::Greater,
         (_, SortKey::Missing) => Ordering::Less,
     }
+}
+
+/// The words of a filter, each to be found (without case) somewhere in a record.
+pub(super) fn filter_words(filter: &str) -> Vec<String> {
+    filter.split_whitespace().map(str::to_lowercase).collect()
+}
+
+/// A record's search text: its values as lower-case text, apart (a filter's word is found within
+/// one value, never across two).
+pub(super) fn search_text<'a>(values: impl Iterator<Item = &'a Value>) -> String {
+    values
+        .map(plain)
+        .collect::<Vec<_>>()
+        .join("\u{1f}")
+        .to_lowercase()
 }
 
 /// Records prepared for exploring: their columns and each record's search text.
@@ -199,22 +228,18 @@ impl Explorer {
     fn extend_search(&self, search: &mut Vec<String>, at_most: usize) -> usize {
         let from = search.len();
         let to = from.saturating_add(at_most).min(self.records.len());
-        search.extend(self.records[from..to].iter().map(|record| {
-            self.found
+        search.extend(
+            self.records[from..to]
                 .iter()
-                .filter_map(|c| cell(record, c))
-                .map(plain)
-                .collect::<Vec<_>>()
-                .join("\u{1f}")
-                .to_lowercase()
-        }));
+                .map(|record| search_text(self.found.iter().filter_map(|c| cell(record, c)))),
+        );
         to - from
     }
 
     /// The indices of the records that hold every word of `filter`, in `sort`'s order (the
     /// records' own order without one; equal values keep it).
     pub fn view(&self, filter: &str, sort: Option<&SortBy>) -> Vec<usize> {
-        let words: Vec<String> = filter.split_whitespace().map(str::to_lowercase).collect();
+        let words = filter_words(filter);
         let mut shown: Vec<usize> = if words.is_empty() {
             (0..self.records.len()).collect()
         } else {
@@ -230,17 +255,7 @@ impl Explorer {
                 .map(|&i| sort_key(cell(&self.records[i], &sort.column)))
                 .collect();
             let mut order: Vec<usize> = (0..shown.len()).collect();
-            order.sort_by(|&a, &b| {
-                let by = compare(&keys[a], &keys[b]);
-                // Empty values stay last either way.
-                let missing =
-                    matches!(keys[a], SortKey::Missing) || matches!(keys[b], SortKey::Missing);
-                if sort.descending && !missing {
-                    by.reverse()
-                } else {
-                    by
-                }
-            });
+            order.sort_by(|&a, &b| sorted_order(&keys[a], &keys[b], sort.descending));
             shown = order.into_iter().map(|k| shown[k]).collect();
         }
         shown
@@ -249,41 +264,109 @@ impl Explorer {
     /// The shown records with only the shown columns, as CSV (RFC 4180, CRLF, formula
     /// triggers neutralised), in the view's order.
     pub fn csv(&self, shown: &[usize], columns: &[String]) -> String {
-        let mut csv = CsvText::new();
-        csv.line(columns);
-        for &i in shown {
-            csv.line(columns.iter().map(|c| export_cell(&self.records[i], c)));
-        }
-        csv.into_text()
-    }
-
-    /// The shown records with only the shown columns, each an object.
-    fn projected(&self, shown: &[usize], columns: &[String]) -> Vec<Value> {
-        shown
-            .iter()
-            .map(|&i| {
-                let record = &self.records[i];
-                let fields: Map<String, Value> = columns
-                    .iter()
-                    .filter_map(|c| cell(record, c).map(|v| (c.clone(), v.clone())))
-                    .collect();
-                Value::Object(fields)
-            })
-            .collect()
+        self.written(ExportFormat::Csv, shown, columns)
     }
 
     /// The view as one JSON array, indented.
     pub fn json(&self, shown: &[usize], columns: &[String]) -> String {
-        serde_json::to_string_pretty(&Value::Array(self.projected(shown, columns)))
-            .unwrap_or_default()
+        self.written(ExportFormat::Json, shown, columns)
     }
 
     /// The view as JSON Lines: a record per line.
     pub fn json_lines(&self, shown: &[usize], columns: &[String]) -> String {
-        self.projected(shown, columns)
+        self.written(ExportFormat::JsonLines, shown, columns)
+    }
+
+    fn written(&self, format: ExportFormat, shown: &[usize], columns: &[String]) -> String {
+        let mut writer = ViewWriter::new(format, columns.to_vec());
+        let mut text = writer.start();
+        for &i in shown {
+            text.push_str(&writer.record(&self.records[i]));
+        }
+        text.push_str(&writer.finish());
+        text
+    }
+}
+
+/// A view's records written out a record at a time, with only the shown columns, in their order:
+/// as CSV (RFC 4180, CRLF, formula triggers neutralised), as one JSON array (indented, as
+/// `serde_json`'s pretty printer writes it) or as JSON Lines. So a view too large to be one
+/// string is written into a file in parts.
+pub struct ViewWriter {
+    format: ExportFormat,
+    columns: Vec<String>,
+    written: usize,
+}
+
+impl ViewWriter {
+    pub fn new(format: ExportFormat, columns: Vec<String>) -> Self {
+        ViewWriter {
+            format,
+            columns,
+            written: 0,
+        }
+    }
+
+    /// What comes before the records: the CSV's header line, the JSON array's opening.
+    pub fn start(&self) -> String {
+        match self.format {
+            ExportFormat::Csv => {
+                let mut csv = CsvText::new();
+                csv.line(&self.columns);
+                csv.into_text()
+            }
+            ExportFormat::Json => "[".to_owned(),
+            ExportFormat::JsonLines => String::new(),
+        }
+    }
+
+    /// The next record.
+    pub fn record(&mut self, record: &Value) -> String {
+        let text = self.text_of(record);
+        self.next(text)
+    }
+
+    /// A record's own text (made in any order: [`ViewWriter::next`] puts it in its place).
+    pub fn text_of(&self, record: &Value) -> String {
+        match self.format {
+            ExportFormat::Csv => {
+                let mut csv = CsvText::new();
+                csv.line(self.columns.iter().map(|c| export_cell(record, c)));
+                csv.into_text()
+            }
+            ExportFormat::Json => pretty(&self.projected(record)).replace('\n', "\n  "),
+            ExportFormat::JsonLines => format!("{}\n", self.projected(record)),
+        }
+    }
+
+    /// The next record's text ([`ViewWriter::text_of`]) as the file holds it after the ones
+    /// before.
+    pub fn next(&mut self, text: String) -> String {
+        let first = self.written == 0;
+        self.written += 1;
+        match self.format {
+            ExportFormat::Json => format!("{}  {text}", if first { "\n" } else { ",\n" }),
+            ExportFormat::Csv | ExportFormat::JsonLines => text,
+        }
+    }
+
+    /// What comes after the records.
+    pub fn finish(&self) -> String {
+        match self.format {
+            ExportFormat::Json if self.written > 0 => "\n]".to_owned(),
+            ExportFormat::Json => "]".to_owned(),
+            ExportFormat::Csv | ExportFormat::JsonLines => String::new(),
+        }
+    }
+
+    /// The record with only the shown columns, as one object.
+    fn projected(&self, record: &Value) -> Value {
+        let fields: Map<String, Value> = self
+            .columns
             .iter()
-            .map(|record| format!("{record}\n"))
-            .collect()
+            .filter_map(|c| cell(record, c).map(|v| (c.clone(), v.clone())))
+            .collect();
+        Value::Object(fields)
     }
 }
 
@@ -429,6 +512,27 @@ mod tests {
         assert_eq!(lines[3], "");
         for field in csv.split([',', '\n']) {
             assert!(!field.starts_with(['=', '+', '-', '@']), "{field:?}");
+        }
+    }
+
+    #[test]
+    fn a_view_written_a_record_at_a_time_is_the_json_serde_writes() {
+        let records = people();
+        let columns: Vec<String> = ["name", "connections", "missing"]
+            .map(String::from)
+            .to_vec();
+        for count in [0, 1, 3] {
+            let explorer = Explorer::new(records[..count].to_vec());
+            let shown: Vec<usize> = (0..count).collect();
+            let projected: Vec<Value> = records[..count]
+                .iter()
+                .map(|r| json!({"name": r["name"], "connections": r["connections"]}))
+                .collect();
+            assert_eq!(
+                explorer.json(&shown, &columns),
+                serde_json::to_string_pretty(&projected).unwrap(),
+                "{count} records"
+            );
         }
     }
 

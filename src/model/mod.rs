@@ -20,6 +20,7 @@ pub mod log_queue;
 pub mod no_answer;
 pub mod output;
 pub mod presenter;
+pub mod record_order;
 pub mod request_log;
 pub mod row_window;
 pub mod runs_view;

@@ -35,6 +35,14 @@ pub struct ColumnsFound {
 }
 
 impl ColumnsFound {
+    /// Columns met already (e.g. in the first records read), in their order.
+    pub fn with_columns(columns: Vec<String>) -> Self {
+        ColumnsFound {
+            seen: columns.iter().cloned().collect(),
+            columns,
+        }
+    }
+
     /// Adds the columns of `records` not met yet.
     pub fn add(&mut self, records: &[Value]) {
         for record in records {
@@ -258,6 +266,13 @@ mod tests {
         }
         assert_eq!(found.columns, columns(&records));
         assert_eq!(found.columns, ["a", "b", "value", "c", "d"]);
+    }
+
+    #[test]
+    fn columns_met_already_are_not_met_again() {
+        let mut found = ColumnsFound::with_columns(vec!["b".into(), "a".into()]);
+        found.add(&[json!({"a": 1, "c": 2, "b": 3})]);
+        assert_eq!(found.columns, ["b", "a", "c"]);
     }
 
     #[test]

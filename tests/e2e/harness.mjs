@@ -261,10 +261,11 @@ export async function scrollThroughRows(table) {
       const stalled = setTimeout(() => reject(new Error(`no animation frame for 5 s (${state()})`)), 5_000);
       requestAnimationFrame(() => requestAnimationFrame(() => (clearTimeout(stalled), resolve())));
     });
-    // A jump draws placeholders until the view has been still a moment (a fling's): wait for
-    // the rows themselves, as a person waits to read; still placeholders after 300 waits of two
-    // frames (10 s at 60 Hz, about 80 times a fling's end) is a failure, said at once rather
-    // than at the test's timeout.
+    // A jump draws placeholders until the view has been still a moment (a fling's), as does a
+    // row of records kept in the store until its records are read: wait for the rows
+    // themselves, as a person waits to read; still placeholders after 300 waits of two frames
+    // (10 s at 60 Hz, about 80 times a fling's end) is a failure, said at once rather than at
+    // the test's timeout.
     const frame = async () => {
       await twoFrames();
       for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();

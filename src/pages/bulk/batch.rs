@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::rows::BatchRows;
 use crate::components::{
-    Confirm, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
+    Confirm, ExplorerRecords, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
 };
 use crate::model::bulk::budget::{Spending, parse_budget};
 use crate::model::bulk::{ExportFormat, RowState, Tally};
@@ -13,11 +13,11 @@ use crate::model::bulk_view::{
     BatchCommands, RecordsChoice, explore_label, explored_note, export_done_note, export_progress,
     headline, keeping_note, pace_sentence, paused_reason, rows_finished, same_record_of,
 };
-use crate::model::explore::EXPLORED_AT_MOST;
 use crate::model::format::{counted, group_thousands};
 use crate::model::presenter::Masker;
 use crate::state::bulk::{
-    Bulk, ExploredRecords, ExportDone, ExportProgress, Keeping, Phase, Role, use_bulk,
+    Bulk, ExploredRecords, ExportDone, ExportProgress, Keeping, Phase, RecordsToExplore, Role,
+    use_bulk,
 };
 use crate::state::environment::{Environment, use_environment};
 use crate::state::presenter::use_masker;
@@ -358,10 +358,7 @@ impl ResultsReading {
         }
         self.reading.set(true);
         leptos::task::spawn_local(async move {
-            let read = self
-                .bulk
-                .explore_records(EXPLORED_AT_MOST, self.masker)
-                .await;
+            let read = self.bulk.explore_records(self.masker).await;
             self.read.set(Some(read));
             self.reading.set(false);
         });
@@ -425,16 +422,27 @@ fn ExploredResults(results: ResultsReading, action: Memo<&'static str>) -> impl 
     move || {
         results.read.get().map(|read| match read {
             Err(problem) => view! { <Notice kind=NoticeKind::Problem field="explore-problem">{problem}</Notice> }.into_any(),
-            Ok(ExploredRecords { records, columns, total, masked }) => view! {
-                <section class="explore-results" data-field="explored-results" aria-label="The batch's results">
-                    <h3 class="section-title">"Results"</h3>
-                    <p class="help">{explored_note(records.len(), total)}</p>
-                    <OutputExplorer action=action.get_untracked().to_owned()
-                        name=use_environment().file_name(&format!("bulk-{}-results", action.get_untracked()))
-                        records columns masked notice />
-                    <p class="help" role="status">{move || notice.get()}</p>
-                </section>
-            }.into_any(),
+            Ok(ExploredRecords { records, columns, total }) => {
+                let kept = matches!(records, RecordsToExplore::Kept(_));
+                let records = match records {
+                    RecordsToExplore::Held { records, masked } => ExplorerRecords::Held {
+                        records,
+                        columns: Some(columns),
+                        masked,
+                    },
+                    RecordsToExplore::Kept(records) => ExplorerRecords::Kept { records, columns },
+                };
+                view! {
+                    <section class="explore-results" data-field="explored-results" aria-label="The batch's results">
+                        <h3 class="section-title">"Results"</h3>
+                        <p class="help">{explored_note(total, kept)}</p>
+                        <OutputExplorer action=action.get_untracked().to_owned()
+                            name=use_environment().file_name(&format!("bulk-{}-results", action.get_untracked()))
+                            records notice />
+                        <p class="help" role="status">{move || notice.get()}</p>
+                    </section>
+                }.into_any()
+            }
         })
     }
 }

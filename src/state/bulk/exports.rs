@@ -8,11 +8,13 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::Bulk;
+use super::kept_records::KeptRecords;
 use crate::browser::{FileParts, yield_to_page};
 use crate::model::bulk::{
     BatchRow, ExportFormat, MergedExport, SameRecord, SavedBatch, add_output_columns,
 };
 use crate::model::bulk_view::row_at_line;
+use crate::model::explore::HELD_AT_MOST;
 use crate::model::output::ColumnsFound;
 use crate::model::presenter::{MaskedRecords, Masker};
 use crate::model::slice_pace::SlicePace;
@@ -29,12 +31,12 @@ const OPENED_SLICE_ROWS: usize = 50;
 /// How often an export's progress is shown, in milliseconds.
 const PROGRESS_EVERY_MS: f64 = 250.0;
 
-/// Why an export or a reading stopped when the batch shown changed under it.
-const BATCH_CLOSED: &str = "The batch was closed while it was being exported.";
+/// Why an export, a reading or an exploration stopped when the batch shown changed under it.
+pub(super) const BATCH_CLOSED: &str = "The batch was closed while its records were being read.";
 
 /// The records `row` shows: its own, or its first row's when it repeats one (a finished row's
 /// records may have left memory: `records` counts them).
-fn records_shown(rows: &[BatchRow], row: &BatchRow) -> usize {
+pub(super) fn records_shown(rows: &[BatchRow], row: &BatchRow) -> usize {
     let shown = row
         .repeat_of
         .and_then(|line| row_at_line(rows, line))
@@ -70,18 +72,30 @@ pub async fn saved_batches(workspace: &str) -> Result<Vec<SavedBatch>, StoreErro
     Ok(list)
 }
 
-/// A batch's records as read to explore them.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A batch's records as opened to explore them.
+#[derive(Clone)]
 pub struct ExploredRecords {
-    /// Shared with the explorer that shows them (no copy of 10,000 records per look).
-    pub records: Arc<[serde_json::Value]>,
-    /// Their columns (`output::columns`), found as they were read.
+    /// The records, held or kept.
+    pub records: RecordsToExplore,
+    /// Their columns (`output::columns`) as found so far: all of them when held, those of the
+    /// first records read when kept (the explorer adds the others as it meets them).
     pub columns: Vec<String>,
-    /// How many records the batch holds in all (more than `records` past the limit).
+    /// How many records the batch holds.
     pub total: usize,
-    /// The same records masked, when they were read in presenter mode (masked with each
-    /// slice read: 10,000 records took 0.8 s in one task with the CPU four times slower).
-    pub masked: Option<MaskedRecords>,
+}
+
+/// Where a batch's records are explored from.
+#[derive(Clone)]
+pub enum RecordsToExplore {
+    /// Held in the page, read a slice at a time (a batch of up to `HELD_AT_MOST` records), and
+    /// the same records masked when they were read in presenter mode (masked with each slice
+    /// read: 10,000 records took 0.8 s in one task with the CPU four times slower).
+    Held {
+        records: Arc<[serde_json::Value]>,
+        masked: Option<MaskedRecords>,
+    },
+    /// Left in this browser's store (a larger batch): the explorer reads them as it needs them.
+    Kept(KeptRecords),
 }
 
 impl Bulk {
@@ -158,51 +172,51 @@ impl Bulk {
         result
     }
 
-    /// The batch's records to explore (`BatchRow::into_explored_records`), the first `limit` of them
-    /// in line order, read a slice of rows at a time, with how many the batch holds in all;
-    /// when `masker` is on, each slice is masked as it is read.
-    pub async fn explore_records(
-        &self,
-        limit: usize,
-        masker: Masker,
-    ) -> Result<ExploredRecords, String> {
-        let Some((id, headers, total_records)) = self.batch.with_untracked(|b| {
-            b.as_ref().map(|e| {
-                let rows = e.rows();
-                (
-                    e.id.clone(),
-                    e.headers.clone(),
-                    rows.iter().map(|row| records_shown(rows, row)).sum(),
-                )
-            })
-        }) else {
-            return Ok(ExploredRecords::default());
+    /// The batch's records to explore (`BatchRow::into_explored_records`): up to `HELD_AT_MOST`
+    /// records are read into the page a slice of rows at a time (masked as each slice is read
+    /// when `masker` is on); a larger batch's are left in the store, and only the first slice
+    /// is read, for their columns.
+    pub async fn explore_records(&self, masker: Masker) -> Result<ExploredRecords, String> {
+        let Some(kept) = self.kept_records(masker) else {
+            return Err(BATCH_CLOSED.to_owned());
         };
+        let total = kept.total();
+        let mut columns = ColumnsFound::default();
+        if total > HELD_AT_MOST {
+            kept.through(|first| {
+                columns.add(first);
+                false
+            })
+            .await?;
+            return Ok(ExploredRecords {
+                records: RecordsToExplore::Kept(kept),
+                columns: columns.columns,
+                total,
+            });
+        }
+        // Read as they are, and masked here, slice by slice.
         let mut records = Vec::new();
         let mut masked = Vec::new();
-        let mut columns = ColumnsFound::default();
-        self.through_rows(&id, |rows| {
-            let from = records.len();
-            for row in rows {
-                records.extend(row.into_explored_records(&headers));
-            }
-            let kept = &records[from..limit.max(from).min(records.len())];
-            columns.add(kept);
-            if masker.is_on() {
-                masked.extend(kept.iter().map(|record| masker.json(record)));
-            }
-            Ok(records.len() < limit)
-        })
-        .await?;
-        records.truncate(limit);
+        kept.unmasked()
+            .through(|slice| {
+                columns.add(slice);
+                if masker.is_on() {
+                    masked.extend(slice.iter().map(|record| masker.json(record)));
+                }
+                records.extend_from_slice(slice);
+                true
+            })
+            .await?;
         Ok(ExploredRecords {
-            records: records.into(),
+            records: RecordsToExplore::Held {
+                records: records.into(),
+                masked: masker.is_on().then(|| MaskedRecords {
+                    by: masker,
+                    records: masked.into(),
+                }),
+            },
             columns: columns.columns,
-            total: total_records,
-            masked: masker.is_on().then(|| MaskedRecords {
-                by: masker,
-                records: masked.into(),
-            }),
+            total,
         })
     }
 
@@ -210,7 +224,7 @@ impl Bulk {
     /// (`export_slice`), giving each slice to `each` until it says to stop (`false`) or fails.
     /// The slices are sized to take about the same time on any computer (`SlicePace`), and the
     /// page draws and answers between them.
-    async fn through_rows(
+    pub(super) async fn through_rows(
         &self,
         batch: &str,
         mut each: impl FnMut(Vec<BatchRow>) -> Result<bool, String>,
@@ -260,7 +274,7 @@ impl Bulk {
     /// The `count` rows from index `start` on (a slice), with their records: from memory where
     /// they still are, else from this browser's store; adds to `waited` the milliseconds spent
     /// waiting for the store's answer.
-    async fn export_slice(
+    pub(super) async fn export_slice(
         &self,
         batch: &str,
         start: usize,
@@ -277,8 +291,10 @@ impl Bulk {
             })
             .ok_or_else(|| BATCH_CLOSED.to_owned())?;
         let kept_only = |r: &BatchRow| r.output.is_empty() && r.records > 0;
+        // A repeat row shows its first row's records, whether or not a row of the slice needs
+        // the store (a slice of repeats alone needs none of its own).
         let (Some(first), true) = (rows.first(), rows.iter().any(kept_only)) else {
-            return Ok(rows);
+            return self.with_repeats_resolved(batch, rows).await;
         };
         let unreadable =
             || "Some rows' records could not be read back from this browser's storage.".to_owned();

@@ -22,6 +22,7 @@
 //! - `exports`: the merged export, the records to explore, and reading kept batches back.
 
 mod exports;
+mod kept_records;
 mod tab;
 mod worker;
 
@@ -44,7 +45,10 @@ use crate::model::sign_ins::SignInId;
 use crate::runner::{BatchToRun, batch_lock_name};
 use crate::store::{self, Change, SAVED_BATCHES};
 
-pub use self::exports::{ExploredRecords, ExportDone, ExportProgress, saved_batches, saved_rows};
+pub use self::exports::{
+    ExploredRecords, ExportDone, ExportProgress, RecordsToExplore, saved_batches, saved_rows,
+};
+pub use self::kept_records::{KeptRecords, OrderProgress};
 pub use crate::model::batch_tab::Role;
 pub use crate::model::bulk::engine::{Keeping, Phase};
 

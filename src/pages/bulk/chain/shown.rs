@@ -8,11 +8,13 @@ use serde_json::Value;
 
 use super::super::batch::{BatchView, BudgetChange};
 use crate::browser::FileParts;
-use crate::components::{Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion};
+use crate::components::{
+    ExplorerRecords, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
+};
 use crate::model::bulk::ExportFormat;
 use crate::model::chain::join::{JoinedExport, joined_columns};
 use crate::model::chain::progress::{ChainNext, StepPart, step_state};
-use crate::model::explore::EXPLORED_AT_MOST;
+use crate::model::explore::HELD_AT_MOST;
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::ColumnsFound;
 use crate::model::presenter::MaskedRecords;
@@ -297,14 +299,14 @@ fn JoinedResults(chains: Chains) -> impl IntoView {
             let mut masked: Vec<Value> = Vec::new();
             let mut columns = ColumnsFound::default();
             let result = through_joined(&chain, last, &mut |slice| {
-                let room = EXPLORED_AT_MOST.saturating_sub(records.len());
+                let room = HELD_AT_MOST.saturating_sub(records.len());
                 let kept = &slice[..room.min(slice.len())];
                 columns.add(kept);
                 if masker.is_on() {
                     masked.extend(kept.iter().map(|record| masker.json(record)));
                 }
                 records.extend_from_slice(kept);
-                records.len() < EXPLORED_AT_MOST
+                records.len() < HELD_AT_MOST
             })
             .await;
             read.set(Some(result.map(|()| {
@@ -361,7 +363,7 @@ fn JoinedResults(chains: Chains) -> impl IntoView {
                 Ok((records, columns, masked)) => view! {
                     <p class="help" data-field="joined-count">{format!("{} shown.", counted(records.len() as u64, "joined row", "joined rows"))}</p>
                     <OutputExplorer action="chain".to_owned() name=environment.file_name("chain-joined")
-                        records columns masked notice />
+                        records=ExplorerRecords::Held { records, columns: Some(columns), masked } notice />
                     <p class="help" role="status">{move || notice.get()}</p>
                 }.into_any(),
             })}
