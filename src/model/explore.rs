@@ -288,13 +288,15 @@ impl Explorer {
     }
 }
 
-/// A view's records written out a record at a time, with only the shown columns, in their order:
-/// as CSV (RFC 4180, CRLF, formula triggers neutralised), as one JSON array (indented, as
-/// `serde_json`'s pretty printer writes it) or as JSON Lines. So a view too large to be one
-/// string is written into a file in parts.
+/// Records written out a record at a time, with only the shown columns, in their order: as CSV
+/// (RFC 4180, CRLF, formula triggers neutralised), as one JSON array (indented, as `serde_json`'s
+/// pretty printer writes it) or as JSON Lines. So a view too large to be one string (an
+/// explorer's, a chain's joined rows) is written into a file in parts.
 pub struct ViewWriter {
     format: ExportFormat,
     columns: Vec<String>,
+    /// JSON and JSON Lines hold each record whole, not only its `columns`.
+    whole: bool,
     written: usize,
 }
 
@@ -303,8 +305,23 @@ impl ViewWriter {
         ViewWriter {
             format,
             columns,
+            whole: false,
             written: 0,
         }
+    }
+
+    /// The same, with JSON and JSON Lines holding each record whole (a CSV still has the
+    /// columns given).
+    pub fn whole_records(self) -> Self {
+        ViewWriter {
+            whole: true,
+            ..self
+        }
+    }
+
+    /// The next records.
+    pub fn records(&mut self, records: &[Value]) -> String {
+        records.iter().map(|record| self.record(record)).collect()
     }
 
     /// What comes before the records: the CSV's header line, the JSON array's opening.
@@ -334,7 +351,9 @@ impl ViewWriter {
                 csv.line(self.columns.iter().map(|c| export_cell(record, c)));
                 csv.into_text()
             }
+            ExportFormat::Json if self.whole => pretty(record).replace('\n', "\n  "),
             ExportFormat::Json => pretty(&self.projected(record)).replace('\n', "\n  "),
+            ExportFormat::JsonLines if self.whole => format!("{record}\n"),
             ExportFormat::JsonLines => format!("{}\n", self.projected(record)),
         }
     }

@@ -13,8 +13,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde_json::{Map, Value};
 
 use super::steps::RecordRef;
-use crate::model::bulk::ExportFormat;
-use crate::model::output::{CsvText, export_cell};
 
 /// A row of the first step, as kept: the spreadsheet's cells and the run it made.
 #[derive(Clone, Debug, PartialEq)]
@@ -237,83 +235,13 @@ pub fn joined_columns(found: &[String]) -> Vec<String> {
     columns
 }
 
-/// Writes the joined dataset a slice of records at a time, as the batch's merged export does:
-/// [`JoinedExport::start`], [`JoinedExport::records`] for each slice, [`JoinedExport::finish`].
-/// CSV needs its columns before its first line (a pass over the records to find them).
-pub struct JoinedExport {
-    format: ExportFormat,
-    columns: Vec<String>,
-    written: usize,
-}
-
-impl JoinedExport {
-    pub fn new(format: ExportFormat, columns: Vec<String>) -> JoinedExport {
-        JoinedExport {
-            format,
-            columns,
-            written: 0,
-        }
-    }
-
-    pub fn start(&self) -> String {
-        match self.format {
-            ExportFormat::Csv => {
-                let mut csv = CsvText::new();
-                csv.line(&self.columns);
-                csv.into_text()
-            }
-            ExportFormat::Json => "[".to_owned(),
-            ExportFormat::JsonLines => String::new(),
-        }
-    }
-
-    /// The text of `records` (joined records, masked beforehand in presenter mode).
-    pub fn records(&mut self, records: &[Value]) -> String {
-        let mut out = String::new();
-        match self.format {
-            ExportFormat::Csv => {
-                let mut csv = CsvText::new();
-                for record in records {
-                    csv.line(
-                        self.columns
-                            .iter()
-                            .map(|column| export_cell(record, column)),
-                    );
-                }
-                out = csv.into_text();
-            }
-            ExportFormat::Json => {
-                for record in records {
-                    out.push_str(if self.written == 0 { "\n" } else { ",\n" });
-                    out.push_str(&serde_json::to_string_pretty(record).unwrap_or_default());
-                    self.written += 1;
-                }
-                return out;
-            }
-            ExportFormat::JsonLines => {
-                for record in records {
-                    out.push_str(&record.to_string());
-                    out.push('\n');
-                }
-            }
-        }
-        self.written += records.len();
-        out
-    }
-
-    pub fn finish(&self) -> String {
-        match self.format {
-            ExportFormat::Json => "\n]\n".to_owned(),
-            ExportFormat::Csv | ExportFormat::JsonLines => String::new(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::model::bulk::ExportFormat;
+    use crate::model::explore::ViewWriter;
 
     fn profile(line: usize, handle: &str) -> FirstStepRow {
         FirstStepRow {
@@ -486,7 +414,7 @@ mod tests {
     fn whole(format: ExportFormat, records: &[Value]) -> String {
         let mut found = crate::model::output::ColumnsFound::default();
         found.add(records);
-        let mut export = JoinedExport::new(format, joined_columns(&found.columns));
+        let mut export = ViewWriter::new(format, joined_columns(&found.columns)).whole_records();
         let mut text = export.start();
         // Two slices, as the page writes them.
         text.push_str(&export.records(&records[..1]));

@@ -12,9 +12,9 @@ use crate::components::{
     ExplorerRecords, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
 };
 use crate::model::bulk::ExportFormat;
-use crate::model::chain::join::{JoinedExport, joined_columns};
+use crate::model::chain::join::joined_columns;
 use crate::model::chain::progress::{ChainNext, StepPart, step_state};
-use crate::model::explore::HELD_AT_MOST;
+use crate::model::explore::{HELD_AT_MOST, ViewWriter};
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::ColumnsFound;
 use crate::model::presenter::MaskedRecords;
@@ -387,7 +387,8 @@ async fn write_joined(
         })
         .await?;
     }
-    let mut export = JoinedExport::new(format, joined_columns(&found.columns));
+    // JSON and JSON Lines hold every joined record whole (their columns are not read first).
+    let mut export = ViewWriter::new(format, joined_columns(&found.columns)).whole_records();
     let no_room = || "This browser could not hold the export.".to_owned();
     let mut file = FileParts::new(format.mime()).ok_or_else(no_room)?;
     file.push(&export.start()).ok_or_else(no_room)?;
