@@ -126,6 +126,18 @@ test("over 10,000 records in one table from the store: reached by scrolling and 
   await rows.first().locator("th").click();
   await page.keyboard.press("Control+End");
   await expect(last.locator("td").nth(nameColumn - 1)).toHaveText(sortedNames.at(-1));
+  // Descending, then no sort: the records' own order again, from #1.
+  await nameHeading.getByRole("button").click();
+  await expect(nameHeading).toHaveAttribute("aria-sort", "descending");
+  await expect(count).toHaveText(`${totalText} records`);
+  await nameHeading.getByRole("button").click();
+  await expect(nameHeading).toHaveAttribute("aria-sort", "none");
+  await table.evaluate((t) => { t.closest(".windowed").scrollTop = 0; });
+  await expect(table.locator('tbody tr[aria-rowindex="2"]:not([data-placeholder]) th')).toHaveText("1");
+  await expect(table.locator('tbody tr[aria-rowindex="3"]:not([data-placeholder]) th')).toHaveText("2");
+  await nameHeading.getByRole("button").click();
+  await expect(nameHeading).toHaveAttribute("aria-sort", "ascending");
+  await expect(count).toHaveText(`${totalText} records`);
 
   // Filtered across all: the count, the rows and the export agree.
   await results.locator('[data-field="output-filter"]').fill("wnd7x");

@@ -51,6 +51,8 @@ pub(super) struct KeptView {
     pub(super) problem: RwSignal<Option<String>>,
     /// Each order asked is a generation: a pass goes on while its generation is the last.
     generation: StoredValue<u64>,
+    /// Every record in its own order (made once: 3.6 MB for 900,000).
+    every_record: StoredValue<Arc<[usize]>>,
 }
 
 impl KeptView {
@@ -64,10 +66,11 @@ impl KeptView {
             reading: StoredValue::new(false),
             found: RwSignal::new(columns),
             columns_found: StoredValue::new(columns_found),
-            shown: RwSignal::new(every_record),
+            shown: RwSignal::new(every_record.clone()),
             progress: RwSignal::new(None),
             problem: RwSignal::new(None),
             generation: StoredValue::new(0),
+            every_record: StoredValue::new(every_record),
         }
     }
 
@@ -93,15 +96,13 @@ impl KeptView {
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
         let current = move || self.generation.try_get_value() == Some(generation);
+        // The count line tells the view shown until the new order's pass says how far it is.
+        self.progress.set(None);
         if asked.is_every_record() {
-            let total = self.total();
-            if self
-                .shown
-                .with_untracked(|s| s.len() != total || s.first() != Some(&0))
-            {
-                self.shown.set((0..total).collect());
+            let every_record = self.every_record.get_value();
+            if !self.shown.with_untracked(|s| Arc::ptr_eq(s, &every_record)) {
+                self.shown.set(every_record);
             }
-            self.progress.set(None);
             return;
         }
         leptos::task::spawn_local(async move {
