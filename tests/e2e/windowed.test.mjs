@@ -139,6 +139,16 @@ test("over 10,000 records in one table from the store: reached by scrolling and 
   await expect(nameHeading).toHaveAttribute("aria-sort", "ascending");
   await expect(count).toHaveText(`${totalText} records`);
 
+  // The JSON view holds the first 100 records shown, in the view's order (an export holds all).
+  await results.getByRole("button", { name: "JSON", exact: true }).click();
+  const json = results.locator('[data-field="output-json"]');
+  await expect(results.locator(".json-view summary")).toContainText("The first 100 records shown as JSON");
+  const shownFirst = JSON.parse(await json.textContent());
+  expect(shownFirst).toHaveLength(100);
+  expect(shownFirst.map((r) => r.name)).toEqual(sortedNames.slice(0, 100));
+  await screenshot(page, "explore-kept-json");
+  await results.getByRole("button", { name: "Table", exact: true }).click();
+
   // Filtered across all: the count, the rows and the export agree.
   await results.locator('[data-field="output-filter"]').fill("wnd7x");
   await expect(count).toHaveText(new RegExp(`^[\\d,]+ of ${totalText} records$`));
