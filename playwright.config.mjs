@@ -31,9 +31,18 @@ export default defineConfig({
       executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
       // Without the background-networking switches, Chromium's connections are refused by this
       // machine's closed network.
+      //
+      // Pages are rastered and composited on the GPU, as on a laptop with one; here the GPU is
+      // SwiftShader's, on the CPU. Not `--disable-gpu`: with it, headless Chromium 156 rasters
+      // in the renderer's own worker pool, which now and then loses its raster tasks for good
+      // (every worker idle, the tiles never rastered, the pending tree never activated, so no
+      // frame, no requestAnimationFrame, no screenshot, until the tab closes; traced in
+      // docs/testing.md). A long scroll through the explorer's table met it one pass in four
+      // with the CPU shared; on SwiftShader, in none of 15.
       args: [
         "--no-sandbox",
-        "--disable-gpu",
+        "--use-angle=swiftshader",
+        "--enable-unsafe-swiftshader",
         "--disable-quic",
         "--no-first-run",
         "--disable-background-networking",
