@@ -20,7 +20,8 @@ use leptos::prelude::*;
 use web_sys::Element;
 
 use crate::model::row_window::{
-    FIRST_ESTIMATE_PX, GridCell, RowHeights, RowWindow, ScrollPace, Viewport, updated_list,
+    BoxPlace, FIRST_ESTIMATE_PX, GridCell, RowHeights, RowWindow, ScrollPace, Viewport,
+    updated_list,
 };
 
 mod grid;
@@ -34,11 +35,14 @@ struct Measures {
     heights: RowHeights,
 }
 
-/// Where the scrolling box is, for one list of rows.
+/// Where the scrolling box is, for one list of rows: the rows' place at the top of its view, and
+/// its own scroll place (the two differ once the rows are taller than a box may be:
+/// `model::row_window::ScrollMap`).
 #[derive(Clone, Copy, PartialEq)]
 struct ViewFor {
     list: u64,
     view: Viewport,
+    box_top: f64,
 }
 
 /// The part of the view's height the box takes before it is measured: its CSS `max-height`.
@@ -188,6 +192,7 @@ fn windowed_table(
             scroll_top: 0.0,
             height: first_height,
         },
+        box_top: 0.0,
     });
     let pace = RwSignal::new(ScrollPace::Reading);
     // The rows to draw: for a list the view has not seen yet, from the top.
@@ -197,22 +202,25 @@ fn windowed_table(
         let list = list.get();
         shown.track();
         let seen = view.get();
-        let at = if seen.list == list {
-            seen.view
+        let (at, box_top) = if seen.list == list {
+            (seen.view, seen.box_top)
         } else {
-            Viewport {
-                scroll_top: 0.0,
-                ..seen.view
-            }
+            (
+                Viewport {
+                    scroll_top: 0.0,
+                    ..seen.view
+                },
+                0.0,
+            )
         };
-        measures.with_value(|m| m.heights.window(at, overscan))
+        measures.with_value(|m| m.heights.window_in(at, box_top, overscan))
     });
     let grid = Grid {
         scroller,
         table: NodeRef::new(),
         head_row,
         list,
-        drawn: row_window,
+        drawn: StoredValue::new(0..0),
         measures,
         view,
         pace,
@@ -222,6 +230,10 @@ fn windowed_table(
         focused: StoredValue::new(None),
         revealing: StoredValue::new(None),
         placed: StoredValue::new(None),
+        at: StoredValue::new(BoxPlace {
+            box_top: 0.0,
+            place: 0.0,
+        }),
     };
     // Rows taken as a new list go back to the top; as the same list updated, keep the view.
     Effect::new(move |list_was: Option<Option<String>>| {
@@ -270,6 +282,7 @@ fn windowed_table(
 
     let body_rows = move || {
         let RowWindow { rows: range, .. } = row_window.get();
+        grid.drawn.set_value(range.clone());
         shown.with(|keys| {
             range
                 .filter_map(|place| keys.get(place).map(|key| (place, key)))

@@ -26,6 +26,14 @@ pub const OVERSCAN_PX: f64 = 400.0;
 /// events of one gesture.
 pub const FLING_SETTLES_MS: u64 = 120;
 
+/// The most space a table's box gives its rows, in CSS pixels. Browsers cap an element's height
+/// (Chromium and WebKit at about 33.5 million pixels, Firefox at about 17.9 million): past it the
+/// space kept for the rows not drawn is cut short and the last rows cannot be scrolled to, which
+/// a batch's search records (about 100 px a row) pass at 170,000 rows. A table whose rows are
+/// taller than this keeps this much space and maps the box's scroll places onto the rows'
+/// ([`ScrollMap`]), as large data grids do.
+pub const BOX_SPACE_AT_MOST_PX: f64 = 15_000_000.0;
+
 /// A change of a row's height smaller than this is noise (sub-pixel layout), not a new height:
 /// ignoring it keeps a measure from moving the view by fractions forever.
 const NOISE_PX: f64 = 0.5;
@@ -130,10 +138,164 @@ pub struct Viewport {
 pub struct RowWindow {
     /// The rows in the document.
     pub rows: Range<usize>,
-    /// The height of the rows before them.
+    /// The box's margin above them: the height of the rows before them, or where a stretched
+    /// box places them ([`RowHeights::window_in`]).
     pub space_above: f64,
-    /// The height of the rows after them.
+    /// The box's margin below them: the height of the rows after them, or the rest of a stretched
+    /// box's space.
     pub space_below: f64,
+}
+
+/// How the box's scroll places map onto the rows' places. Up to [`BOX_SPACE_AT_MOST_PX`] the box
+/// holds the rows' whole height and a scroll place is the rows' place. Past it the box holds that
+/// much, and its scroll places are stretched over the rows' places: the top of the box is the
+/// first row's top, its end the last row's end, and a pixel scrolled moves the view over
+/// `rows / box` pixels of rows. The rows themselves are drawn at their own heights, placed
+/// where the view is ([`RowHeights::window_in`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScrollMap {
+    /// The rows' height, all of them.
+    rows_px: f64,
+    /// The space the box keeps for them.
+    box_px: f64,
+    /// The view's height, in both: the rows are drawn at their own heights.
+    view_px: f64,
+}
+
+impl ScrollMap {
+    /// The map for rows `rows_px` tall in all, seen through a view `view_px` tall.
+    pub fn new(rows_px: f64, view_px: f64) -> ScrollMap {
+        let rows_px = rows_px.max(0.0);
+        ScrollMap {
+            rows_px,
+            box_px: rows_px.min(BOX_SPACE_AT_MOST_PX),
+            view_px: view_px.max(0.0),
+        }
+    }
+
+    /// The space the box keeps for the rows: its content's height.
+    pub fn box_space(self) -> f64 {
+        self.box_px
+    }
+
+    /// Whether the rows are taller than the box may be, so that its scroll places are stretched.
+    pub fn is_stretched(self) -> bool {
+        self.rows_px > self.box_px
+    }
+
+    /// The furthest the view goes: among the rows, and in the box.
+    fn ends(self) -> (f64, f64) {
+        (
+            (self.rows_px - self.view_px).max(0.0),
+            (self.box_px - self.view_px).max(0.0),
+        )
+    }
+
+    /// The rows' place at the top of the view when the box is scrolled to `box_top`.
+    pub fn place_at(self, box_top: f64) -> f64 {
+        if !self.is_stretched() {
+            return box_top;
+        }
+        let (rows_end, box_end) = self.ends();
+        if box_end <= 0.0 {
+            return 0.0;
+        }
+        (box_top.clamp(0.0, box_end) / box_end) * rows_end
+    }
+
+    /// The box's end, and the rows' place it shows: the last row's end at the view's end.
+    pub fn end(self) -> BoxPlace {
+        let (rows_end, box_end) = self.ends();
+        BoxPlace {
+            box_top: box_end,
+            place: rows_end,
+        }
+    }
+
+    /// The rows' place at the top of the view once the box moved from `from` to `box_top`. A
+    /// place and a box's place that agree ([`ScrollMap::place_at`]) go on agreeing. A place the
+    /// table held while the box stayed (rows measured above the view: the view stays on the row
+    /// read) is taken on from where it is: the rows between it and the end the box moves toward
+    /// are spread over the box's pixels left that way. So a move never jumps, and the box's top
+    /// is the first row's top and its end the last row's end, whatever was held on the way.
+    pub fn place_after(self, from: BoxPlace, box_top: f64) -> f64 {
+        if !self.is_stretched() {
+            return box_top;
+        }
+        let (rows_end, box_end) = self.ends();
+        let (box_top, from_box) = (
+            box_top.clamp(0.0, box_end),
+            from.box_top.clamp(0.0, box_end),
+        );
+        let place = from.place.clamp(0.0, rows_end);
+        if box_top <= 0.0 {
+            0.0
+        } else if box_top >= box_end {
+            rows_end
+        } else if box_top >= from_box {
+            let box_left = box_end - from_box;
+            if box_left <= 0.0 {
+                return rows_end;
+            }
+            place + (box_top - from_box) / box_left * (rows_end - place)
+        } else {
+            place * (box_top / from_box)
+        }
+    }
+
+    /// The place a held place comes to at the box's edges: at its top the first row's top, at
+    /// its end the last row's end (else, rows measured on the way would leave the first or the
+    /// last rows past where the box can go).
+    pub fn held_place(self, box_top: f64, place: f64) -> f64 {
+        let (rows_end, box_end) = self.ends();
+        if box_top <= 0.0 {
+            0.0
+        } else if self.is_stretched() && box_top >= box_end - 0.5 {
+            rows_end
+        } else {
+            place.clamp(0.0, rows_end)
+        }
+    }
+
+    /// Where the box is scrolled to for the rows' `place` at the top of the view.
+    pub fn box_top_of(self, place: f64) -> f64 {
+        if !self.is_stretched() {
+            return place;
+        }
+        let (rows_end, box_end) = self.ends();
+        if rows_end <= 0.0 {
+            return 0.0;
+        }
+        (place.clamp(0.0, rows_end) / rows_end) * box_end
+    }
+}
+
+/// What [`RowHeights::placing`] places the rows from: where they were placed before (`was`), where
+/// the box is now (`box_top`), and the rows' place to hold, if any (`held`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown {
+    pub was: BoxPlace,
+    pub box_top: f64,
+    pub held: Option<f64>,
+}
+
+/// Where the rows go once measured anew ([`RowHeights::placing`]): the box's margins above and
+/// below the rows drawn, and where the box is and what it shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Placing {
+    pub margins: (f64, f64),
+    pub at: BoxPlace,
+    /// The view is held at the box's end: the box is set there even if it seems there already
+    /// (after the rows drawn came out shorter than counted, the browser may still cut its place
+    /// short to the space it had before these margins).
+    pub held_at_end: bool,
+}
+
+/// Where a box is scrolled to, and the rows' place at the top of its view there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxPlace {
+    pub box_top: f64,
+    pub place: f64,
 }
 
 /// How the view moves through the rows, which decides how far past it rows are drawn.
@@ -256,25 +418,100 @@ impl RowHeights {
         true
     }
 
-    /// The rows to draw for `view`, with `overscan` pixels of rows beyond each edge.
+    /// How the box's scroll places map onto these rows, seen through a view `view_height` tall.
+    pub fn scroll_map(&self, view_height: f64) -> ScrollMap {
+        ScrollMap::new(self.total(), view_height)
+    }
+
+    /// The rows to draw for `view`, with `overscan` pixels of rows beyond each edge, and the
+    /// box's margins around them with the box scrolled to where `view` is.
     pub fn window(&self, view: Viewport, overscan: f64) -> RowWindow {
+        let box_top = self.scroll_map(view.height).box_top_of(view.scroll_top);
+        self.window_in(view, box_top, overscan)
+    }
+
+    /// The rows to draw for `view`, with `overscan` pixels of rows beyond each edge, and the
+    /// box's margins around them with the box scrolled to `box_top`. While the box holds the
+    /// rows' whole height, the margins are the rows' before and after. Past it
+    /// ([`ScrollMap::is_stretched`]) the rows drawn are placed so that the one at the view's place
+    /// shows at the box's `box_top`, and the margin below fills the rest of the box's space; the
+    /// margin above is negative near the top, where the rows drawn above the view need more room
+    /// than the box has above it (it is out of sight there).
+    pub fn window_in(&self, view: Viewport, box_top: f64, overscan: f64) -> RowWindow {
+        let rows = self.rows_in(view, overscan);
+        let (space_above, space_below) = self.margins(&rows, view, box_top);
+        RowWindow {
+            rows,
+            space_above,
+            space_below,
+        }
+    }
+
+    /// The box's margins above and below `rows` drawn for `view`, with the box scrolled to
+    /// `box_top` (as [`RowHeights::window_in`] places them).
+    pub fn margins(&self, rows: &Range<usize>, view: Viewport, box_top: f64) -> (f64, f64) {
+        let (start, end) = (self.top_of(rows.start), self.top_of(rows.end));
+        let map = self.scroll_map(view.height);
+        if !map.is_stretched() {
+            return (start, (self.total() - end).max(0.0));
+        }
+        let above = box_top + (start - view.scroll_top);
+        (above, (map.box_space() - above - (end - start)).max(0.0))
+    }
+
+    /// Where the rows go once some were measured anew, drawn as `drawn` for `view` with the box
+    /// at `box_top`: the rows' place to hold (`held`: the row read kept in place, or a row a key
+    /// moved to kept in view), and the margins that put them there. Up to the box's limit the box
+    /// goes to the place held, pixel for pixel. In a stretched box the box stays and the rows are
+    /// placed at the place held (or where they were), moved to the rows' edge at the box's
+    /// edges ([`ScrollMap::held_place`]): a move of the box would move every row drawn; a view
+    /// that was at the box's end stays there.
+    pub fn placing(&self, drawn: &Range<usize>, view: Viewport, shown: Shown) -> Placing {
+        let Shown { was, box_top, held } = shown;
+        let map = self.scroll_map(view.height);
+        let held_at_end = map.is_stretched() && was.box_top >= map.ends().1 - 0.5;
+        let at = if held_at_end {
+            // The view was at the end, and stays there: the browser cuts the box's place short
+            // when the rows drawn came out shorter than they were counted, before they are
+            // measured, so the box's place now need not be the end.
+            map.end()
+        } else if map.is_stretched() {
+            BoxPlace {
+                box_top,
+                place: map.held_place(box_top, held.unwrap_or(view.scroll_top)),
+            }
+        } else {
+            let box_top = held.map_or(box_top, f64::round);
+            BoxPlace {
+                box_top,
+                place: box_top,
+            }
+        };
+        let margins = self.margins(
+            drawn,
+            Viewport {
+                scroll_top: at.place,
+                ..view
+            },
+            at.box_top,
+        );
+        Placing {
+            margins,
+            at,
+            held_at_end,
+        }
+    }
+
+    /// The rows to draw for `view`, with `overscan` pixels of rows beyond each edge.
+    fn rows_in(&self, view: Viewport, overscan: f64) -> Range<usize> {
         if self.rows() == 0 {
-            return RowWindow {
-                rows: 0..0,
-                space_above: 0.0,
-                space_below: 0.0,
-            };
+            return 0..0;
         }
         let top = (view.scroll_top - overscan).max(0.0);
         let bottom = view.scroll_top + view.height.max(0.0) + overscan;
         let first = self.row_at(top);
         let end = (self.row_at(bottom) + 1).max(first + 1).min(self.rows());
-        let (above, below_start) = (self.top_of(first), self.top_of(end));
-        RowWindow {
-            rows: first..end,
-            space_above: above,
-            space_below: (self.total() - below_start).max(0.0),
-        }
+        first..end
     }
 
     /// The pace of a move of the view to `view` from where the rows `drawn` were drawn for:
@@ -704,7 +941,235 @@ mod tests {
         assert_eq!(GridKey::from_key("a", false), None);
     }
 
+    #[test]
+    fn a_box_holds_rows_up_to_its_limit_one_to_one() {
+        let map = ScrollMap::new(BOX_SPACE_AT_MOST_PX, 600.0);
+        assert!(!map.is_stretched());
+        assert_eq!(map.box_space(), BOX_SPACE_AT_MOST_PX);
+        assert_eq!(map.place_at(12_345.5), 12_345.5);
+        assert_eq!(map.box_top_of(12_345.5), 12_345.5);
+        // The window is the rows' own spaces, wherever the box is said to be.
+        let heights = RowHeights::new(10_000, 40.0);
+        let at = view(40_000.0, 600.0);
+        assert_eq!(heights.window_in(at, 3.0, 400.0), heights.window(at, 400.0));
+    }
+
+    #[test]
+    fn rows_taller_than_a_box_may_be_are_stretched_over_its_space_end_to_end() {
+        // 900,000 rows of 100 px: 90 million px of rows in a box of 15 million.
+        let heights = RowHeights::new(900_000, 100.0);
+        let map = heights.scroll_map(600.0);
+        assert!(map.is_stretched());
+        assert_eq!(map.box_space(), BOX_SPACE_AT_MOST_PX);
+        let box_end = BOX_SPACE_AT_MOST_PX - 600.0;
+        let rows_end = 90_000_000.0 - 600.0;
+        assert_eq!(map.place_at(0.0), 0.0);
+        assert_eq!(map.place_at(box_end), rows_end);
+        assert_eq!(
+            map.place_at(box_end + 500.0),
+            rows_end,
+            "past the end is the end"
+        );
+        assert_eq!(map.box_top_of(rows_end), box_end);
+        assert!((map.place_at(box_end / 2.0) - rows_end / 2.0).abs() < 1e-6);
+
+        // At the top: the first rows, from the box's top.
+        let top = heights.window_in(view(0.0, 600.0), 0.0, 400.0);
+        assert_eq!(top.rows, 0..11);
+        assert_eq!(top.space_above, 0.0);
+        assert_eq!(top.space_below, BOX_SPACE_AT_MOST_PX - 1_100.0);
+        // At the end: the last rows, the box's space filled to its end.
+        let end = heights.window_in(view(rows_end, 600.0), box_end, 400.0);
+        assert_eq!(end.rows.end, 900_000);
+        let drawn = heights.total() - heights.top_of(end.rows.start);
+        assert_eq!(end.space_above + drawn, BOX_SPACE_AT_MOST_PX);
+        assert_eq!(end.space_below, 0.0);
+        // Ten pixels down the box is 60 px down the rows: the rows drawn above the view need
+        // more room than the box has above it, so the margin above is negative.
+        let near_top = map.place_at(10.0);
+        let window = heights.window_in(view(near_top, 600.0), 10.0, 400.0);
+        assert_eq!(window.rows.start, 0);
+        assert!((window.space_above - (10.0 - near_top)).abs() < 1e-6);
+        assert!(window.space_above < 0.0);
+    }
+
+    #[test]
+    fn a_place_held_in_a_stretched_box_is_taken_on_to_its_edges() {
+        // 30 million px of rows in 15 million: two rows' pixels for a box's.
+        let map = ScrollMap::new(30_000_600.0, 600.0);
+        let box_end = BOX_SPACE_AT_MOST_PX - 600.0;
+        let rows_end = 30_000_000.0;
+        // Where the two agree, they go on agreeing.
+        let agreed = BoxPlace {
+            box_top: 1_000.0,
+            place: map.place_at(1_000.0),
+        };
+        assert!((map.place_after(agreed, 1_100.0) - map.place_at(1_100.0)).abs() < 1e-6);
+        assert!((map.place_after(agreed, 900.0) - map.place_at(900.0)).abs() < 1e-6);
+        // A place held 5,000 px further down (rows above the view measured taller): a wheel step
+        // moves on from it, by about two rows' pixels a box's, and the edges are the rows' edges.
+        let held = BoxPlace {
+            box_top: 1_000.0,
+            place: map.place_at(1_000.0) + 5_000.0,
+        };
+        let step = map.place_after(held, 1_100.0) - held.place;
+        assert!((step - 200.0).abs() < 1.0, "a step of {step} px");
+        assert_eq!(map.place_after(held, box_end), rows_end);
+        assert_eq!(map.place_after(held, 0.0), 0.0);
+        let back = map.place_after(held, 900.0);
+        assert!(back < held.place && back > held.place - 1_000.0);
+        // Up to the limit the box's place is the rows'.
+        let one_to_one = ScrollMap::new(10_000.0, 600.0);
+        assert_eq!(one_to_one.place_after(held, 1_234.0), 1_234.0);
+        // A place held at the box's edges is the edge.
+        assert_eq!(map.held_place(0.0, 500.0), 0.0);
+        assert_eq!(map.held_place(box_end, 500.0), rows_end);
+        assert_eq!(map.held_place(5_000.0, 12_000.0), 12_000.0);
+        assert_eq!(one_to_one.held_place(9_400.0, 9_000.0), 9_000.0);
+    }
+
+    #[test]
+    fn rows_measured_above_the_view_leave_the_row_read_where_it_shows() {
+        // 300,000 rows of 100 px: stretched two to one; and 1,000 rows: one to one.
+        for rows in [300_000, 1_000] {
+            let mut heights = RowHeights::new(rows, 100.0);
+            let map = heights.scroll_map(600.0);
+            let box_top = if map.is_stretched() {
+                1_000_000.0
+            } else {
+                50_000.0
+            };
+            let view = view(map.place_at(box_top), 600.0);
+            let window = heights.window_in(view, box_top, OVERSCAN_PX);
+            let anchor = heights.anchor(view.scroll_top);
+            // Where the row read shows in the box, from the box's top.
+            let shown = |heights: &RowHeights, margin_above: f64| {
+                margin_above + heights.top_of(anchor.row) - heights.top_of(window.rows.start)
+            };
+            let before = shown(&heights, window.space_above);
+            // The rows drawn above the view are measured 50 px taller each.
+            for row in window.rows.start..anchor.row {
+                heights.measure(row, 150.0);
+            }
+            let was = BoxPlace {
+                box_top,
+                place: view.scroll_top,
+            };
+            let held = Some(heights.place_of(anchor));
+            let placing = heights.placing(&window.rows, view, Shown { was, box_top, held });
+            let moved_by = placing.at.box_top - box_top;
+            let after = shown(&heights, placing.margins.0) - moved_by;
+            assert!(
+                (after - before).abs() < 1.0,
+                "{rows} rows: {before} then {after}"
+            );
+            // Every row not measured counts the new mean too: up to the limit the box moves
+            // by what the rows above grew; stretched, it stays.
+            if heights.scroll_map(600.0).is_stretched() {
+                assert_eq!(moved_by, 0.0, "a stretched box stays");
+            } else {
+                assert_eq!(
+                    moved_by,
+                    (heights.place_of(anchor) - view.scroll_top).round()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_view_at_the_end_of_a_stretched_box_stays_at_the_end_as_its_rows_are_measured() {
+        let mut heights = RowHeights::new(300_000, 100.0);
+        let map = heights.scroll_map(600.0);
+        let (rows_end, box_end) = map.ends();
+        let view = view(rows_end, 600.0);
+        let window = heights.window_in(view, box_end, OVERSCAN_PX);
+        // The last rows came out shorter than counted: before they were measured, the browser
+        // cut the box's place short by 59 px.
+        for row in window.rows.clone() {
+            heights.measure(row, 90.0);
+        }
+        let was = BoxPlace {
+            box_top: box_end,
+            place: rows_end,
+        };
+        let shown = Shown {
+            was,
+            box_top: box_end - 59.0,
+            held: Some(rows_end - 30.0),
+        };
+        let placing = heights.placing(&window.rows, view, shown);
+        let (rows_end_now, box_end_now) = heights.scroll_map(600.0).ends();
+        assert_eq!(box_end_now, box_end);
+        let at_end = BoxPlace {
+            box_top: box_end,
+            place: rows_end_now,
+        };
+        assert_eq!(placing.at, at_end);
+        assert!(placing.held_at_end);
+        // The rows drawn end where the box's space does.
+        let drawn = heights.top_of(window.rows.end) - heights.top_of(window.rows.start);
+        assert!((placing.margins.0 + drawn - BOX_SPACE_AT_MOST_PX).abs() < 1e-3);
+        assert_eq!(placing.margins.1, 0.0);
+    }
+
     proptest! {
+        /// A box moved in any steps from any place held goes through the rows in order and
+        /// reaches the first and the last.
+        #[test]
+        fn moves_from_a_held_place_are_in_order_and_reach_both_ends(
+            rows_px in 15_000_001.0_f64..100_000_000.0,
+            start in 0.0_f64..=1.0,
+            held_share in 0.0_f64..=1.0,
+            steps in prop::collection::vec(-50_000.0_f64..50_000.0, 1..40),
+        ) {
+            let map = ScrollMap::new(rows_px, 600.0);
+            let (rows_end, box_end) = map.ends();
+            let mut at = BoxPlace { box_top: start * box_end, place: held_share * rows_end };
+            for step in steps {
+                let box_top = (at.box_top + step).clamp(0.0, box_end);
+                let place = map.place_after(at, box_top);
+                prop_assert!((0.0..=rows_end).contains(&place));
+                if box_top > at.box_top { prop_assert!(place >= at.place.min(rows_end)); }
+                if box_top < at.box_top { prop_assert!(place <= at.place.max(0.0)); }
+                at = BoxPlace { box_top, place };
+            }
+            prop_assert_eq!(map.place_after(at, box_end), rows_end);
+            prop_assert_eq!(map.place_after(at, 0.0), 0.0);
+        }
+
+        /// In a stretched box, the rows drawn for any scroll place cover the view (in the box's
+        /// pixels: from above its top to below its end), the row at the view's place shows at
+        /// the box's scroll place, and the margins and rows fill the box's space exactly.
+        #[test]
+        fn a_stretched_box_shows_the_rows_at_its_place(
+            rows in 200_000_usize..1_000_000,
+            measures in prop::collection::vec((0_usize..1_000_000, 20.0_f64..600.0), 0..100),
+            share in 0.0_f64..=1.0,
+            height in 100.0_f64..2_000.0,
+            overscan in prop::sample::select(vec![0.0, OVERSCAN_PX]),
+        ) {
+            let mut heights = RowHeights::new(rows, 100.0);
+            for (row, px) in measures {
+                heights.measure(row % rows, px);
+            }
+            let map = heights.scroll_map(height);
+            prop_assume!(map.is_stretched());
+            let box_top = share * (map.box_space() - height);
+            let place = map.place_at(box_top);
+            prop_assert!((map.box_top_of(place) - box_top).abs() < 1e-3);
+            let window = heights.window_in(view(place, height), box_top, overscan);
+            let drawn = heights.top_of(window.rows.end) - heights.top_of(window.rows.start);
+            prop_assert!(window.space_above <= box_top + 1e-6, "the rows drawn reach the view's top");
+            let view_end = (box_top + height).min(map.box_space());
+            prop_assert!(window.space_above + drawn + 1e-3 >= view_end, "the rows drawn reach the view's end");
+            let total = window.space_above + drawn + window.space_below;
+            prop_assert!((total - map.box_space()).abs() < 1e-3, "the box's space is {} not {}", total, map.box_space());
+            // The row at the view's place is where the box shows it.
+            let row = heights.row_at(place);
+            let shown_at = window.space_above + (heights.top_of(row) - heights.top_of(window.rows.start));
+            prop_assert!((shown_at - (box_top - (place - heights.top_of(row)))).abs() < 1e-3);
+        }
+
         /// Whatever is measured in whatever order, places are the sum of the rows before (each
         /// its measure or the mean), the row at a row's top is that row, and a window covers the
         /// view with its spaces adding up to the whole.

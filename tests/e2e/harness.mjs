@@ -290,6 +290,46 @@ export async function scrollThroughRows(table) {
   });
 }
 
+/**
+ * The rows of a windowed table read on from a place, as a person reads with a wheel: its box
+ * scrolled to `from` (a share of its scroll range), then `steps` scrolls of `stepPx` of the box's
+ * own pixels, each waited on until no row is a placeholder. Resolves with `{ rows, first, last }`:
+ * every row drawn in full on the way (`aria-rowindex` less 2 → its first cell's text), and the
+ * first and last of them. In a box stretched over rows taller than a box may be
+ * (`model::row_window::ScrollMap`), a pixel of the box is more than one of the rows'.
+ */
+export async function readOnFrom(table, { from, steps, stepPx }) {
+  return table.evaluate(async (table, { from, steps, stepPx }) => {
+    const box = table.closest(".windowed");
+    const state = () => `scrollTop ${box.scrollTop} of ${box.scrollHeight - box.clientHeight}, ${table.querySelectorAll("tbody tr").length} rows drawn`;
+    const twoFrames = () => new Promise((resolve, reject) => {
+      const stalled = setTimeout(() => reject(new Error(`no animation frame for 5 s (${state()})`)), 5_000);
+      requestAnimationFrame(() => requestAnimationFrame(() => (clearTimeout(stalled), resolve())));
+    });
+    const frame = async () => {
+      await twoFrames();
+      for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
+      if (table.querySelector("tbody tr[data-placeholder]")) throw new Error(`the rows stayed placeholders (${state()})`);
+    };
+    const rows = new Map();
+    const read = () => {
+      for (const tr of table.querySelectorAll("tbody tr[aria-rowindex]:not([data-placeholder])")) {
+        rows.set(Number(tr.getAttribute("aria-rowindex")) - 2, tr.cells[0].textContent);
+      }
+    };
+    box.scrollTop = Math.round(from * (box.scrollHeight - box.clientHeight));
+    await frame();
+    read();
+    for (let i = 0; i < steps; i++) {
+      box.scrollTop += stepPx;
+      await frame();
+      read();
+    }
+    const places = [...rows.keys()].sort((a, b) => a - b);
+    return { rows: Object.fromEntries(rows), first: places[0], last: places.at(-1) };
+  }, { from, steps, stepPx });
+}
+
 /** A loopback port on which nothing listens: one the system just gave out and took back. */
 export async function unusedPort() {
   const probe = createServer();

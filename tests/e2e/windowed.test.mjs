@@ -7,21 +7,26 @@
 // against the sandbox (fast runs, a high rate limit, credits enough for the batch).
 import { readFileSync } from "node:fs";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { focusedCell as focused, go, parseCsv, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
+import { focusedCell as focused, go, parseCsv, readOnFrom, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
 
-const test = withSandbox({ args: ["--queue-ms", "20", "--process-ms", "20", "--rate-burst", "1000", "--rate-per-sec", "200", "--credits", "200000"] });
+// Credits for the 10,000 records of the first test and the 200,000 of the stretched table's.
+const test = withSandbox({ args: ["--queue-ms", "20", "--process-ms", "20", "--rate-burst", "1000", "--rate-per-sec", "200", "--credits", "400000"] });
+
+/** Runs a batch of people searches, one a line of `keywords` (100 records each), to its end. */
+async function runSearches(page, keywords, { timeout }) {
+  await go(page, "/bulk");
+  await page.getByLabel("Action").selectOption("premium-search-people");
+  await page.locator("#bulk-text").fill(["keywords,max_results", ...keywords.map((k) => `${k},100`)].join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout });
+}
 
 test("over 10,000 records in one table from the store: reached by scrolling and by keys, sorted and filtered across all", async ({ signedIn: { page, problems, context } }) => {
   test.setTimeout(300_000);
   // 120 rows of up to 100 records each: over 10,000, all of them explored.
   // Each row's keywords are one word its records echo, found by no other row's ("wnd7x" is not
   // in "wnd17x"), for the filter below.
-  await go(page, "/bulk");
-  await page.getByLabel("Action").selectOption("premium-search-people");
-  const lines = ["keywords,max_results", ...Array.from({ length: 120 }, (_, i) => `wnd${i + 1}x,100`)];
-  await page.locator("#bulk-text").fill(lines.join("\n"));
-  await page.locator('[data-field="start-batch"]').click();
-  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 180_000 });
+  await runSearches(page, Array.from({ length: 120 }, (_, i) => `wnd${i + 1}x`), { timeout: 180_000 });
   await page.locator('[data-field="explore-results"]').click();
   const results = page.locator('[data-field="explored-results"]');
   const table = results.locator('[data-field="output-table"]');
@@ -179,6 +184,83 @@ test("over 10,000 records in one table from the store: reached by scrolling and 
   await expect.poll(async () => JSON.parse(await page.evaluate(() => navigator.clipboard.readText())).name).toBe(masked.rows[0][nameColumn]);
   expect(realNames.has(masked.rows[0][nameColumn])).toBe(false);
   await screenshot(page, "explore-kept-presenter");
+  expect(problems).toEqual([]);
+});
+
+// Rows taller than a browser lets an element be (Chromium and WebKit cap it at about 33.5 million
+// pixels, Firefox at about 17.9 million): past that the space kept for the rows not drawn would be
+// cut short and the last rows never reached. The table keeps 15 million pixels of space and maps
+// its box's scroll places onto the rows (model::row_window::ScrollMap): the box's end is the last
+// record, its middle the middle ones, a wheel reads on without skipping a row, and the keys go
+// everywhere.
+test("rows taller than a box may be: its space within the browsers' limit, every place still reached", async ({ signedIn: { page, problems } }) => {
+  test.setTimeout(600_000);
+  // 2,000 rows of 100 records: 200,000 records of about 100 px each, some 20 million px of rows.
+  await runSearches(page, Array.from({ length: 2_000 }, (_, i) => `tall${i + 1}x`), { timeout: 420_000 });
+  await page.locator('[data-field="explore-results"]').click();
+  const results = page.locator('[data-field="explored-results"]');
+  const table = results.locator('[data-field="output-table"]');
+  const count = results.locator('[data-field="output-count"]');
+  await expect(count).toHaveText(/^[\d,]+ records$/, { timeout: 120_000 });
+  const total = Number((await count.textContent()).split(" ")[0].replace(/,/g, ""));
+  expect(total).toBeGreaterThan(150_000);
+  await expect(table).toHaveAttribute("aria-rowcount", String(total + 1));
+  const drawnInFull = table.locator("tbody tr:not([data-placeholder])");
+  await expect(drawnInFull.first()).toHaveAttribute("aria-rowindex", "2");
+  // The box in the page's view, as a person reading it has it.
+  await table.evaluate((t) => t.closest(".windowed").scrollIntoView({ block: "start" }));
+
+  // The rows are taller than the box may be; the box keeps 15 million pixels for them (its
+  // header row besides).
+  const sizes = await table.evaluate((t) => {
+    const box = t.closest(".windowed");
+    const drawn = [...t.querySelectorAll("tbody tr:not([data-placeholder])")];
+    return {
+      meanRow: drawn.reduce((sum, tr) => sum + tr.getBoundingClientRect().height, 0) / drawn.length,
+      space: box.scrollHeight - t.querySelector("thead").getBoundingClientRect().height,
+    };
+  });
+  expect(sizes.meanRow * total, "the rows' height").toBeGreaterThan(16_000_000);
+  expect(Math.abs(sizes.space - 15_000_000), "the box's space, less 15 million px").toBeLessThan(2);
+
+  // The box's end is the last record, drawn in full, its end at the view's.
+  await table.evaluate((t) => { const box = t.closest(".windowed"); box.scrollTop = box.scrollHeight; });
+  const last = table.locator(`tbody tr[aria-rowindex="${total + 1}"]:not([data-placeholder])`);
+  await expect(last.locator("th")).toHaveText(String(total));
+  await expect(last).toBeInViewport();
+  const endGap = () => last.evaluate((tr) => tr.closest(".windowed").getBoundingClientRect().bottom - tr.getBoundingClientRect().bottom);
+  await expect.poll(endGap, "the last row's end, above the box's").toBeLessThan(20);
+  await screenshot(page, "explore-stretched-end");
+
+  // The box's middle is the middle of the records (their heights are alike).
+  await table.evaluate((t) => { const box = t.closest(".windowed"); box.scrollTop = (box.scrollHeight - box.clientHeight) / 2; });
+  // (The rows drawn at the end are past a quarter too: what is waited for is the middle.)
+  const firstDrawn = () => table.evaluate((t) => Number(t.querySelector("tbody tr:not([data-placeholder])")?.getAttribute("aria-rowindex") ?? 0) - 2);
+  const fromMiddle = async () => Math.abs((await firstDrawn()) - total / 2) / total;
+  await expect.poll(fromMiddle, "the first row drawn: its distance from the middle, as a share").toBeLessThan(0.05);
+  await expect(table.locator("tbody tr[data-placeholder]")).toHaveCount(0);
+  expect(await fromMiddle(), "the middle row's distance from the middle, once drawn in full").toBeLessThan(0.05);
+
+  // A wheel reads on from a third of the way: 60 steps of 100 px of the box bring every record
+  // on the way in order, none skipped, though each step is more than 100 px of rows.
+  const read = await readOnFrom(table, { from: 1 / 3, steps: 60, stepPx: 100 });
+  const passed = Array.from({ length: read.last - read.first + 1 }, (_, i) => read.first + i);
+  expect(passed.filter((place) => read.rows[place] === undefined), "records skipped").toEqual([]);
+  expect(passed.filter((place) => read.rows[place] !== String(place + 1)), "records out of place").toEqual([]);
+  expect((read.last - read.first) * sizes.meanRow, "rows read past, in px").toBeGreaterThan(60 * 100);
+
+  // The keys: Ctrl+End to the last record, up one, Ctrl+Home to the first.
+  await drawnInFull.first().locator("th").click();
+  await page.keyboard.press("Control+End");
+  await expect.poll(() => focused(page)).toEqual({ row: String(total + 1), column: 0, text: String(total) });
+  await expect(last).toBeInViewport();
+  await page.keyboard.press("ArrowUp");
+  await expect.poll(() => focused(page)).toEqual({ row: String(total), column: 0, text: String(total - 1) });
+  await expect(table.locator(`tbody tr[aria-rowindex="${total}"]`)).toBeInViewport();
+  await page.keyboard.press("Control+Home");
+  await expect.poll(() => focused(page)).toEqual({ row: "2", column: 0, text: "1" });
+  await expect(table.locator('tbody tr[aria-rowindex="2"]')).toBeInViewport();
+  expect(await table.evaluate((t) => t.closest(".windowed").scrollTop)).toBe(0);
   expect(problems).toEqual([]);
 });
 

@@ -1,6 +1,8 @@
 //! What `WindowedTable` does between its frames: reading the view and its pace, the grid's keys,
 //! the focus, and the rows' measures (`SizeObserver`).
 
+use std::ops::Range;
+
 use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -12,7 +14,8 @@ use web_sys::{
 
 use super::{Measures, ViewFor};
 use crate::model::row_window::{
-    FLING_SETTLES_MS, GridCell, GridKey, GridSize, RowWindow, ScrollPace, Viewport, moved,
+    BoxPlace, FLING_SETTLES_MS, GridCell, GridKey, GridSize, ScrollMap, ScrollPace, Shown,
+    Viewport, moved,
 };
 
 /// What the keys and the measures work on.
@@ -23,8 +26,10 @@ pub(super) struct Grid {
     pub(super) head_row: NodeRef<html::Tr>,
     /// The list of rows shown, by generation.
     pub(super) list: RwSignal<u64>,
-    /// The rows drawn, and the space kept for the others.
-    pub(super) drawn: Memo<RowWindow>,
+    /// The rows in the document: the window they were last drawn for. Not the window to draw
+    /// (`Memo<RowWindow>`), which, asked between a measure and the rows drawn for it, is made
+    /// again from the new heights and the view before them, rows the document does not hold.
+    pub(super) drawn: StoredValue<Range<usize>>,
     pub(super) measures: StoredValue<Measures>,
     pub(super) view: RwSignal<ViewFor>,
     /// How the view moves: a fling draws only the rows in view.
@@ -43,7 +48,11 @@ pub(super) struct Grid {
     /// the rows around it are measured (rather than the row at the top).
     pub(super) revealing: StoredValue<Option<usize>>,
     /// The last scroll place the table set itself, to tell a person's scroll from its own.
-    pub(super) placed: StoredValue<Option<f64>>,
+    pub(super) placed: StoredValue<Option<BoxPlace>>,
+    /// Where the rows are placed now: the box's scroll place and the rows' place it shows. In a
+    /// stretched box (`ScrollMap`) the rows' place may be held while the box stays (rows
+    /// measured above the view), and a move goes on from it (`ScrollMap::place_after`).
+    pub(super) at: StoredValue<BoxPlace>,
 }
 
 impl Grid {
@@ -56,21 +65,37 @@ impl Grid {
             .head_row
             .get_untracked()
             .map_or(0.0, |h| f64::from(h.offset_height()));
-        let scroll_top = f64::from(scroller.scroll_top());
+        let box_top = f64::from(scroller.scroll_top());
+        let height = (f64::from(scroller.client_height()) - head).max(0.0);
         // A place the table did not set is the person's scroll: they read from there now.
-        let own_move = self
+        let placed = self
             .placed
             .get_value()
-            .is_some_and(|placed| (placed - scroll_top).abs() <= 1.0);
+            .filter(|placed| (placed.box_top - box_top).abs() <= 1.0);
+        let own_move = placed.is_some();
         if !own_move {
             self.revealing.set_value(None);
+            self.placed.set_value(None);
         }
+        let map = self.measures.with_value(|m| m.heights.scroll_map(height));
+        // At the end of what the box holds now, the view is at the rows' end, even when the
+        // browser cut the box's place short to a space made smaller by rows drawn shorter than
+        // they were counted (the margins that make it whole again come with their measures).
+        let box_end = f64::from(scroller.scroll_height() - scroller.client_height());
+        let at = match placed {
+            Some(placed) => placed,
+            None if map.is_stretched() && box_top > 0.0 && box_top >= box_end - 1.0 => map.end(),
+            None => BoxPlace {
+                box_top,
+                place: self.place_shown(box_top, height),
+            },
+        };
+        let scroll_top = at.place;
+        self.at.set_value(at);
         let next = ViewFor {
             list: self.list.get_untracked(),
-            view: Viewport {
-                scroll_top,
-                height: (f64::from(scroller.client_height()) - head).max(0.0),
-            },
+            view: Viewport { scroll_top, height },
+            box_top,
         };
         if self.view.get_untracked() != next {
             self.set_pace(next, own_move);
@@ -83,7 +108,7 @@ impl Grid {
     /// move the table made itself (a key's, which goes once to its place) is never a fling.
     fn set_pace(self, next: ViewFor, own_move: bool) {
         let pace = if next.list == self.view.get_untracked().list && !own_move {
-            let drawn = self.drawn.get_untracked().rows;
+            let drawn = self.drawn.get_value();
             self.measures
                 .with_value(|m| m.heights.pace(&drawn, next.view))
         } else {
@@ -157,13 +182,50 @@ impl Grid {
         }
     }
 
-    /// Scrolls the box to `place`, as the table's own move.
-    pub(super) fn scroll_to(self, place: f64) {
-        if let Some(scroller) = self.scroller.get_untracked() {
-            scroller.set_scroll_top(place.round() as i32);
-            self.placed
-                .set_value(Some(f64::from(scroller.scroll_top())));
+    /// The rows' place at the top of the view with the box at `box_top`: up to the box's limit,
+    /// the box's place; in a stretched box, where the rows are if the box has not moved, else
+    /// where its move from there brings them.
+    fn place_shown(self, box_top: f64, height: f64) -> f64 {
+        let map = self.measures.with_value(|m| m.heights.scroll_map(height));
+        let at = self.at.get_value();
+        if !map.is_stretched() {
+            box_top
+        } else if (at.box_top - box_top).abs() < 0.5 {
+            at.place
+        } else {
+            map.place_after(at, box_top)
         }
+    }
+
+    /// Scrolls the box to show the rows' `place` at the top of its view, as the table's own move.
+    pub(super) fn scroll_to(self, place: f64) {
+        let Some(scroller) = self.scroller.get_untracked() else {
+            return;
+        };
+        let wanted = self.scroll_map().box_top_of(place).round();
+        scroller.set_scroll_top(wanted as i32);
+        self.take_placed(f64::from(scroller.scroll_top()), wanted, place);
+    }
+
+    /// Notes the box's scroll place `box_top`, which the table set for the rows' `place` (the
+    /// box's `wanted`): in a stretched box the rows are placed at `place` itself, unless the box
+    /// could not go there; else the box's place is the rows'.
+    fn take_placed(self, box_top: f64, wanted: f64, place: f64) {
+        let map = self.scroll_map();
+        let place = if map.is_stretched() && (box_top - wanted).abs() <= 1.0 {
+            place
+        } else {
+            map.place_at(box_top)
+        };
+        let placed = BoxPlace { box_top, place };
+        self.placed.set_value(Some(placed));
+        self.at.set_value(placed);
+    }
+
+    /// How the box's scroll places map onto the rows, as they are measured now.
+    fn scroll_map(self) -> ScrollMap {
+        let height = self.view.get_untracked().view.height;
+        self.measures.with_value(|m| m.heights.scroll_map(height))
     }
 
     /// Moves between cells with the grid's keys; Escape from inside a cell goes back to it.
@@ -333,10 +395,11 @@ impl Grid {
         nearest.set_block(web_sys::ScrollLogicalPosition::Nearest);
         nearest.set_inline(web_sys::ScrollLogicalPosition::Nearest);
         cell.scroll_into_view_with_scroll_into_view_options(&nearest);
-        // That move is the table's own too, not the person's.
+        // That move is the table's own too, not the person's: the rows moved with the box.
         if let Some(scroller) = self.scroller.get_untracked() {
-            self.placed
-                .set_value(Some(f64::from(scroller.scroll_top())));
+            let box_top = f64::from(scroller.scroll_top());
+            let at = self.at.get_value();
+            self.take_placed(box_top, box_top, at.place + (box_top - at.box_top));
         }
     }
 
@@ -369,17 +432,21 @@ impl Grid {
         let Some(scroller) = self.scroller.get_untracked() else {
             return;
         };
-        let scroll_top = f64::from(scroller.scroll_top());
-        let view = Viewport {
-            scroll_top,
-            ..self.view.get_untracked().view
-        };
+        let box_top = f64::from(scroller.scroll_top());
+        let ViewFor {
+            view: seen,
+            box_top: seen_box_top,
+            ..
+        } = self.view.get_untracked();
+        let was = self.at.get_value();
+        let scroll_top = self.place_shown(box_top, seen.height);
+        let view = Viewport { scroll_top, ..seen };
         let revealing = self.revealing.get_value();
         let flinging = self.pace.get_untracked() == ScrollPace::Flinging;
-        let drawn = self.drawn.get_untracked().rows;
+        let drawn = self.drawn.get_value();
         let mut changed = false;
         let mut place_now = None;
-        let mut spaces = None;
+        let mut placing = None;
         self.measures.update_value(|m| {
             let anchor = m.heights.anchor(scroll_top);
             for entry in entries.iter() {
@@ -403,10 +470,6 @@ impl Grid {
                     .measure(place, target.get_bounding_client_rect().height());
             }
             if changed {
-                spaces = Some((
-                    m.heights.top_of(drawn.start),
-                    m.heights.total() - m.heights.top_of(drawn.end),
-                ));
                 // The row a key moved to stays in view; else the row read stays in place, but
                 // not in a fling: the view moves anyway, and holding it would lay the rows out
                 // again in every frame.
@@ -414,20 +477,38 @@ impl Grid {
                     Some(row) => m.heights.reveal(row, view),
                     None => (scroll_top > 0.0 && !flinging).then(|| m.heights.place_of(anchor)),
                 };
+                let shown = Shown {
+                    was,
+                    box_top,
+                    held: place_now,
+                };
+                placing = Some(m.heights.placing(&drawn, view, shown));
             }
         });
+        let Some(placing) = placing else {
+            self.focus_pending();
+            return;
+        };
         // The space kept for the rows not drawn follows their new heights at once, before the
         // view moves: a place past the old end would be cut short to it. The reactive margins
-        // then agree (`drawn` is made again from the same heights).
-        if let (Some((above, below)), Some(table)) = (spaces, self.table.get_untracked()) {
+        // then agree (`drawn` is made again from the same heights and place).
+        if let Some(table) = self.table.get_untracked() {
             let style = HtmlElement::style(&table);
+            let (above, below) = placing.margins;
             let _ = style.set_property("margin-top", &format!("{above}px"));
             let _ = style.set_property("margin-bottom", &format!("{below}px"));
         }
-        if let Some(place) = place_now
-            && (place - scroll_top).abs() >= 1.0
-        {
-            self.scroll_to(place);
+        let at = placing.at;
+        if (at.box_top - box_top).abs() >= 1.0 || placing.held_at_end {
+            scroller.set_scroll_top(at.box_top.round() as i32);
+            self.take_placed(f64::from(scroller.scroll_top()), at.box_top, at.place);
+        } else {
+            self.at.set_value(at);
+            // The rows' place held where the box stays (a stretched box) is the table's own move,
+            // unless a scroll of the person's waits to be read (the box moved since the last read).
+            if (seen_box_top - box_top).abs() < 0.5 {
+                self.placed.set_value(Some(at));
+            }
         }
         self.focus_pending();
     }
