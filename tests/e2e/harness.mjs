@@ -246,14 +246,16 @@ export function focusedCell(page) {
 }
 
 /**
- * Every row of a windowed table (`WindowedTable`: only the rows near its view are drawn), read as
- * a person would, by scrolling its box from the top to the end, a view and a little more at a
- * time (the table draws 400 px beyond each edge). Resolves with `{ count, rows, drawnAtMost }`:
- * `aria-rowcount` less the header row, each row's cells' text by its `aria-rowindex` (null for
- * a row never drawn in full), and the most rows that were in the document at once.
+ * A windowed table's rows read while its box is scrolled as `walk` says: first to `from` (a share
+ * of its scroll range), then by `stepPx` of the box's own pixels (a view and 300 px more when
+ * not given), `steps` times or, without `steps`, to the end; with `back`, to the top again at the
+ * end. Each place is waited on until no row is a placeholder, as a person waits to read. Resolves
+ * with `{ count, rows, drawnAtMost }`: `aria-rowcount` less the header row, a Map of every row
+ * drawn in full on the way (`aria-rowindex` less 2 → its cells' text), and the most rows that
+ * were in the document at once.
  */
-export async function scrollThroughRows(table) {
-  return table.evaluate(async (table) => {
+export async function walkRows(table, walk) {
+  const { count, rows, drawnAtMost } = await table.evaluate(async (table, { from, stepPx, steps, back }) => {
     const box = table.closest(".windowed");
     // What the table is like now, for a failure's message.
     const state = () => `scrollTop ${box.scrollTop} of ${box.scrollHeight - box.clientHeight}, ${table.querySelectorAll("tbody tr").length} rows drawn, ${table.querySelectorAll("tbody tr[data-placeholder]").length} placeholders, table ${table.isConnected ? "in" : "out of"} the document`;
@@ -263,31 +265,49 @@ export async function scrollThroughRows(table) {
     });
     // A jump draws placeholders until the view has been still a moment (a fling's), as does a
     // row of records kept in the store until its records are read: wait for the rows
-    // themselves, as a person waits to read; still placeholders after 300 waits of two frames
-    // (10 s at 60 Hz, about 80 times a fling's end) is a failure, said at once rather than at
-    // the test's timeout.
+    // themselves; still placeholders after 300 waits of two frames (10 s at 60 Hz, about 80
+    // times a fling's end) is a failure, said at once rather than at the test's timeout.
     const frame = async () => {
       await twoFrames();
       for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
       if (table.querySelector("tbody tr[data-placeholder]")) throw new Error(`the rows stayed placeholders (${state()})`);
     };
-    const count = Number(table.getAttribute("aria-rowcount")) - 1;
-    const rows = new Map();
+    const rows = [];
     let drawnAtMost = 0;
-    box.scrollTop = 0;
-    await frame();
-    for (;;) {
+    const read = () => {
       const drawn = table.querySelectorAll("tbody tr[aria-rowindex]");
       drawnAtMost = Math.max(drawnAtMost, drawn.length);
-      for (const tr of drawn) if (!tr.hasAttribute("data-placeholder")) rows.set(Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent));
-      if (box.scrollTop + box.clientHeight >= box.scrollHeight - 1) break;
-      box.scrollTop += box.clientHeight + 300;
+      for (const tr of drawn) if (!tr.hasAttribute("data-placeholder")) rows.push([Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent)]);
+    };
+    const atEnd = () => box.scrollTop + box.clientHeight >= box.scrollHeight - 1;
+    box.scrollTop = Math.round(from * (box.scrollHeight - box.clientHeight));
+    await frame();
+    read();
+    for (let i = 0; steps === undefined ? !atEnd() : i < steps; i++) {
+      box.scrollTop += stepPx ?? box.clientHeight + 300;
+      await frame();
+      read();
+    }
+    if (back) {
+      box.scrollTop = 0;
       await frame();
     }
-    box.scrollTop = 0;
-    await frame();
-    return { count, rows: Array.from({ length: count }, (_, i) => rows.get(i) ?? null), drawnAtMost };
-  });
+    return { count: Number(table.getAttribute("aria-rowcount")) - 1, rows, drawnAtMost };
+  }, walk);
+  return { count, rows: new Map(rows), drawnAtMost };
+}
+
+/**
+ * Every row of a windowed table (`WindowedTable`: only the rows near its view are drawn), read as
+ * a person would, by scrolling its box from the top to the end, a view and a little more at a
+ * time (the table draws 400 px beyond each edge), then back to the top. Resolves with
+ * `{ count, rows, drawnAtMost }`: `aria-rowcount` less the header row, each row's cells' text by
+ * its `aria-rowindex` (null for a row never drawn in full), and the most rows that were in the
+ * document at once.
+ */
+export async function scrollThroughRows(table) {
+  const { count, rows, drawnAtMost } = await walkRows(table, { from: 0, back: true });
+  return { count, rows: Array.from({ length: count }, (_, i) => rows.get(i) ?? null), drawnAtMost };
 }
 
 /**
@@ -299,35 +319,9 @@ export async function scrollThroughRows(table) {
  * (`model::row_window::ScrollMap`), a pixel of the box is more than one of the rows'.
  */
 export async function readOnFrom(table, { from, steps, stepPx }) {
-  return table.evaluate(async (table, { from, steps, stepPx }) => {
-    const box = table.closest(".windowed");
-    const state = () => `scrollTop ${box.scrollTop} of ${box.scrollHeight - box.clientHeight}, ${table.querySelectorAll("tbody tr").length} rows drawn`;
-    const twoFrames = () => new Promise((resolve, reject) => {
-      const stalled = setTimeout(() => reject(new Error(`no animation frame for 5 s (${state()})`)), 5_000);
-      requestAnimationFrame(() => requestAnimationFrame(() => (clearTimeout(stalled), resolve())));
-    });
-    const frame = async () => {
-      await twoFrames();
-      for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
-      if (table.querySelector("tbody tr[data-placeholder]")) throw new Error(`the rows stayed placeholders (${state()})`);
-    };
-    const rows = new Map();
-    const read = () => {
-      for (const tr of table.querySelectorAll("tbody tr[aria-rowindex]:not([data-placeholder])")) {
-        rows.set(Number(tr.getAttribute("aria-rowindex")) - 2, tr.cells[0].textContent);
-      }
-    };
-    box.scrollTop = Math.round(from * (box.scrollHeight - box.clientHeight));
-    await frame();
-    read();
-    for (let i = 0; i < steps; i++) {
-      box.scrollTop += stepPx;
-      await frame();
-      read();
-    }
-    const places = [...rows.keys()].sort((a, b) => a - b);
-    return { rows: Object.fromEntries(rows), first: places[0], last: places.at(-1) };
-  }, { from, steps, stepPx });
+  const { rows } = await walkRows(table, { from, steps, stepPx });
+  const places = [...rows.keys()].sort((a, b) => a - b);
+  return { rows: Object.fromEntries(places.map((place) => [place, rows.get(place)[0]])), first: places[0], last: places.at(-1) };
 }
 
 /** A loopback port on which nothing listens: one the system just gave out and took back. */

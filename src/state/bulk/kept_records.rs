@@ -1,14 +1,18 @@
-//! A batch's records explored where they are kept ([`KeptRecords`]): a batch holds 10,000 to
+//! Records explored where they are kept ([`KeptRecords`]): a batch or a chain holds 10,000 to
 //! 900,000 records, far more than a page can hold as values, so the explorer holds only their
 //! places. It reads the rows near its view from this browser's store, and a sort or a filter is a
 //! pass over every record a slice at a time (`model::record_order`), keeping only each match's
 //! place and key, then a merge in steps: no task runs long however many records there are.
 //!
-//! What is explored is the batch as it stood when it was opened: each row's count of records then
-//! (a row that finishes later adds none until the records are explored again).
+//! Where the rows come from is a [`RowsKept`]: a batch's rows here ([`Bulk::kept_records`]), a
+//! chain's joined rows in `state::chains`. What is explored is the records as they stood when
+//! they were opened: each row's count of records then (a row that finishes later adds none until
+//! the records are explored again).
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::ops::Range;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use leptos::prelude::*;
@@ -17,7 +21,6 @@ use serde_json::Value;
 use super::Bulk;
 use super::exports::{BATCH_CLOSED, records_shown};
 use crate::browser::yield_to_page;
-use crate::model::bulk::BatchRow;
 use crate::model::explore::ViewWriter;
 use crate::model::output::ColumnsFound;
 use crate::model::presenter::Masker;
@@ -32,20 +35,84 @@ const WRITTEN_PER_WINDOW: usize = 50_000;
 /// Text handed to the file at a time while a window is written.
 const WRITTEN_PART_BYTES: usize = 1 << 20;
 
-/// A batch's records in this browser's store, as explored: where each record stands, and how
-/// its values are shown. Cheap to clone.
+/// A future of this thread (the store's reads hold JavaScript values, which stay on it).
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Rows of records kept in this browser's store, read back by their index among the rows: a
+/// batch's rows, or a chain's last step's rows with their joined records. Each row's records
+/// as they are now, unmasked; [`KeptRecords`] holds each row to the records it had when they
+/// were opened, and masks them.
+pub trait RowsKept: Send + Sync {
+    /// The records of each of the rows at `rows`.
+    fn read(&self, rows: Range<usize>) -> LocalFuture<'_, Result<Vec<Vec<Value>>, String>>;
+
+    /// Every row's records in order, a slice of rows at a time (the page drawing and answering
+    /// between them), until `each` says to stop (`false`).
+    fn through<'a>(
+        &'a self,
+        each: &'a mut dyn FnMut(Vec<Vec<Value>>) -> bool,
+    ) -> LocalFuture<'a, Result<(), String>>;
+
+    /// Why the rows are no longer there to explore (their batch or chain was closed), if so.
+    fn gone(&self) -> Option<&'static str>;
+}
+
+/// Records in this browser's store, as explored: where each record stands among its rows, and
+/// how their values are shown. Cheap to clone.
 #[derive(Clone)]
 pub struct KeptRecords {
-    of: Arc<BatchExplored>,
+    of: Arc<Explored>,
     masker: Masker,
 }
 
-/// The batch whose records are explored, as it stood when they were opened.
-struct BatchExplored {
+/// The rows whose records are explored, and where each record stood when they were opened.
+struct Explored {
+    rows: Box<dyn RowsKept>,
+    places: RecordPlaces,
+}
+
+/// A batch's rows as explored: each row's records (`BatchRow::into_explored_records`).
+struct BatchRowsKept {
     bulk: Bulk,
     batch: String,
     headers: Vec<String>,
-    places: RecordPlaces,
+}
+
+impl RowsKept for BatchRowsKept {
+    fn read(&self, rows: Range<usize>) -> LocalFuture<'_, Result<Vec<Vec<Value>>, String>> {
+        Box::pin(async move {
+            let mut waited = 0.0;
+            let read = self
+                .bulk
+                .export_slice(&self.batch, rows.start, rows.len(), &mut waited)
+                .await?;
+            Ok(read
+                .into_iter()
+                .map(|row| row.into_explored_records(&self.headers))
+                .collect())
+        })
+    }
+
+    fn through<'a>(
+        &'a self,
+        each: &'a mut dyn FnMut(Vec<Vec<Value>>) -> bool,
+    ) -> LocalFuture<'a, Result<(), String>> {
+        Box::pin(self.bulk.through_rows(&self.batch, move |rows| {
+            Ok(each(
+                rows.into_iter()
+                    .map(|row| row.into_explored_records(&self.headers))
+                    .collect(),
+            ))
+        }))
+    }
+
+    fn gone(&self) -> Option<&'static str> {
+        let shown = self
+            .bulk
+            .batch
+            .with_untracked(|b| b.as_ref().is_some_and(|e| *e.id == *self.batch));
+        (!shown).then_some(BATCH_CLOSED)
+    }
 }
 
 /// How far an order's pass has come.
@@ -66,21 +133,30 @@ impl Bulk {
         self.batch.with_untracked(|b| {
             b.as_ref().map(|engine| {
                 let rows = engine.rows();
-                KeptRecords {
-                    of: Arc::new(BatchExplored {
-                        bulk: *self,
-                        batch: engine.id.clone(),
-                        headers: engine.headers.clone(),
-                        places: RecordPlaces::new(rows.iter().map(|row| records_shown(rows, row))),
-                    }),
-                    masker,
-                }
+                let places = RecordPlaces::new(rows.iter().map(|row| records_shown(rows, row)));
+                let rows = BatchRowsKept {
+                    bulk: *self,
+                    batch: engine.id.clone(),
+                    headers: engine.headers.clone(),
+                };
+                KeptRecords::new(rows, places, masker)
             })
         })
     }
 }
 
 impl KeptRecords {
+    /// The records of `rows`, each row's as many as `places` says it holds, shown by `masker`.
+    pub fn new(rows: impl RowsKept + 'static, places: RecordPlaces, masker: Masker) -> KeptRecords {
+        KeptRecords {
+            of: Arc::new(Explored {
+                rows: Box::new(rows),
+                places,
+            }),
+            masker,
+        }
+    }
+
     /// Where each record stands among the batch's rows.
     pub fn places(&self) -> &RecordPlaces {
         &self.of.places
@@ -96,19 +172,14 @@ impl KeptRecords {
         self.masker
     }
 
-    /// The records of the rows at `rows` (indices among the batch's rows), each row's as a list,
+    /// The records of the rows at `rows` (indices among the rows), each row's as a list,
     /// masked when the masker is on.
     pub async fn read_rows(&self, rows: Range<usize>) -> Result<Vec<Arc<[Value]>>, String> {
         let first = rows.start;
-        let mut waited = 0.0;
-        let read = self
-            .of
-            .bulk
-            .export_slice(&self.of.batch, first, rows.len(), &mut waited)
-            .await?;
+        let read = self.of.rows.read(rows).await?;
         read.into_iter()
             .enumerate()
-            .map(|(offset, row)| self.explored(first + offset, row).map(Arc::from))
+            .map(|(offset, records)| self.explored(first + offset, records).map(Arc::from))
             .collect()
     }
 
@@ -116,17 +187,25 @@ impl KeptRecords {
     /// same time on any computer), giving each slice to `each` until it says to stop (`false`).
     pub async fn through(&self, mut each: impl FnMut(&[Value]) -> bool) -> Result<(), String> {
         let mut row = 0;
+        let mut changed = None;
         self.of
-            .bulk
-            .through_rows(&self.of.batch, |rows| {
+            .rows
+            .through(&mut |rows| {
                 let mut records = Vec::new();
                 for read in rows {
-                    records.extend(self.explored(row, read)?);
+                    match self.explored(row, read) {
+                        Ok(explored) => records.extend(explored),
+                        Err(problem) => {
+                            changed = Some(problem);
+                            return false;
+                        }
+                    }
                     row += 1;
                 }
-                Ok(each(&records))
+                each(&records)
             })
-            .await
+            .await?;
+        changed.map_or(Ok(()), Err)
     }
 
     /// The places of the records `asked` shows, in its order: every record without a filter or
@@ -171,8 +250,8 @@ impl KeptRecords {
             }
             yield_to_page().await;
         }
-        if !self.still_shown() {
-            return Err(BATCH_CLOSED.to_owned());
+        if let Some(gone) = self.of.rows.gone() {
+            return Err(gone.to_owned());
         }
         Ok(Some(merge.into_order().into()))
     }
@@ -267,23 +346,14 @@ impl KeptRecords {
         Ok(())
     }
 
-    /// Whether the batch explored is still the one shown.
-    fn still_shown(&self) -> bool {
-        self.of
-            .bulk
-            .batch
-            .with_untracked(|b| b.as_ref().is_some_and(|e| *e.id == *self.of.batch))
-    }
-
     /// The records of the row at `row` as explored: as many as it held when the exploring began
     /// (a row finished since adds none), masked when the masker is on.
-    fn explored(&self, row: usize, read: BatchRow) -> Result<Vec<Value>, String> {
+    fn explored(&self, row: usize, mut records: Vec<Value>) -> Result<Vec<Value>, String> {
         let held = self.of.places.first_of(row + 1) - self.of.places.first_of(row);
-        let line = read.line;
-        let mut records = read.into_explored_records(&self.of.headers);
         if records.len() < held {
             return Err(format!(
-                "The records of line {line} changed since they were opened: explore the results again."
+                "The records of row {} changed since they were opened: explore the results again.",
+                row + 1
             ));
         }
         records.truncate(held);

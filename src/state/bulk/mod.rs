@@ -48,7 +48,7 @@ use crate::store::{self, Change, SAVED_BATCHES};
 pub use self::exports::{
     ExploredRecords, ExportDone, ExportProgress, RecordsToExplore, saved_batches, saved_rows,
 };
-pub use self::kept_records::{KeptRecords, OrderProgress};
+pub use self::kept_records::{KeptRecords, LocalFuture, OrderProgress, RowsKept};
 pub use crate::model::batch_tab::Role;
 pub use crate::model::bulk::engine::{Keeping, Phase};
 

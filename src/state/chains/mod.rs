@@ -5,8 +5,10 @@
 //! (its rows made from that step's kept runs, with ids and keys that are the same every time),
 //! and says what the chain waits for: the person (failed runs, the budget), or nothing.
 //!
-//! - `read`: the steps read back from the store, and the joined dataset.
+//! - `read`: the steps read back from the store;
+//! - `joined`: the joined dataset, gone through, read by line, or explored where it is kept.
 
+mod joined;
 mod read;
 
 use std::sync::Arc;
@@ -15,7 +17,7 @@ use api_contract::ActionEntry;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-pub use self::read::through_joined;
+pub use self::joined::{JoinedRow, JoinedRows};
 use super::bulk::{BatchOrigin, Bulk, Phase, Role, saved_rows};
 use super::workspace::SharedWorkspace;
 use crate::browser::yield_to_page;

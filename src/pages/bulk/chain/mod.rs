@@ -4,8 +4,10 @@
 //! chain running step by step as bulk batches, and one joined dataset at the end
 //! (docs/chains.md).
 //!
-//! A page folder's part: the plan's editor and its file (`plan`), the chain shown (`shown`).
+//! A page folder's part: the plan's editor and its file (`plan`), the chain shown (`shown`), its
+//! joined dataset (`joined`).
 
+mod joined;
 mod plan;
 mod shown;
 

@@ -1,27 +1,15 @@
 //! The chain shown: its steps and where each stands, what it waits for (failed runs, its
 //! budget), its step's batch (the bulk page's view), and the joined dataset once it has ended.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
-use serde_json::Value;
 
 use super::super::batch::{BatchView, BudgetChange};
-use crate::browser::FileParts;
-use crate::components::{
-    ExplorerRecords, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
-};
-use crate::model::bulk::ExportFormat;
-use crate::model::chain::join::joined_columns;
+use super::joined::JoinedResults;
+use crate::components::Notice;
 use crate::model::chain::progress::{ChainNext, StepPart, step_state};
-use crate::model::explore::{HELD_AT_MOST, ViewWriter};
 use crate::model::format::{counted, group_thousands};
-use crate::model::output::ColumnsFound;
-use crate::model::presenter::MaskedRecords;
 use crate::state::bulk::use_bulk;
-use crate::state::chains::{Chains, ShownChain, through_joined, use_chains};
-use crate::state::environment::use_environment;
-use crate::state::presenter::use_masker;
+use crate::state::chains::{ShownChain, use_chains};
 
 /// Where the chain stands, in a word for tests and styles: `step-2`, `decide-1`, `budget-3`,
 /// `cancelled`, `nothing-to-run`, `done`.
@@ -269,146 +257,4 @@ fn ChainBudget(shown: Memo<Option<ShownChain>>) -> impl IntoView {
                 on_budget=Callback::new(move |budget| chains.set_budget(budget)) />
         })
     }
-}
-
-/// The joined dataset: one row per record of the last step that ran, with its parents'
-/// columns; explored (masked in presenter mode) or exported whole.
-#[component]
-fn JoinedResults(chains: Chains) -> impl IntoView {
-    let masker = use_masker();
-    let environment = use_environment();
-    let gate = RealDataGate::default();
-    let read =
-        RwSignal::new(None::<Result<(Arc<[Value]>, Vec<String>, Option<MaskedRecords>), String>>);
-    let busy = RwSignal::new(false);
-    let said = RwSignal::new(None::<Result<String, String>>);
-    let notice = RwSignal::new("");
-    let chain_and_last = move || {
-        chains.shown.with_untracked(|s| {
-            s.as_ref()
-                .and_then(|s| s.last_step_made().map(|last| (s.chain.clone(), last)))
-        })
-    };
-    let explore = move |_| {
-        let Some((chain, last)) = chain_and_last() else {
-            return;
-        };
-        busy.set(true);
-        leptos::task::spawn_local(async move {
-            let mut records: Vec<Value> = Vec::new();
-            let mut masked: Vec<Value> = Vec::new();
-            let mut columns = ColumnsFound::default();
-            let result = through_joined(&chain, last, &mut |slice| {
-                let room = HELD_AT_MOST.saturating_sub(records.len());
-                let kept = &slice[..room.min(slice.len())];
-                columns.add(kept);
-                if masker.is_on() {
-                    masked.extend(kept.iter().map(|record| masker.json(record)));
-                }
-                records.extend_from_slice(kept);
-                records.len() < HELD_AT_MOST
-            })
-            .await;
-            read.set(Some(result.map(|()| {
-                let masked = masker.is_on().then(|| MaskedRecords {
-                    by: masker,
-                    records: masked.into(),
-                });
-                (records.into(), joined_columns(&columns.columns), masked)
-            })));
-            busy.set(false);
-        });
-    };
-    let export = move |format: ExportFormat| {
-        let Some((chain, last)) = chain_and_last() else {
-            return;
-        };
-        let prefix = environment.file_name("");
-        busy.set(true);
-        said.set(None);
-        leptos::task::spawn_local(async move {
-            let result = write_joined(&chain, last, format, &prefix).await;
-            said.set(Some(result.map(|rows| {
-                format!(
-                    "Exported {}.",
-                    counted(rows as u64, "joined row", "joined rows")
-                )
-            })));
-            busy.set(false);
-        });
-    };
-    let ask = move |format: ExportFormat| {
-        gate.export(
-            "every joined row of the chain, with the records of each step".to_owned(),
-            move || export(format),
-        );
-    };
-    view! {
-        <section class="explore-results" data-field="joined-results" aria-label="The joined dataset">
-            <h3 class="section-title">"The joined dataset"</h3>
-            <p class="help">"One row per record of the last step, with the columns of the spreadsheet's row and of every record above it (step1.*, step2.*, …), and their run ids."</p>
-            <div class="actions-row">
-                <button type="button" class="button secondary" data-field="explore-joined" disabled=busy on:click=explore>"Explore the joined rows"</button>
-                <button type="button" class="button secondary" data-field="export-joined-csv" disabled=busy on:click=move |_| ask(ExportFormat::Csv)>"Export CSV"</button>
-                <button type="button" class="button secondary" data-field="export-joined-json" disabled=busy on:click=move |_| ask(ExportFormat::Json)>"Export JSON"</button>
-                <button type="button" class="button secondary" data-field="export-joined-jsonl" disabled=busy on:click=move |_| ask(ExportFormat::JsonLines)>"Export JSON Lines"</button>
-            </div>
-            <RealDataQuestion gate />
-            {move || said.get().map(|said| match said {
-                Ok(done) => view! { <p class="help" role="status" data-field="joined-said">{done}</p> }.into_any(),
-                Err(problem) => view! { <Notice kind=NoticeKind::Problem field="joined-problem">{problem}</Notice> }.into_any(),
-            })}
-            {move || read.get().map(|read| match read {
-                Err(problem) => view! { <Notice kind=NoticeKind::Problem field="joined-problem">{problem}</Notice> }.into_any(),
-                Ok((records, columns, masked)) => view! {
-                    <p class="help" data-field="joined-count">{format!("{} shown.", counted(records.len() as u64, "joined row", "joined rows"))}</p>
-                    <OutputExplorer action="chain".to_owned() name=environment.file_name("chain-joined")
-                        records=ExplorerRecords::Held { records, columns: Some(columns), masked } notice />
-                    <p class="help" role="status">{move || notice.get()}</p>
-                }.into_any(),
-            })}
-        </section>
-    }
-}
-
-/// Writes the joined dataset into a file, a slice at a time (CSV reads it twice: its columns
-/// first); the number of rows written.
-async fn write_joined(
-    chain: &crate::model::chain::progress::SavedChain,
-    last: usize,
-    format: ExportFormat,
-    file_prefix: &str,
-) -> Result<usize, String> {
-    let mut found = ColumnsFound::default();
-    if format == ExportFormat::Csv {
-        through_joined(chain, last, &mut |slice| {
-            found.add(&slice);
-            true
-        })
-        .await?;
-    }
-    // JSON and JSON Lines hold every joined record whole (their columns are not read first).
-    let mut export = ViewWriter::new(format, joined_columns(&found.columns)).whole_records();
-    let no_room = || "This browser could not hold the export.".to_owned();
-    let mut file = FileParts::new(format.mime()).ok_or_else(no_room)?;
-    file.push(&export.start()).ok_or_else(no_room)?;
-    let mut rows = 0;
-    let mut failed = false;
-    through_joined(chain, last, &mut |slice| {
-        rows += slice.len();
-        failed = file.push(&export.records(&slice)).is_none();
-        !failed
-    })
-    .await?;
-    if failed {
-        return Err(no_room());
-    }
-    file.push(&export.finish()).ok_or_else(no_room)?;
-    file.download(&format!(
-        "{file_prefix}chain-{}-{}.{}",
-        crate::model::format::file_label(&chain.plan.name),
-        &chain.id[..8.min(chain.id.len())],
-        format.extension()
-    ));
-    Ok(rows)
 }
