@@ -82,31 +82,56 @@ impl ApiClient {
 
     /// Sends one request and reads the whole answer, and tells the log. Not generic, so every
     /// endpoint shares one copy of this code in the wasm bundle.
+    ///
+    /// The log hears of the request even when its answer is never read: a page left while its
+    /// request was out drops this future (its task is cancelled with the page), but the request
+    /// was sent, and the API may have acted on it.
     async fn send(&self, request: Request<'_>) -> Result<Exchanged, ApiError> {
-        let started = chrono::Utc::now();
+        let mut unread = UnreadAnswer {
+            client: self,
+            request: &request,
+            started: chrono::Utc::now(),
+            told: false,
+        };
         let answered = self.exchange(&request).await;
-        if let Some(observer) = &self.on_exchange {
-            let (status, request_id, answer, network_error) = match &answered {
-                Ok(a) => (Some(a.status), a.request_id.clone(), a.body.clone(), None),
-                Err(error) => (None, None, String::new(), Some(error.message())),
-            };
-            observer(Exchange {
-                at: started,
-                duration_ms: (chrono::Utc::now() - started)
-                    .num_milliseconds()
-                    .clamp(0, i64::from(u32::MAX)) as u32,
-                method: request.method.to_string(),
-                base_url: self.base_url.clone(),
-                path: request.path.to_owned(),
-                idempotency_key: request.idempotency_key.map(str::to_owned),
-                request_body: request.json_body.map(str::to_owned),
+        unread.told = true;
+        let (status, request_id, answer, network_error) = match &answered {
+            Ok(a) => (Some(a.status), a.request_id.clone(), a.body.clone(), None),
+            Err(error) => (None, None, String::new(), Some(error.message())),
+        };
+        self.tell(
+            &request,
+            unread.started,
+            Told {
                 status,
-                network_error,
                 request_id,
                 answer,
-            });
-        }
+                network_error,
+            },
+        );
         answered
+    }
+
+    /// Tells the log of `request`, sent at `started`, and what came of it.
+    fn tell(&self, request: &Request<'_>, started: chrono::DateTime<chrono::Utc>, told: Told) {
+        let Some(observer) = &self.on_exchange else {
+            return;
+        };
+        observer(Exchange {
+            at: started,
+            duration_ms: (chrono::Utc::now() - started)
+                .num_milliseconds()
+                .clamp(0, i64::from(u32::MAX)) as u32,
+            method: request.method.to_string(),
+            base_url: self.base_url.clone(),
+            path: request.path.to_owned(),
+            idempotency_key: request.idempotency_key.map(str::to_owned),
+            request_body: request.json_body.map(str::to_owned),
+            status: told.status,
+            network_error: told.network_error,
+            request_id: told.request_id,
+            answer: told.answer,
+        });
     }
 
     async fn exchange(&self, request: &Request<'_>) -> Result<Exchanged, ApiError> {
@@ -311,6 +336,44 @@ struct Exchanged {
     status: u16,
     request_id: Option<String>,
     body: String,
+}
+
+/// What the log is told of an exchange besides the request.
+struct Told {
+    status: Option<u16>,
+    request_id: Option<String>,
+    answer: String,
+    network_error: Option<String>,
+}
+
+/// Said in the log of a request whose answer was never read.
+const ANSWER_NOT_READ: &str = "The page that sent it was left before its answer came: the request \
+    went, and the API may have acted on it.";
+
+/// A request out, until its answer is read: dropped before that (the page that sent it was
+/// left), it tells the log that the request went and its answer was not read.
+struct UnreadAnswer<'a> {
+    client: &'a ApiClient,
+    request: &'a Request<'a>,
+    started: chrono::DateTime<chrono::Utc>,
+    told: bool,
+}
+
+impl Drop for UnreadAnswer<'_> {
+    fn drop(&mut self) {
+        if !self.told {
+            self.client.tell(
+                self.request,
+                self.started,
+                Told {
+                    status: None,
+                    request_id: None,
+                    answer: String::new(),
+                    network_error: Some(ANSWER_NOT_READ.to_owned()),
+                },
+            );
+        }
+    }
 }
 
 #[cfg(test)]

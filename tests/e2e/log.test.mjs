@@ -265,6 +265,28 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
   expect(problems).toEqual([]);
 });
 
+// A page left while its request is out cancels the request's task, but the request went (the
+// API may have acted on it): the log keeps it, and says its answer was not read.
+test("a request whose page was left before its answer came is in the log, and says so", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/workspace");
+  const runsList = (url) => new URL(url).pathname === "/v1/runs";
+  let letGo;
+  const leftFirst = new Promise((resolve) => { letGo = resolve; });
+  await page.route(runsList, async (route) => { await leftFirst; await route.continue(); });
+  const sent = page.waitForRequest((request) => runsList(request.url()));
+  await go(page, "/runs");
+  await sent;
+  await go(page, "/workspace");
+  letGo();
+  await go(page, "/log");
+  const row = page.locator(".log-table tbody tr").filter({ hasText: "/v1/runs" }).filter({ hasText: "no answer" }).first();
+  await expect(row).toBeVisible({ timeout: 15_000 });
+  await row.locator("th a").click();
+  await expect(page.locator('[data-field="entry-status"]')).toHaveText("No answer: The page that sent it was left before its answer came: the request went, and the API may have acted on it.");
+  await screenshot(page, "log-answer-not-read");
+  expect(problems).toEqual([]);
+});
+
 test("the whole log in one scrolling table: every entry reached, and new entries keep the one being read in place", async ({ sandbox, pages }) => {
   test.setTimeout(120_000);
   const { page, problems } = await pages.signedIn("/log");
