@@ -69,7 +69,7 @@ async function stopConsoleServer() {
   mkdirSync(join(root, "target", "playwright"), { recursive: true });
   writeFileSync(join(root, "target", "playwright", "console-server.log"), log);
   expect(outcome, `console-server after SIGTERM:\n${log.split("\n").slice(-20).join("\n")}`).toEqual({ code: 0, signal: null });
-  expect(log).toMatch(/console-server: stopping; finishing the requests in flight/);
+  expect(log).toMatch(/INFO stopping; finishing the requests in flight/);
   // Its whole log, shutdown included, holds no credential.
   noCredentialInLog();
 }

@@ -3,14 +3,15 @@
 //! (a head that never finished, one hyper could not parse). Never the query, a header, a
 //! credential or a body; a path's bytes that are not printable ASCII are written escaped, so no
 //! line can hide or reorder what it says (a right-to-left override, a terminal's escape codes).
+//! Load balancers' `/healthz` probes (one every few seconds from each) have no line unless
+//! asked for: they would bury the requests of people.
 
 use std::fmt;
 use std::time::Duration;
 
-use axum::extract::Request;
-use axum::response::Response;
+use axum::http;
 use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{MakeSpan, OnResponse, TraceLayer};
 
 /// A path as the log writes it: printable ASCII as it is, anything else as `\u{…}`.
 pub struct Escaped<'a>(pub &'a str);
@@ -32,41 +33,61 @@ impl fmt::Display for Escaped<'_> {
     }
 }
 
-type MakeSpan = fn(&Request) -> tracing::Span;
-type OnResponse = fn(&Response, Duration, &tracing::Span);
-
-/// tower-http's trace layer, writing the lines above.
-pub fn layer()
--> TraceLayer<SharedClassifier<ServerErrorsAsFailures>, MakeSpan, (), OnResponse, (), (), ()> {
-    TraceLayer::new_for_http()
-        .make_span_with(request_span as MakeSpan)
-        .on_request(())
-        .on_response(log_answer as OnResponse)
-        .on_body_chunk(())
-        .on_eos(())
-        .on_failure(())
+/// What the access log writes a line for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AccessLog {
+    /// `GET /healthz` too (off by default).
+    pub health_checks: bool,
 }
 
-fn request_span(request: &Request) -> tracing::Span {
-    // The path only: never the query, a header or a body.
-    tracing::info_span!(
-        "request",
-        method = %request.method(),
-        path = %Escaped(request.uri().path()),
-    )
+impl AccessLog {
+    /// tower-http's trace layer, writing the lines above.
+    pub fn layer(
+        self,
+    ) -> TraceLayer<SharedClassifier<ServerErrorsAsFailures>, AccessLog, (), AccessLog, (), (), ()>
+    {
+        TraceLayer::new_for_http()
+            .make_span_with(self)
+            .on_request(())
+            .on_response(self)
+            .on_body_chunk(())
+            .on_eos(())
+            .on_failure(())
+    }
 }
 
-fn log_answer(response: &Response, latency: Duration, _span: &tracing::Span) {
-    let request_id = response
-        .headers()
-        .get(api_contract::REQUEST_ID_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("-");
-    tracing::info!(
-        status = response.status().as_u16(),
-        ms = latency.as_millis() as u64,
-        request_id = %Escaped(request_id),
-    );
+impl<B> MakeSpan<B> for AccessLog {
+    fn make_span(&mut self, request: &http::Request<B>) -> tracing::Span {
+        let path = request.uri().path();
+        if !self.health_checks && path == crate::health::HEALTH_PATH {
+            // No span, so no line (`on_response`).
+            return tracing::Span::none();
+        }
+        // The path only: never the query, a header or a body.
+        tracing::info_span!(
+            "request",
+            method = %request.method(),
+            path = %Escaped(path),
+        )
+    }
+}
+
+impl<B> OnResponse<B> for AccessLog {
+    fn on_response(self, response: &http::Response<B>, latency: Duration, span: &tracing::Span) {
+        if span.is_none() {
+            return;
+        }
+        let request_id = response
+            .headers()
+            .get(api_contract::REQUEST_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-");
+        tracing::info!(
+            status = response.status().as_u16(),
+            ms = latency.as_millis() as u64,
+            request_id = %Escaped(request_id),
+        );
+    }
 }
 
 /// The line for a connection closed before its request was routed: `status` is what hyper

@@ -19,7 +19,7 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rustls_pki_types::CertificateDer;
 
 use crate::metrics::Metrics;
-use crate::refusal::Refusal;
+use crate::refusal::{OwnCode, Refusal};
 use crate::routes::{self, contract_route};
 use crate::upstream::Upstream;
 
@@ -167,7 +167,7 @@ pub async fn forward(State(state): State<ApiState>, request: Request) -> Respons
     let Ok(target) = forwarder.upstream.target(path_and_query) else {
         return Refusal::new(
             StatusCode::BAD_REQUEST,
-            "invalid_path",
+            OwnCode::InvalidPath,
             "The path is not a valid URL path.",
         )
         .into_response();
@@ -202,7 +202,7 @@ pub async fn forward(State(state): State<ApiState>, request: Request) -> Respons
     match answer {
         Err(_elapsed) => Refusal::new(
             StatusCode::GATEWAY_TIMEOUT,
-            "upstream_timeout",
+            OwnCode::UpstreamTimeout,
             format!(
                 "The API at {origin} did not answer within {} s. The request may still have \
                  reached it: look for its run before sending it again.",
@@ -222,7 +222,7 @@ async fn read_body(body: Body, timeout: Duration) -> Result<axum::body::Bytes, R
     match tokio::time::timeout(timeout, read).await {
         Err(_elapsed) => Err(Refusal::new(
             StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
+            OwnCode::RequestTimeout,
             format!(
                 "The request's body did not arrive within {} s; the API did not receive it.",
                 timeout.as_secs()
@@ -231,7 +231,7 @@ async fn read_body(body: Body, timeout: Duration) -> Result<axum::body::Bytes, R
         Ok(Err(error)) if has_cause::<http_body_util::LengthLimitError>(&error) => Err(too_large()),
         Ok(Err(error)) => Err(Refusal::new(
             StatusCode::BAD_REQUEST,
-            "invalid_request",
+            OwnCode::InvalidRequest,
             format!("The request's body could not be read ({error}); the API did not receive it."),
         )),
         Ok(Ok(bytes)) => Ok(bytes),
@@ -310,7 +310,7 @@ fn refusal_for(error: &hyper_util::client::legacy::Error, origin: &str) -> Refus
     if let Some(tls) = tls_error {
         return Refusal::new(
             StatusCode::BAD_GATEWAY,
-            "upstream_unreachable",
+            OwnCode::UpstreamUnreachable,
             format!(
                 "The API at {origin} could not be reached securely ({tls}). If it uses a private \
                  certificate authority, start console-server with --upstream-ca."
@@ -325,7 +325,7 @@ fn refusal_for(error: &hyper_util::client::legacy::Error, origin: &str) -> Refus
     if error.is_connect() {
         Refusal::new(
             StatusCode::BAD_GATEWAY,
-            "upstream_unreachable",
+            OwnCode::UpstreamUnreachable,
             format!(
                 "The API at {origin} could not be reached ({cause}). The console's server is \
                  up; check that the API is, and that --upstream names it."
@@ -334,7 +334,7 @@ fn refusal_for(error: &hyper_util::client::legacy::Error, origin: &str) -> Refus
     } else {
         Refusal::new(
             StatusCode::BAD_GATEWAY,
-            "upstream_unreachable",
+            OwnCode::UpstreamUnreachable,
             format!(
                 "The API at {origin} gave no valid answer ({cause}). The request may have reached \
                  it: look for its run before sending it again."
@@ -363,7 +363,7 @@ fn tls_cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rus
 pub fn too_large() -> Refusal {
     Refusal::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        "request_too_large",
+        OwnCode::RequestTooLarge,
         format!(
             "The request's body is over {} KiB; the API did not receive it.",
             crate::MAX_REQUEST_BODY_BYTES / 1024

@@ -12,7 +12,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::refusal::Refusal;
+use crate::refusal::{OwnCode, Refusal};
 
 /// The names this server answers for, besides addresses and `localhost`.
 #[derive(Clone, Debug, Default)]
@@ -96,7 +96,7 @@ pub async fn refuse_other_hosts(
         Some(host) if hosts.allows(host) => next.run(request).await,
         Some(_) => Refusal::new(
             StatusCode::MISDIRECTED_REQUEST,
-            "misdirected_request",
+            OwnCode::MisdirectedRequest,
             format!(
                 "This server answers for {}. If people reach it under another name, start it \
                  with --public-host NAME.",
@@ -106,7 +106,7 @@ pub async fn refuse_other_hosts(
         .into_response(),
         None => Refusal::new(
             StatusCode::BAD_REQUEST,
-            "invalid_request",
+            OwnCode::InvalidRequest,
             "The request has no Host header.",
         )
         .into_response(),

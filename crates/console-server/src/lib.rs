@@ -34,11 +34,12 @@ use tower::load_shed::LoadShedLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::ResponseBodyTimeoutLayer;
 
+pub use access_log::AccessLog;
 pub use forward::{Forwarder, Timeouts};
 pub use health::Health;
 pub use hosts::AllowedHosts;
 pub use metrics::Metrics;
-use refusal::{API_CONTENT_SECURITY_POLICY, Refusal};
+use refusal::{API_CONTENT_SECURITY_POLICY, OwnCode, Refusal};
 pub use serve::{ConnectionLimits, serve};
 pub use upstream::Upstream;
 
@@ -87,6 +88,7 @@ pub struct App {
     pub max_requests_in_flight: usize,
     pub health: Health,
     pub metrics: Metrics,
+    pub access_log: AccessLog,
 }
 
 /// The whole service: `/v1/…` forwarded, [`api_contract::ENVIRONMENT_PATH`] saying which API
@@ -100,6 +102,7 @@ pub fn app(parts: App) -> Router {
         max_requests_in_flight,
         health,
         metrics,
+        access_log,
     } = parts;
     let body_timeout = forwarder.timeouts().other;
     // Each `ServiceBuilder` below is applied with one `Router::layer` call: axum boxes a route
@@ -133,7 +136,7 @@ pub fn app(parts: App) -> Router {
         .with_state(health);
     api.merge(environment).merge(health).merge(files).layer(
         ServiceBuilder::new()
-            .layer(access_log::layer())
+            .layer(access_log.layer())
             .layer(axum::middleware::from_fn_with_state(
                 metrics,
                 metrics::count_requests,
@@ -177,7 +180,7 @@ fn api_headers(
 fn busy() -> Response {
     Refusal::new(
         StatusCode::SERVICE_UNAVAILABLE,
-        "server_busy",
+        OwnCode::ServerBusy,
         "console-server is forwarding as many requests as it takes; try again in a moment. \
          The API did not receive this one.",
     )
@@ -191,7 +194,7 @@ async fn refuse_foreign_targets(request: Request, next: Next) -> Response {
     if request.method() == Method::CONNECT || request.method() == Method::TRACE {
         return Refusal::new(
             StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            OwnCode::MethodNotAllowed,
             format!("{} is not served here.", request.method()),
         )
         .into_response();
@@ -199,7 +202,7 @@ async fn refuse_foreign_targets(request: Request, next: Next) -> Response {
     if request.uri().scheme().is_some() || request.uri().authority().is_some() {
         return Refusal::new(
             StatusCode::BAD_REQUEST,
-            "invalid_path",
+            OwnCode::InvalidPath,
             "This server is not a proxy for other hosts: send the path only.",
         )
         .into_response();

@@ -19,7 +19,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::refusal::OwnAnswer;
+use crate::refusal::{ConnectionRule, OwnAnswer};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
@@ -115,8 +115,12 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
-    /// A request or connection refused by `rule`.
-    pub fn refused(&self, rule: &'static str) {
+    /// A connection closed by `rule` before a request on it was routed.
+    pub fn connection_refused(&self, rule: ConnectionRule) {
+        self.refused(rule.as_str());
+    }
+
+    fn refused(&self, rule: &'static str) {
         self.0.refusals.get_or_create(&RuleLabels { rule }).inc();
     }
 
@@ -139,13 +143,14 @@ impl Metrics {
             .get_or_create(&RequestLabels { route, status })
             .inc();
         if let Some(own) = response.extensions().get::<OwnAnswer>() {
-            if own.code.starts_with("upstream_") {
+            let rule = own.code.as_str();
+            if own.code.is_upstream_fault() {
                 self.0
                     .upstream_failures
-                    .get_or_create(&RuleLabels { rule: own.code })
+                    .get_or_create(&RuleLabels { rule })
                     .inc();
             } else {
-                self.refused(own.code);
+                self.refused(rule);
             }
         }
     }

@@ -8,7 +8,7 @@ use api_contract::{Endpoint, Unrecognized};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::refusal::Refusal;
+use crate::refusal::{OwnCode, Refusal};
 
 /// The contract's route for `method path`, or why there is none.
 pub fn contract_route(method: &Method, path: &str) -> Result<Endpoint, Unrecognized> {
@@ -20,7 +20,7 @@ pub fn refusal(method: &Method, why: Unrecognized) -> Response {
     match why {
         Unrecognized::NoRoute => Refusal::new(
             StatusCode::NOT_FOUND,
-            "not_found",
+            OwnCode::NotFound,
             "The API has no route at this path; console-server forwards only the API's routes.",
         )
         .into_response(),
@@ -32,7 +32,7 @@ pub fn refusal(method: &Method, why: Unrecognized) -> Response {
                 .join(", ");
             let mut response = Refusal::new(
                 StatusCode::METHOD_NOT_ALLOWED,
-                "method_not_allowed",
+                OwnCode::MethodNotAllowed,
                 format!("{method} is not one of this route's methods ({allowed})."),
             )
             .into_response();
@@ -43,7 +43,7 @@ pub fn refusal(method: &Method, why: Unrecognized) -> Response {
         }
         Unrecognized::BadParameter => Refusal::new(
             StatusCode::BAD_REQUEST,
-            "invalid_path",
+            OwnCode::InvalidPath,
             format!(
                 "An id in the path is not a plain id (letters, digits, _ and -, at most {} \
                  characters); it is not forwarded.",

@@ -25,7 +25,7 @@ use tokio::sync::{Semaphore, watch};
 
 use crate::access_log;
 use crate::metrics::Metrics;
-use crate::refusal::Refusal;
+use crate::refusal::{ConnectionRule, OwnCode, Refusal};
 
 /// Limits on each client connection and on how many there are.
 #[derive(Clone, Copy, Debug)]
@@ -101,7 +101,7 @@ pub async fn serve(
                 drop(permit);
             });
         } else {
-            metrics.refused("connection_cap");
+            metrics.connection_refused(ConnectionRule::ConnectionCap);
             if let Ok(permit) = refusing.clone().try_acquire_owned() {
                 tokio::spawn(async move {
                     refuse_connection(stream, limits).await;
@@ -164,7 +164,7 @@ async fn stopping(stop: &mut watch::Receiver<bool>) {
 /// A line in the access log for a connection whose request never reached the app.
 fn log_refused_connection(error: &hyper::Error, limits: ConnectionLimits, metrics: &Metrics) {
     if error.is_timeout() {
-        metrics.refused("header_timeout");
+        metrics.connection_refused(ConnectionRule::HeaderTimeout);
         access_log::connection_closed(
             StatusCode::REQUEST_TIMEOUT.as_u16(),
             &format!(
@@ -173,13 +173,13 @@ fn log_refused_connection(error: &hyper::Error, limits: ConnectionLimits, metric
             ),
         );
     } else if error.is_parse_too_large() {
-        metrics.refused("head_too_large");
+        metrics.connection_refused(ConnectionRule::HeadTooLarge);
         access_log::connection_closed(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE.as_u16(),
             &error.to_string(),
         );
     } else if error.is_parse() {
-        metrics.refused("bad_request");
+        metrics.connection_refused(ConnectionRule::BadRequest);
         access_log::connection_closed(StatusCode::BAD_REQUEST.as_u16(), &error.to_string());
     }
 }
@@ -198,7 +198,7 @@ async fn refuse_connection(stream: TcpStream, limits: ConnectionLimits) {
 fn at_capacity() -> Response {
     Refusal::new(
         StatusCode::SERVICE_UNAVAILABLE,
-        "server_busy",
+        OwnCode::ServerBusy,
         "console-server has as many connections open as it takes; try again in a few seconds.",
     )
     .retry_after(RETRY_AT_CAP)

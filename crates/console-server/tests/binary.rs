@@ -1,6 +1,7 @@
 //! The console-server binary as a service manager runs it: the access log on stderr, a stop on
 //! SIGTERM that lets a live request in flight finish, a drain for load balancers, metrics on
-//! their own address, and the flags it refuses to start with.
+//! their own address, the flags it refuses to start with, and the same flags given as
+//! environment variables (a systemd unit's `Environment=`, a container's `-e`).
 
 mod common;
 
@@ -306,5 +307,211 @@ async fn a_plain_http_upstream_on_a_public_address_needs_an_explicit_flag() {
     .await;
     sigterm(&child);
     let log = stderr_of(child).await;
-    assert!(log.contains("warning"), "{log}");
+    assert!(
+        log.contains("WARN http://api.provider.example is plain http"),
+        "{log}"
+    );
+}
+
+/// The access log's lines of `log`, as their paths.
+fn logged_paths(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|line| line.split("path=").nth(1))
+        .filter_map(|rest| rest.split('}').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn every_flag_can_be_an_environment_variable_and_a_flag_given_wins() {
+    let upstream = FakeUpstream::start().await;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_console-server"))
+        .env("CONSOLE_SERVER_UPSTREAM", upstream.url())
+        .env("CONSOLE_SERVER_ADDR", "127.0.0.1:0")
+        .env("CONSOLE_SERVER_DIST", fixture_dist())
+        .env("CONSOLE_SERVER_ENVIRONMENT", "Staging")
+        .env("CONSOLE_SERVER_ENVIRONMENT_KIND", "sandbox")
+        .env(
+            "CONSOLE_SERVER_PUBLIC_HOST",
+            "console.example.com,ops.example.com",
+        )
+        .env("CONSOLE_SERVER_LOG_HEALTH_CHECKS", "true")
+        // Given both ways: the flag's value is the one taken.
+        .env("CONSOLE_SERVER_HEADER_TIMEOUT_SECS", "600")
+        .args(["--header-timeout-secs", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .await
+        .unwrap();
+    let start: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(start["environment"]["name"], "Staging", "{line}");
+    assert_eq!(start["environment"]["kind"], "sandbox", "{line}");
+    assert_eq!(start["upstream"], upstream.url(), "{line}");
+    let addr: std::net::SocketAddr = start["url"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("http://")
+        .parse()
+        .unwrap();
+    // Both names of the comma-separated list are served; any other is refused.
+    for (host, status) in [
+        ("console.example.com", "200"),
+        ("ops.example.com", "200"),
+        ("elsewhere.example.com", "421"),
+    ] {
+        let answer = send_raw(
+            addr,
+            &format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+        )
+        .await;
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status}")),
+            "{host}: {answer}"
+        );
+    }
+    // The header timeout is the flag's second, not the variable's ten minutes.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), silent.read_to_end(&mut rest)).await;
+    assert!(closed.is_ok(), "an idle connection still open after 5 s");
+    sigterm(&child);
+    let log = stderr_of(child).await;
+    // CONSOLE_SERVER_LOG_HEALTH_CHECKS: the probes have their lines.
+    assert_eq!(
+        logged_paths(&log)
+            .iter()
+            .filter(|path| *path == "/healthz")
+            .count(),
+        3,
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn health_checks_have_no_access_log_line_unless_asked_for() {
+    let upstream = FakeUpstream::start().await;
+    let (child, addr) = spawn(&upstream.url()).await;
+    assert_eq!(get(addr, "/healthz").await.status, StatusCode::OK);
+    assert_eq!(get(addr, "/v1/workspace").await.status, StatusCode::OK);
+    assert_eq!(get(addr, "/healthz/").await.status, StatusCode::OK);
+    sigterm(&child);
+    let log = stderr_of(child).await;
+    // Only the probe itself is left out: `/healthz/` is the console's files, a request like any.
+    assert_eq!(logged_paths(&log), ["/v1/workspace", "/healthz/"], "{log}");
+
+    let (child, start) = spawn_with(&upstream.url(), &["--log-health-checks"]).await;
+    assert_eq!(get(start.addr, "/healthz").await.status, StatusCode::OK);
+    sigterm(&child);
+    let log = stderr_of(child).await;
+    assert_eq!(logged_paths(&log), ["/healthz"], "{log}");
+}
+
+#[tokio::test]
+async fn the_json_log_is_one_object_a_line_with_the_same_fields_and_no_secret() {
+    let upstream = FakeUpstream::start().await;
+    let (child, start) = spawn_with(
+        &upstream.url(),
+        &["--log-format", "json", "--header-timeout-secs", "1"],
+    )
+    .await;
+    let addr = start.addr;
+    let bearer = "Bearer sk_live_BEARERSECRET_0123456789";
+    let created = send(
+        addr,
+        "POST",
+        "/v1/keys?note=q",
+        &[
+            ("authorization", bearer),
+            ("content-type", "application/json"),
+        ],
+        Body::from(r#"{"name":"BODYSECRET key"}"#),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    let request_id = created.header("x-request-id").unwrap_or("-").to_owned();
+    // A path whose characters a terminal would act on: JSON escapes them, and they stay escaped.
+    get(addr, "/v1/runs/abc%E2%80%AEfdp.exe%1B[2J").await;
+    // A head that never ends: its line says so, without a request.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut silent, b"GET / HTTP/1.1\r\n")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(10), silent.read_to_end(&mut rest)).await;
+    assert!(closed.is_ok(), "the slow head was never closed");
+    sigterm(&child);
+    let log = stderr_of(child).await;
+
+    for secret in ["BEARERSECRET", "NEWSECRET", "BODYSECRET", "note=q"] {
+        assert!(!log.contains(secret), "{secret} in the log:\n{log}");
+    }
+    let events: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    for event in &events {
+        assert!(
+            event["timestamp"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("20")),
+            "{event}"
+        );
+        assert!(event["level"].is_string(), "{event}");
+    }
+    let requests: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["span"]["name"] == "request")
+        .collect();
+    assert_eq!(requests.len(), 3, "{log}");
+    let created_line = requests[0];
+    assert_eq!(created_line["span"]["method"], "POST", "{created_line}");
+    assert_eq!(created_line["span"]["path"], "/v1/keys", "{created_line}");
+    assert_eq!(created_line["status"], 201, "{created_line}");
+    assert!(created_line["ms"].is_u64(), "{created_line}");
+    assert_eq!(
+        created_line["request_id"],
+        request_id.as_str(),
+        "{created_line}"
+    );
+    assert_eq!(requests[1]["status"], 400, "{}", requests[1]);
+    assert_eq!(requests[2]["span"]["path"], "-", "{}", requests[2]);
+    assert_eq!(requests[2]["status"], 408, "{}", requests[2]);
+    assert!(
+        events.iter().any(|e| e["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("stopping"))),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn the_log_level_leaves_out_what_is_less_severe() {
+    let (child, start) = spawn_with(
+        "http://api.provider.example",
+        &["--allow-plain-http-upstream", "--log-level", "warn"],
+    )
+    .await;
+    get(start.addr, "/healthz").await;
+    get(start.addr, "/").await;
+    sigterm(&child);
+    let log = stderr_of(child).await;
+    // The warning stays; the start, the requests and the stop (info) are left out.
+    assert!(log.contains("WARN"), "{log}");
+    assert!(logged_paths(&log).is_empty(), "{log}");
+    assert!(!log.contains("stopping"), "{log}");
+
+    let refused = Command::new(env!("CARGO_BIN_EXE_console-server"))
+        .args(["--upstream", "http://127.0.0.1:9", "--log-level", "loud"])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("--log-level"), "{said}");
 }

@@ -244,6 +244,7 @@ impl Server {
             max_requests_in_flight: self.max_requests_in_flight,
             health: self.health,
             metrics: self.metrics.clone(),
+            access_log: console_server::AccessLog::default(),
         });
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let served = tokio::spawn(console_server::serve(
