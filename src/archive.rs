@@ -10,8 +10,8 @@ use crate::model::archive::{KeptRun, ListReads, SkippedLine, input_of_body, read
 use crate::model::same_input::{AskedBefore, KeptRunsAsked, Question};
 use crate::model::store_table::{FactKey, RunKey, WorkspaceFact, workspace_of};
 use crate::store::{
-    self, Change, HISTORY_SINCE, KEPT_RUNS, LIST_READS, LOG_ENTRIES, Listed, SAVED_BATCHES,
-    SAVED_SUBMISSIONS, StoreError,
+    self, Change, Decided, HISTORY_SINCE, KEPT_RUNS, LIST_READS, LOG_ENTRIES, Listed,
+    SAVED_BATCHES, SAVED_SUBMISSIONS, StoreError,
 };
 
 mod outputs;
@@ -35,20 +35,15 @@ async fn keep(workspace: &str, seen: Vec<KeptRun>) -> Result<Merge, StoreError> 
     if workspace.is_empty() || seen.is_empty() {
         return Ok(Merge::default());
     }
-    let mut merged = Ok(Merge::default());
     let reads = history_reads(workspace, &seen);
-    let decide = |kept: Vec<Option<String>>| match history_changes(workspace, seen, kept) {
-        Ok((changes, merge)) => {
-            merged = Ok(merge);
-            changes
-        }
-        Err(error) => {
-            merged = Err(error);
-            Vec::new()
-        }
-    };
-    store::update(reads, decide).await?;
-    merged
+    store::update(reads, |kept| {
+        let (changes, merge) = history_changes(workspace, seen, kept)?;
+        Ok(Decided {
+            changes,
+            answer: merge,
+        })
+    })
+    .await
 }
 
 /// The key of `workspace`'s run `run_id`.
@@ -474,7 +469,7 @@ pub async fn forget_history(workspace: &str) -> Result<u32, StoreError> {
     store::update(output_reads(), |values| {
         let mut changes = history_deletions(workspace);
         changes.extend(output_deletions(workspace, &values));
-        changes
+        Ok(Decided::to_write(changes))
     })
     .await?;
     Ok(runs)
@@ -514,7 +509,7 @@ pub async fn forget_workspace(workspace: &str) -> Result<KeptCounts, StoreError>
                 .iter()
                 .map(|key| SAVED_SUBMISSIONS.delete_change(key)),
         );
-        changes
+        Ok(Decided::to_write(changes))
     })
     .await?;
     Ok(counts)

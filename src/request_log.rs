@@ -22,7 +22,8 @@ use crate::model::request_log::{
 pub use crate::model::store_table::WholeBody;
 use crate::model::store_table::{FactKey, LogKey, WholeBodyKey, WorkspaceFact};
 use crate::store::{
-    self, Change, Keyed, LOG_ANSWER_BODIES, LOG_ENTRIES, LOG_PAUSED, LOG_WHOLE_BODIES, StoreError,
+    self, Change, Decided, Keyed, LOG_ANSWER_BODIES, LOG_ENTRIES, LOG_PAUSED, LOG_WHOLE_BODIES,
+    StoreError,
 };
 
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
@@ -167,13 +168,18 @@ pub async fn keep(
             Ok(WriteFound::Kept)
         }
         WriteMode::Checked => {
-            let mut found = WriteFound::Stopped;
-            store::update(vec![paused_read(&workspace)], |switch| {
-                if switch.first().is_some_and(Option::is_some) {
-                    return Vec::new();
-                }
-                found = WriteFound::Kept;
-                entry_changes(&workspace, heard, origin)
+            let found = store::update(vec![paused_read(&workspace)], |switch| {
+                Ok(if switch.first().is_some_and(Option::is_some) {
+                    Decided {
+                        changes: Vec::new(),
+                        answer: WriteFound::Stopped,
+                    }
+                } else {
+                    Decided {
+                        changes: entry_changes(&workspace, heard, origin),
+                        answer: WriteFound::Kept,
+                    }
+                })
             })
             .await?;
             if found == WriteFound::Kept {
@@ -422,7 +428,6 @@ pub async fn forget_bodies_older_than(
     for slice in old.chunks(FORGET_BODIES_SLICE) {
         let keys: Vec<LogKey> = slice.iter().map(|entry| entry.key.clone()).collect();
         let reads = keys.iter().map(|key| LOG_ENTRIES.read(key)).collect();
-        let mut done = Ok(BodiesFreed::default());
         let decide = |values: Vec<Option<String>>| {
             let mut changes = Vec::new();
             let mut slice_freed = BodiesFreed::default();
@@ -439,13 +444,7 @@ pub async fn forget_bodies_older_than(
                 slice_freed.bytes += body_bytes(&entry);
                 entry.request_body = None;
                 entry.bodies_forgotten_after_days = Some(days);
-                match LOG_ENTRIES.put_change(key, &entry) {
-                    Ok(put) => changes.push(put),
-                    Err(error) => {
-                        done = Err(error);
-                        return Vec::new();
-                    }
-                }
+                changes.push(LOG_ENTRIES.put_change(key, &entry)?);
                 changes.push(LOG_ANSWER_BODIES.delete_change(key));
                 for which in [WholeBody::Request, WholeBody::Answer] {
                     changes.push(LOG_WHOLE_BODIES.delete_change(&WholeBodyKey {
@@ -454,11 +453,12 @@ pub async fn forget_bodies_older_than(
                     }));
                 }
             }
-            done = Ok(slice_freed);
-            changes
+            Ok(Decided {
+                changes,
+                answer: slice_freed,
+            })
         };
-        store::update(reads, decide).await?;
-        let slice_freed = done?;
+        let slice_freed = store::update(reads, decide).await?;
         freed.entries += slice_freed.entries;
         freed.bytes += slice_freed.bytes;
     }

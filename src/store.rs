@@ -197,15 +197,33 @@ pub struct Read {
     pub key: String,
 }
 
+/// What an [`update`]'s `decide` makes of the values it read: the changes to write, and what
+/// the caller is answered once they are written.
+pub struct Decided<T> {
+    pub changes: Vec<Change>,
+    pub answer: T,
+}
+
+impl Decided<()> {
+    /// Changes to write, and nothing else to answer.
+    pub fn to_write(changes: Vec<Change>) -> Decided<()> {
+        Decided {
+            changes,
+            answer: (),
+        }
+    }
+}
+
 /// Reads values and writes what `decide` makes of them (`None` where there is no value) in one
 /// transaction: no other write (another tab, the bulk worker) comes between the read and the
 /// write, so two writers merging into the same value both count. The writes are issued from
 /// the reads' success, while the transaction is still active (a future's continuation runs in
-/// the same microtask checkpoint).
-pub async fn update(
+/// the same microtask checkpoint). `decide`'s error (a value that cannot be written) writes
+/// nothing and is answered; otherwise its `answer`, once its changes are written.
+pub async fn update<T>(
     reads: Vec<Read>,
-    decide: impl FnOnce(Vec<Option<String>>) -> Vec<Change>,
-) -> Result<(), StoreError> {
+    decide: impl FnOnce(Vec<Option<String>>) -> Result<Decided<T>, StoreError>,
+) -> Result<T, StoreError> {
     let tx = writing(&database().await?)?;
     let requests = reads
         .iter()
@@ -222,13 +240,13 @@ pub async fn update(
         done.await?;
         values.push(request.result()?.as_string());
     }
-    let changes = decide(values);
-    // Nothing to write: the reads' transaction ends by itself (and may have ended already, so
-    // waiting for its `complete` could wait for ever).
-    if changes.is_empty() {
-        return Ok(());
+    // Refused, or nothing to write: the reads' transaction ends by itself (and may have ended
+    // already, so waiting for its `complete` could wait for ever).
+    let Decided { changes, answer } = decide(values)?;
+    if !changes.is_empty() {
+        commit(&tx, changes).await?;
     }
-    commit(&tx, changes).await
+    Ok(answer)
 }
 
 /// Reads one value and writes the change `change` makes of it (`None` where there is none) in
@@ -238,18 +256,11 @@ pub async fn update_one(
     read: Read,
     change: impl FnOnce(Option<String>) -> Result<Change, StoreError>,
 ) -> Result<(), StoreError> {
-    let mut made = Ok(());
     update(vec![read], |values| {
-        match change(values.into_iter().next().flatten()) {
-            Ok(change) => vec![change],
-            Err(error) => {
-                made = Err(error);
-                Vec::new()
-            }
-        }
+        let change = change(values.into_iter().next().flatten())?;
+        Ok(Decided::to_write(vec![change]))
     })
-    .await?;
-    made
+    .await
 }
 
 /// A read-write transaction over every store.

@@ -8,8 +8,8 @@ use crate::model::archive::{DEFAULT_OUTPUT_ALLOWANCE, ForgottenOutput, KeptOutpu
 use crate::model::expiry::{ForgetAfter, Freed, expired_outputs};
 use crate::model::store_table::{RunKey, StoreKey};
 use crate::store::{
-    self, Change, KEPT_OUTPUTS, KEPT_RUNS, OUTPUT_ALLOWANCE, OUTPUT_ALLOWANCE_KEY, OUTPUT_INDEX,
-    OUTPUT_INDEX_KEY, StoreError,
+    self, Change, Decided, KEPT_OUTPUTS, KEPT_RUNS, OUTPUT_ALLOWANCE, OUTPUT_ALLOWANCE_KEY,
+    OUTPUT_INDEX, OUTPUT_INDEX_KEY, StoreError,
 };
 
 /// The reads of the outputs' index and allowance, in an update.
@@ -99,7 +99,7 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
             .collect();
         let changes = index.keep(new, allowance);
         if changes.added.is_empty() && changes.dropped.is_empty() {
-            return Vec::new();
+            return Ok(Decided::to_write(Vec::new()));
         }
         let mut writes: Vec<Change> = changes
             .added
@@ -117,12 +117,9 @@ pub async fn keep_outputs(workspace: &str, runs: &[Run]) -> Result<(), StoreErro
             store: KEPT_OUTPUTS.store,
             key,
         }));
-        match index_put(&index) {
-            Ok(put) => writes.push(put),
-            // Without its index, the outputs would never be dropped: none is written.
-            Err(_) => return Vec::new(),
-        }
-        writes
+        // Without its index, the outputs would never be dropped: none is written.
+        writes.push(index_put(&index)?);
+        Ok(Decided::to_write(writes))
     };
     store::update(reads, decide).await
 }
@@ -164,7 +161,6 @@ pub async fn output_space() -> Result<OutputSpace, StoreError> {
 
 /// Sets the outputs' allowance (bytes), dropping the oldest outputs that no longer fit.
 pub async fn set_output_allowance(allowance: u64) -> Result<(), StoreError> {
-    let mut refused = Ok(());
     let decide = |values: Vec<Option<String>>| {
         let (mut index, _) = outputs_read(&values);
         let mut changes: Vec<Change> = index
@@ -173,20 +169,11 @@ pub async fn set_output_allowance(allowance: u64) -> Result<(), StoreError> {
             .filter_map(|key| RunKey::parse(key))
             .map(|key| KEPT_OUTPUTS.delete_change(&key))
             .collect();
-        match (
-            index_put(&index),
-            OUTPUT_ALLOWANCE.put_change(&OUTPUT_ALLOWANCE_KEY, &allowance),
-        ) {
-            (Ok(index), Ok(allowance)) => changes.extend([index, allowance]),
-            (Err(error), _) | (_, Err(error)) => {
-                refused = Err(error);
-                return Vec::new();
-            }
-        }
-        changes
+        changes.push(index_put(&index)?);
+        changes.push(OUTPUT_ALLOWANCE.put_change(&OUTPUT_ALLOWANCE_KEY, &allowance)?);
+        Ok(Decided::to_write(changes))
     };
-    store::update(output_reads(), decide).await?;
-    refused
+    store::update(output_reads(), decide).await
 }
 
 /// The changes that forget `workspace`'s kept outputs, decided from the index read in the same
@@ -250,7 +237,6 @@ pub async fn forget_outputs_older_than(rule: ForgetAfter, now: f64) -> Result<Fr
             .collect();
         let mut reads = output_reads();
         reads.extend(keys.iter().map(|key| KEPT_RUNS.read(key)));
-        let mut slice = Ok(Freed::default());
         let decide = |mut values: Vec<Option<String>>| {
             let runs = values.split_off(output_reads().len());
             let (mut index, _) = outputs_read(&values);
@@ -280,26 +266,15 @@ pub async fn forget_outputs_older_than(rule: ForgetAfter, now: f64) -> Result<Fr
                     at: now,
                     after_days: days,
                 });
-                match KEPT_RUNS.put_change(key, &run) {
-                    Ok(change) => changes.push(change),
-                    Err(error) => {
-                        slice = Err(error);
-                        return Vec::new();
-                    }
-                }
+                changes.push(KEPT_RUNS.put_change(key, &run)?);
             }
-            match index_put(&index) {
-                Ok(put) => changes.push(put),
-                Err(error) => {
-                    slice = Err(error);
-                    return Vec::new();
-                }
-            }
-            slice = Ok(Freed::of_outputs(&expired));
-            changes
+            changes.push(index_put(&index)?);
+            Ok(Decided {
+                changes,
+                answer: Freed::of_outputs(&expired),
+            })
         };
-        store::update(reads, decide).await?;
-        let done = slice?;
+        let done = store::update(reads, decide).await?;
         freed.outputs += done.outputs;
         freed.output_bytes += done.output_bytes;
         // A slice that forgot nothing (its keys are not runs' keys) would come back as it is.

@@ -23,7 +23,7 @@ use crate::model::bulk::BatchRow;
 use crate::model::log_queue::{LogWrite, TrimSchedule};
 use crate::model::request_log::{Heard, Origin};
 use crate::request_log::{self, TrimPace};
-use crate::store::{self, Change};
+use crate::store::{self, Change, Decided};
 
 /// How long sightings and requests gather before they are written without a save to go with.
 const GATHER_MS: u64 = 1_000;
@@ -269,7 +269,7 @@ async fn write(workspace: Option<String>, waiting: Waiting) -> Result<(), store:
                 ));
             }
         }
-        changes
+        Ok(Decided::to_write(changes))
     };
     store::update(reads, decide).await
 }

@@ -34,7 +34,7 @@ use crate::model::format::group_thousands;
 use crate::model::same_input::ReuseWindow;
 use crate::model::slice_pace::SlicePace;
 use crate::model::store_table::{FactKey, WorkspaceFact};
-use crate::store::{self, Change, KEPT_CHAINS, SAVED_BATCHES, StoreError};
+use crate::store::{self, Change, Decided, KEPT_CHAINS, SAVED_BATCHES, StoreError};
 
 /// The chain shown, and what it does next. `Copy`, like the signals inside.
 #[derive(Clone, Copy)]
@@ -118,24 +118,28 @@ pub async fn change_kept(
     change: Box<dyn FnOnce(KeptChains) -> Result<KeptChains, String>>,
 ) -> Result<(), String> {
     let key = key(workspace);
-    let mut refused = None;
-    let written = store::update_one(KEPT_CHAINS.read(&key), |text| {
+    let written = store::update(vec![KEPT_CHAINS.read(&key)], |texts| {
+        let text = texts.into_iter().next().flatten();
         let kept = KEPT_CHAINS
             .decode_read(text.as_deref())?
             .unwrap_or_default();
-        match change(kept) {
-            Ok(kept) => KEPT_CHAINS.put_change(&key, &kept),
-            Err(reason) => {
-                refused = Some(reason);
-                Err(StoreError::Failed(String::new()))
-            }
-        }
+        // The change's own refusal writes nothing, and is answered as it is.
+        Ok(match change(kept) {
+            Ok(kept) => Decided {
+                changes: vec![KEPT_CHAINS.put_change(&key, &kept)?],
+                answer: None,
+            },
+            Err(reason) => Decided {
+                changes: Vec::new(),
+                answer: Some(reason),
+            },
+        })
     })
     .await;
-    match (refused, written) {
-        (Some(reason), _) => Err(reason),
-        (None, Ok(())) => Ok(()),
-        (None, Err(error)) => Err(format!(
+    match written {
+        Ok(Some(reason)) => Err(reason),
+        Ok(None) => Ok(()),
+        Err(error) => Err(format!(
             "This browser's storage did not keep the change. {}",
             error.sentence()
         )),
