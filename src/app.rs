@@ -4,15 +4,15 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use leptos_router::components::{A, FlatRoutes, Redirect, Route, Router};
-use leptos_router::hooks::{use_navigate, use_params};
-use leptos_router::params::Params;
-use leptos_router::{NavigateOptions, path};
+use leptos_router::hooks::use_navigate;
+use leptos_router::path;
 
 use crate::components::{
     PresenterBand, PresenterToggle, RequireSession, ThemeToggle, WorkspaceSwitcher,
 };
 use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
+use crate::nav::replace;
 use crate::pages::lazy::{WithLazyRoutes, keep_log, keep_reading, schedule_preload};
 use crate::pages::{NotFoundPage, SignInPage, WorkspacePage};
 use crate::state::bulk::{Bulk, use_bulk};
@@ -73,43 +73,6 @@ pub fn App(
                 } }}
             </main>
         </Router>
-    }
-}
-
-/// The `:id` of `/actions/:id` and `/runs/:id`.
-#[derive(Params, Clone, Debug, PartialEq)]
-struct IdParams {
-    id: Option<String>,
-}
-
-/// The current route's `:id`, decoded; empty if the route has none.
-pub fn use_id_param() -> Memo<String> {
-    let params = use_params::<IdParams>();
-    Memo::new(move |_| {
-        params.with(|p| {
-            p.as_ref()
-                .ok()
-                .and_then(|p| p.id.clone())
-                .unwrap_or_default()
-        })
-    })
-}
-
-/// Navigation that replaces the current history entry, so Back skips it (redirects).
-pub fn replace() -> NavigateOptions {
-    NavigateOptions {
-        replace: true,
-        ..NavigateOptions::default()
-    }
-}
-
-/// A new state of the same page (its filters in the URL): replaces the history entry, and the
-/// page stays where it is scrolled to while one types.
-pub fn in_place() -> NavigateOptions {
-    NavigateOptions {
-        replace: true,
-        scroll: false,
-        ..NavigateOptions::default()
     }
 }
 

@@ -193,23 +193,9 @@ pub async fn kept_run(workspace: &str, run_id: &str) -> Result<Option<KeptRun>, 
     KEPT_RUNS.get(&run_key(workspace, run_id)).await
 }
 
-/// What a refused [`keep_runs`] leaves out, as `state::refusals` tells it.
+/// What a refused [`keep_runs`] leaves out, as `state::refusals` tells it (the caller records
+/// the refusal: this module sits below `state`).
 pub const RUNS_NOT_KEPT: &str = "The runs shown were not kept in this browser's history.";
-
-/// [`keep_runs`] and [`keep_outputs`] in the background, for a page's poll that shows the API's
-/// answer without waiting for the history; a refusal is told (`state::refusals`). Nothing
-/// without a workspace.
-pub fn keep_in_background(workspace: Option<String>, runs: Vec<Run>) {
-    let Some(workspace) = workspace else {
-        return;
-    };
-    wasm_bindgen_futures::spawn_local(async move {
-        let kept = keep_runs(&workspace, &runs).await;
-        crate::state::refusals::record(&workspace, RUNS_NOT_KEPT, kept);
-        let kept = keep_outputs(&workspace, &runs).await;
-        crate::state::refusals::record(&workspace, OUTPUTS_NOT_KEPT, kept);
-    });
-}
 
 /// The read of a workspace's [`ListReads`], for a writer that puts [`list_reads_change`] into a
 /// transaction of its own.

@@ -15,6 +15,7 @@ pub mod browser;
 pub mod chunk;
 pub mod components;
 pub mod model;
+pub mod nav;
 pub mod pages;
 pub mod request_log;
 pub mod runner;

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use leptos_router::components::Redirect;
 use leptos_router::hooks::use_location;
 
-use crate::app::replace;
 use crate::model::urls::sign_in_path;
+use crate::nav::replace;
 use crate::state::session::use_session;
 
 /// Shows `children` while someone is signed in; otherwise goes to sign-in with `?next=` set to

@@ -7,9 +7,9 @@ use leptos_router::hooks::{use_location, use_navigate};
 
 use wasm_bindgen::JsCast;
 
-use crate::app::replace;
 use crate::model::sign_ins::{SignInId, path_after_switch};
 use crate::model::urls::sign_in_path;
+use crate::nav::replace;
 use crate::state::bulk::use_bulk;
 use crate::state::environment::use_environment;
 use crate::state::presenter::use_presenter;

@@ -13,7 +13,6 @@ use leptos_router::components::A;
 use leptos_router::hooks::{use_navigate, use_query};
 use leptos_router::params::{Params, ParamsError};
 
-use crate::app::{in_place, use_id_param};
 use crate::browser::copy_text;
 use crate::components::{
     Confirm, CopyAsCode, Notice, RowAttribute, StoreRefusalNotice, WindowedTable,
@@ -23,6 +22,7 @@ use crate::model::request_log::{
     AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, StatusClass,
     WHOLE_BODIES_KEPT, entry_path,
 };
+use crate::nav::{in_place, use_id_param};
 use crate::request_log::{self, WholeBody};
 use crate::state::polling::use_every_while_shown;
 use crate::state::presenter::use_masker;

@@ -5,7 +5,6 @@ use api_contract::{ActionId, Run, RunStatus};
 use leptos::prelude::*;
 
 use crate::api::{ApiClient, ApiError};
-use crate::app::use_id_param;
 use crate::browser::copy_text;
 use crate::components::{
     ApiErrorPanel, CopyAsCode, Notice, OutputExplorer, PollNotice, RunStatusBadge,
@@ -15,6 +14,7 @@ use crate::model::archive::KeptRun;
 use crate::model::form::{SavedSubmission, Values, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
 use crate::model::urls::action_form_path;
+use crate::nav::use_id_param;
 use crate::pages::compare::CompareWith;
 use crate::state::drafts::{Draft, use_drafts};
 use crate::state::polling::{Poll, use_poll};
@@ -171,7 +171,10 @@ fn WatchedRun(id: String) -> impl IntoView {
                     let read = client.ok_or(ApiError::SignedOut)?.run(&id).await?;
                     // Every state seen goes into the workspace's history in this browser, and a
                     // final run's output within the outputs' allowance.
-                    crate::archive::keep_in_background(workspace_id, vec![read.value.clone()]);
+                    crate::state::history::keep_in_background(
+                        workspace_id,
+                        vec![read.value.clone()],
+                    );
                     Ok(read)
                 }
             },

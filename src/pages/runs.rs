@@ -15,7 +15,6 @@ use leptos_router::hooks::{use_navigate, use_query};
 use leptos_router::params::Params;
 
 use crate::api::{ApiError, WithRequestId};
-use crate::app::in_place;
 use crate::components::{
     ApiErrorPanel, MissedRuns, Notice, PollNotice, RowAttribute, RunStatusBadge,
     StoreRefusalNotice, WindowedTable,
@@ -27,6 +26,7 @@ use crate::model::runs_view::{
     kept_search_text, listed, parse_date, run_rows, select_for_comparison,
 };
 use crate::model::urls::run_path;
+use crate::nav::in_place;
 use crate::pages::compare::compare_path;
 use crate::state::polling::{Poll, use_poll};
 use crate::state::refusals;

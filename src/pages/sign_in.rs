@@ -6,12 +6,12 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::ApiError;
-use crate::app::replace;
 use crate::components::{ApiErrorPanel, Notice, NoticeKind, SignInList};
 use crate::model::credential::{CredentialKind, classify};
 use crate::model::format::local_time;
 use crate::model::sign_ins::path_after_switch;
 use crate::model::urls::{normalize_base_url, safe_next};
+use crate::nav::replace;
 use crate::pages::lazy::{PagesLoaded, kept_data_notice};
 use crate::state::session::{SignedIn, use_session};
 use crate::state::workspace::use_workspace;

@@ -78,3 +78,19 @@ async fn ask_persistence_once(workspace: &str) {
         super::refusals::record(workspace, PERSISTENCE_NOT_KEPT, kept);
     }
 }
+
+/// Keeps `runs` in the workspace's history and their outputs ([`crate::archive::keep_runs`],
+/// [`crate::archive::keep_outputs`]) in the background, for a page's poll that shows the API's
+/// answer without waiting for the history; a refusal is told (`state::refusals`). Nothing
+/// without a workspace.
+pub fn keep_in_background(workspace: Option<String>, runs: Vec<api_contract::Run>) {
+    let Some(workspace) = workspace else {
+        return;
+    };
+    spawn_local(async move {
+        let kept = crate::archive::keep_runs(&workspace, &runs).await;
+        super::refusals::record(&workspace, crate::archive::RUNS_NOT_KEPT, kept);
+        let kept = crate::archive::keep_outputs(&workspace, &runs).await;
+        super::refusals::record(&workspace, crate::archive::OUTPUTS_NOT_KEPT, kept);
+    });
+}

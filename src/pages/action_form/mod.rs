@@ -14,12 +14,12 @@ use self::fields::{FormFields, InputFields, LimitFields, ModeChoice, SpanningErr
 use self::panels::{CostEstimate, RateLimitNotice, RequestPreview, SubmitFailure, SubmitRow};
 use self::reuse::KeptResultOffer;
 use self::submission::use_submission;
-use crate::app::use_id_param;
 use crate::browser::focus_id;
 use crate::components::{ApiErrorPanel, ConfirmSpend, StoreRefusalNotice};
 use crate::model::form::{FormModel, Values, submission_request};
 use crate::model::safeguards::{Confirmation, Spend};
 use crate::model::same_input::Question;
+use crate::nav::use_id_param;
 use crate::state::drafts::{Draft, Drafts, use_drafts};
 use crate::state::environment::use_environment;
 use crate::state::registry::use_registry;

@@ -13,7 +13,6 @@ use leptos_router::hooks::{use_navigate, use_query};
 use leptos_router::params::Params;
 
 use crate::api::ApiError;
-use crate::app::in_place;
 use crate::archive;
 use crate::components::{ApiErrorPanel, CreditsChart, MissedRuns, Notice, StoreRefusalNotice};
 use crate::model::archive::{KeptRun, MissedSpan};
@@ -21,6 +20,7 @@ use crate::model::credits::{CreditsOverTime, SpentRun};
 use crate::model::credits_view::{BUCKETS, CreditsQuery, CreditsView, RANGES};
 use crate::model::format::{counted, local_time};
 use crate::model::ledger::BalanceReading;
+use crate::nav::in_place;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;

@@ -22,7 +22,6 @@ use super::mapping::Mapping;
 use super::prepare::{
     BudgetField, InvalidRows, RepeatedRows, ReuseKept, RowsField, use_prepared_rows,
 };
-use crate::app::in_place;
 use crate::components::{ApiErrorPanel, ConfirmSpend, Notice, NoticeKind, StoreRefusalNotice};
 use crate::model::bulk::budget::{default_budget, parse_budget};
 use crate::model::chain::ChainPlan;
@@ -35,6 +34,7 @@ use crate::model::format::{group_thousands, local_time};
 use crate::model::safeguards::Confirmation;
 use crate::model::same_input::ReuseWindow;
 use crate::model::urls::chain_path;
+use crate::nav::in_place;
 use crate::state::bulk::use_bulk;
 use crate::state::chains::{Chains, change_kept, forget_chain, kept_chains, use_chains};
 use crate::state::registry::use_registry;
