@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use api_contract::{
-    ActionList, CreateKeyRequest, CreatedApiKey, KeyList, REQUEST_ID_HEADER, Run, RunList,
-    RunListCounted, Workspace,
+    ActionList, CreateKeyRequest, CreatedApiKey, Endpoint, KeyList, REQUEST_ID_HEADER, RouteMethod,
+    Run, RunList, RunListCounted, Workspace,
 };
 use serde::de::DeserializeOwned;
 
@@ -122,9 +122,9 @@ impl ApiClient {
             duration_ms: (chrono::Utc::now() - started)
                 .num_milliseconds()
                 .clamp(0, i64::from(u32::MAX)) as u32,
-            method: request.method.to_string(),
+            method: request.endpoint.method().as_str().to_owned(),
             base_url: self.base_url.clone(),
-            path: request.path.to_owned(),
+            path: request.path.clone(),
             idempotency_key: request.idempotency_key.map(str::to_owned),
             request_body: request.json_body.map(str::to_owned),
             status: told.status,
@@ -138,7 +138,7 @@ impl ApiClient {
         use gloo_net::http::RequestBuilder;
         let url = format!("{}{}", self.base_url, request.path);
         let mut builder = RequestBuilder::new(&url)
-            .method(request.method.clone())
+            .method(request.method())
             .header("Authorization", &format!("Bearer {}", self.bearer))
             .header("Accept", "application/json");
         if let Some(key) = request.idempotency_key {
@@ -202,20 +202,25 @@ impl ApiClient {
         ))
     }
 
-    async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<WithRequestId<T>, ApiError> {
-        self.call(Request::get(path))
-            .await
-            .map(|(_, answer)| answer)
+    async fn get<T: DeserializeOwned>(
+        &self,
+        request: Request<'_>,
+    ) -> Result<WithRequestId<T>, ApiError> {
+        self.call(request).await.map(|(_, answer)| answer)
     }
 
     /// `GET /v1/workspace`.
     pub async fn workspace(&self) -> Result<Workspace, ApiError> {
-        self.get("/v1/workspace").await.map(|a| a.value)
+        self.get(Request::to(Endpoint::GetWorkspace))
+            .await
+            .map(|a| a.value)
     }
 
     /// `GET /v1/actions`.
     pub async fn actions(&self) -> Result<ActionList, ApiError> {
-        self.get("/v1/actions").await.map(|a| a.value)
+        self.get(Request::to(Endpoint::ListActions))
+            .await
+            .map(|a| a.value)
     }
 
     /// `POST /v1/actions/{action}/run/{live|async}` with a JSON `body` and its idempotency key.
@@ -226,16 +231,17 @@ impl ApiClient {
         idempotency_key: &str,
         body: &str,
     ) -> Result<Submitted, ApiError> {
-        let mode = if live { "live" } else { "async" };
-        let path = format!("/v1/actions/{}/run/{mode}", encode(action));
-        let (status, answer) = self
-            .call(Request {
-                method: gloo_net::http::Method::POST,
-                path: &path,
-                json_body: Some(body),
-                idempotency_key: Some(idempotency_key),
-            })
-            .await?;
+        let endpoint = if live {
+            Endpoint::SubmitLive
+        } else {
+            Endpoint::SubmitAsync
+        };
+        let request = Request {
+            json_body: Some(body),
+            idempotency_key: Some(idempotency_key),
+            ..Request::to_one(endpoint, action)
+        };
+        let (status, answer) = self.call(request).await?;
         Ok(Submitted {
             status,
             run: answer.value,
@@ -244,23 +250,25 @@ impl ApiClient {
 
     /// `GET /v1/runs/{id}`.
     pub async fn run(&self, id: &str) -> Result<WithRequestId<Run>, ApiError> {
-        self.get(&format!("/v1/runs/{}", encode(id))).await
+        self.get(Request::to_one(Endpoint::GetRun, id)).await
     }
 
     /// `GET /v1/runs`: the latest 100.
     pub async fn runs(&self) -> Result<WithRequestId<RunList>, ApiError> {
-        self.get("/v1/runs").await
+        self.get(Request::to(Endpoint::ListRuns)).await
     }
 
     /// `GET /v1/runs`: the latest 100, each run's records counted and not kept (a list of 100
     /// finished runs can carry 10,000 records).
     pub async fn runs_counted(&self) -> Result<WithRequestId<RunListCounted>, ApiError> {
-        self.get("/v1/runs").await
+        self.get(Request::to(Endpoint::ListRuns)).await
     }
 
     /// `GET /v1/keys`: up to 100 recent keys, without secrets (an account session only).
     pub async fn keys(&self) -> Result<KeyList, ApiError> {
-        self.get("/v1/keys").await.map(|a| a.value)
+        self.get(Request::to(Endpoint::ListKeys))
+            .await
+            .map(|a| a.value)
     }
 
     /// `POST /v1/keys`: a new key, whose `api_key` secret this answer is the only one to carry.
@@ -270,28 +278,19 @@ impl ApiClient {
         })
         .map_err(|e| ApiError::Network(e.to_string()))?;
         let request = Request {
-            method: gloo_net::http::Method::POST,
-            path: "/v1/keys",
             json_body: Some(&body),
-            idempotency_key: None,
+            ..Request::to(Endpoint::CreateKey)
         };
         self.call(request).await.map(|(_, answer)| answer.value)
     }
 
     /// `DELETE /v1/keys/{id}`: 204 with no body.
     pub async fn revoke_key(&self, id: &str) -> Result<(), ApiError> {
-        let path = format!("/v1/keys/{}", encode(id));
-        let request = Request {
-            method: gloo_net::http::Method::DELETE,
-            path: &path,
-            json_body: None,
-            idempotency_key: None,
-        };
         let Exchanged {
             status,
             request_id,
             body,
-        } = self.send(request).await?;
+        } = self.send(Request::to_one(Endpoint::RevokeKey, id)).await?;
         if (200..300).contains(&status) {
             Ok(())
         } else {
@@ -301,32 +300,46 @@ impl ApiClient {
 
     /// `POST /v1/runs/{id}/cancel`.
     pub async fn cancel(&self, id: &str) -> Result<Run, ApiError> {
-        let path = format!("/v1/runs/{}/cancel", encode(id));
-        let request = Request {
-            method: gloo_net::http::Method::POST,
-            path: &path,
-            json_body: None,
-            idempotency_key: None,
-        };
-        self.call(request).await.map(|(_, answer)| answer.value)
+        self.call(Request::to_one(Endpoint::CancelRun, id))
+            .await
+            .map(|(_, answer)| answer.value)
     }
 }
 
-/// A request as plain data; [`ApiClient::send`] executes it.
+/// A request as plain data; [`ApiClient::send`] executes it. Its method and path are the
+/// contract's route's (`api_contract::Endpoint`), as the sandbox and console-server know them.
 struct Request<'a> {
-    method: gloo_net::http::Method,
-    path: &'a str,
+    endpoint: Endpoint,
+    /// The route's path, its parameter filled in (percent-encoded).
+    path: String,
     json_body: Option<&'a str>,
     idempotency_key: Option<&'a str>,
 }
 
-impl<'a> Request<'a> {
-    fn get(path: &'a str) -> Self {
+impl Request<'_> {
+    /// A request to a route without a parameter, with no body and no key.
+    fn to(endpoint: Endpoint) -> Self {
         Request {
-            method: gloo_net::http::Method::GET,
-            path,
+            endpoint,
+            path: endpoint.path().to_owned(),
             json_body: None,
             idempotency_key: None,
+        }
+    }
+
+    /// A request to a route about one thing (`{action}`, `{id}`): `parameter`, percent-encoded.
+    fn to_one(endpoint: Endpoint, parameter: &str) -> Self {
+        Request {
+            path: endpoint.path_with(&encode(parameter)),
+            ..Request::to(endpoint)
+        }
+    }
+
+    fn method(&self) -> gloo_net::http::Method {
+        match self.endpoint.method() {
+            RouteMethod::Get => gloo_net::http::Method::GET,
+            RouteMethod::Post => gloo_net::http::Method::POST,
+            RouteMethod::Delete => gloo_net::http::Method::DELETE,
         }
     }
 }

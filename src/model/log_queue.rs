@@ -73,9 +73,10 @@ impl LogQueue {
         if self.closed {
             return;
         }
+        let workspace_route = api_contract::Endpoint::GetWorkspace;
         if exchange.status == Some(200)
-            && exchange.method == "GET"
-            && exchange.path == "/v1/workspace"
+            && exchange.method == workspace_route.method().as_str()
+            && exchange.path == workspace_route.path()
             && let Ok(workspace) = serde_json::from_str::<Workspace>(&exchange.answer)
         {
             self.workspace = Some(workspace.workspace_id);

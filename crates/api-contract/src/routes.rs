@@ -88,6 +88,19 @@ impl Endpoint {
         }
     }
 
+    /// The path of a request to this route: its parameter (`{action}`, `{id}`), where it has
+    /// one, replaced by `parameter` as given (the caller percent-encodes it); a route without
+    /// one is its path.
+    pub fn path_with(self, parameter: &str) -> String {
+        let path = self.path();
+        match (path.find('{'), path.find('}')) {
+            (Some(open), Some(close)) => {
+                format!("{}{parameter}{}", &path[..open], &path[close + 1..])
+            }
+            _ => path.to_owned(),
+        }
+    }
+
     /// Method and path, as logs and metrics name the route: `GET /v1/runs/{id}`.
     pub const fn label(self) -> &'static str {
         match self {
@@ -188,6 +201,26 @@ pub enum Unrecognized {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_with_its_parameter_is_recognized_as_its_route() {
+        for endpoint in Endpoint::ALL {
+            let path = endpoint.path_with("run_1");
+            assert!(!path.contains('{'), "{path}");
+            assert_eq!(
+                Endpoint::recognize(endpoint.method().as_str(), &path),
+                Ok(endpoint),
+                "{path}"
+            );
+        }
+        assert_eq!(Endpoint::GetRun.path_with("r-9"), "/v1/runs/r-9");
+        assert_eq!(Endpoint::CancelRun.path_with("r-9"), "/v1/runs/r-9/cancel");
+        assert_eq!(
+            Endpoint::SubmitAsync.path_with("network-search-schools"),
+            "/v1/actions/network-search-schools/run/async"
+        );
+        assert_eq!(Endpoint::ListRuns.path_with("ignored"), "/v1/runs");
+    }
 
     #[test]
     fn every_route_is_recognized_with_ids_filled_in() {
