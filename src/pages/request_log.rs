@@ -129,12 +129,21 @@ pub fn RequestLogPage() -> impl IntoView {
 #[component]
 fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> impl IntoView {
     let workspace = use_workspace();
+    // The store's refusal of the switch: the box shows what it reads back (the switch as it
+    // was), and this says why.
+    let switch_refused = RwSignal::new(None::<String>);
     let set_keeping = move |keep: bool| {
         let Some(id) = workspace.id_untracked() else {
             return;
         };
         leptos::task::spawn_local(async move {
-            let _ = request_log::set_keeping(&id, keep).await;
+            let kept = request_log::set_keeping(&id, keep).await;
+            switch_refused.set(kept.err().map(|error| {
+                format!(
+                    "This browser's storage did not keep the switch, so it is as it was. {}",
+                    error.sentence()
+                )
+            }));
             reread.update(|n| *n += 1);
         });
     };
@@ -168,6 +177,9 @@ fn LogKeeping(keeping: LocalResource<Option<bool>>, reread: RwSignal<u32>) -> im
             <button type="button" class="button danger" hidden=move || confirming_clear.get()
                 on:click=move |_| confirming_clear.set(true)>"Clear the log…"</button>
         </div>
+        {move || switch_refused.get().map(|refused| view! {
+            <p class="field-error" role="alert" data-field="log-keeping-refused">{refused}</p>
+        })}
         {move || (keeping.get().flatten() == Some(false)).then(|| view! {
             <Notice field="log-paused">"Not keeping requests: new ones are not logged until you switch it back on."</Notice>
         })}

@@ -197,6 +197,29 @@ test("the switch stops keeping requests, clearing empties the log, and forgettin
   expect(problems).toEqual([]);
 });
 
+test("a switch the store refuses says so, and stays as it was", async ({ pages }) => {
+  const { page, problems } = await pages.signedIn("/log");
+  await rowWith(page, "/v1/workspace");
+  // The store refuses the switch's write (its value in the meta store), as a full disk would.
+  await page.evaluate(() => {
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (value, key) {
+      if (this.name === "meta" && String(key).endsWith("/log-paused")) {
+        throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      }
+      return put.call(this, value, key);
+    };
+  });
+  // A click, not uncheck(): the box goes back to what the store holds, which uncheck() takes
+  // for a click that did nothing.
+  await page.locator('[data-field="log-keeping"]').click();
+  await expect(page.locator('[data-field="log-keeping-refused"]')).toHaveText(/did not keep the switch, so it is as it was\. .*full/i);
+  await expect(page.locator('[data-field="log-keeping"]')).toBeChecked();
+  await expect(page.locator('[data-field="log-paused"]')).toHaveCount(0);
+  await screenshot(page, "log-keeping-refused");
+  expect(problems).toEqual([]);
+});
+
 /**
  * Puts `entries` (`{ id, at, path }`) in `workspace`'s log as the console writes them: GET
  * requests answered 200 in 1 ms.
