@@ -134,7 +134,10 @@ impl Exchange {
     pub fn recorded(self, id: String, origin: Origin) -> Recorded {
         // Every path under the keys' routes, not only the routes themselves: a secret in an
         // answer to any of them never reaches the log.
-        let answer_text = if self.path.starts_with(api_contract::Endpoint::CreateKey.path()) {
+        let answer_text = if self
+            .path
+            .starts_with(api_contract::Endpoint::CreateKey.path())
+        {
             without_secrets(&self.answer)
         } else {
             self.answer

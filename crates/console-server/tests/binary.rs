@@ -73,29 +73,41 @@ async fn stderr_of(mut child: Child) -> String {
     text
 }
 
-#[tokio::test]
-async fn the_access_log_has_a_line_per_request_and_no_secret() {
-    let upstream = FakeUpstream::start().await;
-    let (child, addr) = spawn(&upstream.url()).await;
-    let bearer = "Bearer sk_live_BEARERSECRET_0123456789";
+/// A bearer token, as the console sends one.
+const BEARER: &str = "Bearer sk_live_BEARERSECRET_0123456789";
+
+/// What [`create_a_key`] sends and receives that no log line may hold: the bearer, the new key's
+/// secret, the body, the query.
+const SECRETS: [&str; 4] = ["BEARERSECRET", "NEWSECRET", "BODYSECRET", "note=q"];
+
+/// `POST /v1/keys` with a bearer, a query and a body, answered 201 with a new key's secret.
+async fn create_a_key(addr: std::net::SocketAddr) -> common::Answer {
     let created = send(
         addr,
         "POST",
         "/v1/keys?note=q",
         &[
-            ("authorization", bearer),
+            ("authorization", BEARER),
             ("content-type", "application/json"),
         ],
         Body::from(r#"{"name":"BODYSECRET key"}"#),
     )
     .await;
     assert_eq!(created.status, StatusCode::CREATED);
+    created
+}
+
+#[tokio::test]
+async fn the_access_log_has_a_line_per_request_and_no_secret() {
+    let upstream = FakeUpstream::start().await;
+    let (child, addr) = spawn(&upstream.url()).await;
+    let created = create_a_key(addr).await;
     assert!(created.text().contains("sk_live_NEWSECRET_abc123"));
     let missing = send(
         addr,
         "GET",
         "/v1/nothing",
-        &[("authorization", bearer)],
+        &[("authorization", BEARER)],
         Body::empty(),
     )
     .await;
@@ -103,7 +115,7 @@ async fn the_access_log_has_a_line_per_request_and_no_secret() {
     sigterm(&child);
     let log = stderr_of(child).await;
 
-    for secret in ["BEARERSECRET", "NEWSECRET", "BODYSECRET", "note=q"] {
+    for secret in SECRETS {
         assert!(!log.contains(secret), "{secret} in the log:\n{log}");
     }
     let lines: Vec<&str> = log.lines().filter(|l| l.contains("request{")).collect();
@@ -421,19 +433,7 @@ async fn the_json_log_is_one_object_a_line_with_the_same_fields_and_no_secret() 
     )
     .await;
     let addr = start.addr;
-    let bearer = "Bearer sk_live_BEARERSECRET_0123456789";
-    let created = send(
-        addr,
-        "POST",
-        "/v1/keys?note=q",
-        &[
-            ("authorization", bearer),
-            ("content-type", "application/json"),
-        ],
-        Body::from(r#"{"name":"BODYSECRET key"}"#),
-    )
-    .await;
-    assert_eq!(created.status, StatusCode::CREATED);
+    let created = create_a_key(addr).await;
     let request_id = created.header("x-request-id").unwrap_or("-").to_owned();
     // A path whose characters a terminal would act on: JSON escapes them, and they stay escaped.
     get(addr, "/v1/runs/abc%E2%80%AEfdp.exe%1B[2J").await;
@@ -448,7 +448,7 @@ async fn the_json_log_is_one_object_a_line_with_the_same_fields_and_no_secret() 
     sigterm(&child);
     let log = stderr_of(child).await;
 
-    for secret in ["BEARERSECRET", "NEWSECRET", "BODYSECRET", "note=q"] {
+    for secret in SECRETS {
         assert!(!log.contains(secret), "{secret} in the log:\n{log}");
     }
     let events: Vec<serde_json::Value> = log
