@@ -28,21 +28,12 @@ struct StartUp {
 
 /// The binary in front of `upstream` with `flags` besides.
 async fn spawn_with(upstream: &str, flags: &[&str]) -> (Child, StartUp) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_console-server"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_console-server"));
+    command
         .args(["--addr", "127.0.0.1:0", "--upstream", upstream, "--dist"])
         .arg(fixture_dist())
-        .args(flags)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .await
-        .unwrap();
-    let start: serde_json::Value = serde_json::from_str(&line).unwrap();
+        .args(flags);
+    let (child, start) = started(command).await;
     // Named after the upstream's host unless --environment says otherwise; live by default.
     assert_eq!(start["environment"]["kind"], "live");
     assert_eq!(
@@ -53,6 +44,24 @@ async fn spawn_with(upstream: &str, flags: &[&str]) -> (Child, StartUp) {
     let addr = url.trim_start_matches("http://").parse().unwrap();
     let metrics = start["metrics"].as_str().map(str::to_owned);
     (child, StartUp { addr, metrics })
+}
+
+/// Starts `command` (the binary, its flags and variables), its output read here; resolves with
+/// its start-up line, as JSON.
+async fn started(mut command: Command) -> (Child, serde_json::Value) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .await
+        .unwrap();
+    let start = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    (child, start)
 }
 
 fn sigterm(child: &Child) {
@@ -71,6 +80,18 @@ async fn stderr_of(mut child: Child) -> String {
     let mut text = String::new();
     stderr.read_to_string(&mut text).await.unwrap();
     text
+}
+
+/// Starts a request's head and never ends it; resolves once the server has closed the
+/// connection (`--header-timeout-secs`), within 10 s.
+async fn send_a_head_that_never_ends(addr: std::net::SocketAddr) {
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut silent, b"GET / HTTP/1.1\r\n")
+        .await
+        .unwrap();
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(10), silent.read_to_end(&mut rest)).await;
+    assert!(closed.is_ok(), "the slow head was never closed");
 }
 
 /// A bearer token, as the console sends one.
@@ -190,13 +211,7 @@ async fn the_log_escapes_what_is_not_printable_and_has_a_line_for_a_head_that_ne
     .await;
     assert!(status.starts_with("HTTP/1.1 400"), "{status}");
     // A head that never ends: closed after a second, with a line saying so.
-    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
-    tokio::io::AsyncWriteExt::write_all(&mut silent, b"GET / HTTP/1.1\r\n")
-        .await
-        .unwrap();
-    let mut rest = Vec::new();
-    let closed = tokio::time::timeout(Duration::from_secs(10), silent.read_to_end(&mut rest)).await;
-    assert!(closed.is_ok(), "the slow head was never closed");
+    send_a_head_that_never_ends(addr).await;
     // A head hyper cannot parse.
     let garbled = send_raw(addr, "GET /\x01 HTTP/1.1\r\nHost: localhost\r\n\r\n").await;
     assert!(garbled.starts_with("HTTP/1.1 400"), "{garbled}");
@@ -337,7 +352,8 @@ fn logged_paths(log: &str) -> Vec<String> {
 #[tokio::test]
 async fn every_flag_can_be_an_environment_variable_and_a_flag_given_wins() {
     let upstream = FakeUpstream::start().await;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_console-server"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_console-server"));
+    command
         .env("CONSOLE_SERVER_UPSTREAM", upstream.url())
         .env("CONSOLE_SERVER_ADDR", "127.0.0.1:0")
         .env("CONSOLE_SERVER_DIST", fixture_dist())
@@ -350,21 +366,11 @@ async fn every_flag_can_be_an_environment_variable_and_a_flag_given_wins() {
         .env("CONSOLE_SERVER_LOG_HEALTH_CHECKS", "true")
         // Given both ways: the flag's value is the one taken.
         .env("CONSOLE_SERVER_HEADER_TIMEOUT_SECS", "600")
-        .args(["--header-timeout-secs", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .await
-        .unwrap();
-    let start: serde_json::Value = serde_json::from_str(&line).unwrap();
-    assert_eq!(start["environment"]["name"], "Staging", "{line}");
-    assert_eq!(start["environment"]["kind"], "sandbox", "{line}");
-    assert_eq!(start["upstream"], upstream.url(), "{line}");
+        .args(["--header-timeout-secs", "1"]);
+    let (child, start) = started(command).await;
+    assert_eq!(start["environment"]["name"], "Staging", "{start}");
+    assert_eq!(start["environment"]["kind"], "sandbox", "{start}");
+    assert_eq!(start["upstream"], upstream.url(), "{start}");
     let addr: std::net::SocketAddr = start["url"]
         .as_str()
         .unwrap()
@@ -438,13 +444,7 @@ async fn the_json_log_is_one_object_a_line_with_the_same_fields_and_no_secret() 
     // A path whose characters a terminal would act on: JSON escapes them, and they stay escaped.
     get(addr, "/v1/runs/abc%E2%80%AEfdp.exe%1B[2J").await;
     // A head that never ends: its line says so, without a request.
-    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
-    tokio::io::AsyncWriteExt::write_all(&mut silent, b"GET / HTTP/1.1\r\n")
-        .await
-        .unwrap();
-    let mut rest = Vec::new();
-    let closed = tokio::time::timeout(Duration::from_secs(10), silent.read_to_end(&mut rest)).await;
-    assert!(closed.is_ok(), "the slow head was never closed");
+    send_a_head_that_never_ends(addr).await;
     sigterm(&child);
     let log = stderr_of(child).await;
 
