@@ -156,6 +156,15 @@ chunk::in_pages_chunk! {
     }
 }
 
+/// Starts the background read of the runs list from the chunk ([`start_history`]), called once
+/// the chunk is known to be here (its preload or a page of it answered), so its code is there.
+async fn start_history_from_chunk(session: Session, workspace: SharedWorkspace) {
+    if let Err(ChunkError) = start_history(session, workspace).await {
+        // Only a chunk that did not arrive fails, and it did: nothing was started, nothing is
+        // lost, and the next page of the chunk that loads (`route_view`) starts it.
+    }
+}
+
 chunk::in_pages_chunk! {
     /// [`forget_workspace`]'s work, inside the chunk.
     fn forget_in_chunk(
@@ -254,11 +263,6 @@ pub async fn kept_data_notice() -> Option<AnyView> {
     kept_data_in_chunk().await.ok()?.await
 }
 
-/// Whether the pages' chunk has arrived (provided by [`schedule_preload`]): sign-in asks the
-/// store what it keeps only then, so that its question does not fetch the chunk sooner.
-#[derive(Clone, Copy)]
-pub struct PagesLoaded(pub RwSignal<bool>);
-
 /// Fetches the pages' chunk in the background (at most once; if it fails, the first visit to
 /// one of its pages tries again), so later navigation does not wait for the network: at once
 /// when the page opened, or the one sign-in will return to, is in the chunk; otherwise 1.5 s
@@ -275,14 +279,11 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
             url.path().to_owned()
         }
     });
-    let loaded = RwSignal::new(false);
-    provide_context(PagesLoaded(loaded));
     let preload = move || {
         spawn_local(async move {
             if preload_pages().await.is_ok() {
                 chunk::mark_arrived();
-                loaded.set(true);
-                let _ = start_history(session, workspace).await;
+                start_history_from_chunk(session, workspace).await;
             }
         });
     };
@@ -319,9 +320,7 @@ async fn route_view(key: PageKey) -> AnyView {
             chunk::mark_arrived();
             // The chunk is here: the history's read starts, if the preload could not start it.
             let (session, workspace) = (use_session(), crate::state::workspace::use_workspace());
-            spawn_local(async move {
-                let _ = start_history(session, workspace).await;
-            });
+            spawn_local(start_history_from_chunk(session, workspace));
             view
         }
         Err(ChunkError) => view! { <ChunkRetry key /> }.into_any(),

@@ -12,7 +12,7 @@ use crate::model::format::local_time;
 use crate::model::sign_ins::path_after_switch;
 use crate::model::urls::{normalize_base_url, safe_next};
 use crate::nav::replace;
-use crate::pages::lazy::{PagesLoaded, kept_data_notice};
+use crate::pages::lazy::kept_data_notice;
 use crate::state::session::{SignedIn, use_session};
 use crate::state::workspace::use_workspace;
 
@@ -119,21 +119,17 @@ pub fn SignInPage() -> impl IntoView {
     };
 
     // What this browser keeps from earlier sign-ins (a shared computer): a notice built by the
-    // pages' chunk, which holds the store's code, once it is here (so it is not fetched sooner).
+    // pages' chunk, which holds the store's code, once the chunk is here however it came (the
+    // background preload, or a page of it opened first): asking sooner would fetch it sooner.
+    // Leaving the page cancels the wait.
     let kept_notice = StoredValue::new_local(None::<AnyView>);
     let (has_kept_notice, set_has_kept_notice) = signal(false);
-    let pages_loaded = use_context::<PagesLoaded>();
-    Effect::new(move |asked: Option<bool>| {
-        let loaded = pages_loaded.is_some_and(|PagesLoaded(loaded)| loaded.get());
-        if loaded && asked != Some(true) {
-            leptos::task::spawn_local(async move {
-                if let Some(notice) = kept_data_notice().await {
-                    kept_notice.set_value(Some(notice));
-                    set_has_kept_notice.try_set(true);
-                }
-            });
+    leptos::task::spawn_local_scoped_with_cancellation(async move {
+        crate::chunk::until_arrived().await;
+        if let Some(notice) = kept_data_notice().await {
+            kept_notice.set_value(Some(notice));
+            set_has_kept_notice.set(true);
         }
-        loaded || asked == Some(true)
     });
     let kept_notice = move || {
         has_kept_notice
