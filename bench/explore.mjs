@@ -17,8 +17,9 @@
 //   (the DevTools protocol's Input.synthesizeScrollGesture, as a mouse wheel's, at FLING_PX_PER_S),
 //   each frame's time from the one before (requestAnimationFrame in the page) and the long tasks
 //   meanwhile. Aim: no more than 5% of the frames past 50 ms (issue 60), at 4× too. Beside it, the
-//   direct path: the same rows, all of them in a page without script (no windowing), flung alike
-//   (bareFling).
+//   peer: the same rows, PEER_ROWS of them in a page without script, flung alike at the same CPU
+//   rate (peerFling): what this browser does scrolling an ordinary table with no script at all
+//   (docs/decisions/fling-aim.md).
 // Each step's long tasks too: the longest main-thread task from the event to the frame after, and
 // the count over 100 ms (PerformanceObserver "longtask" in the page). Then the batch's merged
 // exports (CSV, JSON, JSON Lines where offered), each from its click until its file is saved:
@@ -37,8 +38,9 @@ import { chromium } from "playwright-core";
 import { CHROMIUM, resultsHeader, root, startSandbox, stopAll, writeResults } from "./lib/cdp.mjs";
 import { endTimeline, longTasks, startTimeline, writeTimeline } from "./lib/timeline.mjs";
 
-// BENCH_TIMELINE=1: the first fling at each rate is traced (target/bench/explore-fling-<rate>x.json,
-// for the Performance panel), and its tasks over 50 ms are summed by kind on stderr.
+// BENCH_TIMELINE=1: the first "Explore the results" and the first fling at each rate are traced
+// (target/bench/explore-{screenful,fling}-<rate>x.json, for the Performance panel), and their
+// tasks over 50 ms are summed by kind on stderr.
 const TIMELINE = process.env.BENCH_TIMELINE === "1";
 
 // 120 rows make over 10,000 records, more than the page holds: explored from the store
@@ -49,6 +51,9 @@ const REPEATS = 3;
 const AIMS = { screenfulMs: 100, sortMs: 100, filterMs: 100, longTaskMs: 100, slowFrameMs: 50, slowFramesShare: 0.05 };
 // The fling's speed: about eight one-line rows a frame at 60 frames a second.
 const FLING_PX_PER_S = 20_000;
+// Rows in the peer's page: a table of ordinary length the browser lays out once and then only
+// scrolls and paints (every one of 10,000 rows took about 64 s a frame here).
+const PEER_ROWS = 900;
 const THROTTLES = (process.env.BENCH_THROTTLE ?? "1,4").split(",").map(Number).filter((r) => r >= 1);
 const EXPORTS = ["csv", "json", "jsonl"];
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -115,15 +120,14 @@ async function fling(page, cdp) {
 }
 
 /**
- * The direct path beside the fling: the same rows (those drawn, repeated to the records' count),
- * all in one page with the console's styles and no script, flung the same way at the same CPU
- * rate: what the browser does with a table of every record and nothing else.
+ * The peer beside the fling: the rows drawn, repeated to PEER_ROWS, in one page with the
+ * console's styles and no script, flung the same way at the same CPU rate: what the browser does
+ * scrolling a table of that size, with no row made or measured.
  */
-async function bareFling(page, rate) {
+async function peerFling(page, rate) {
   const selector = '[data-field="explored-results"] .windowed';
-  const html = await page.evaluate((selector) => {
+  const html = await page.evaluate(({ selector, count }) => {
     const box = document.querySelector(selector);
-    const count = Number(box.querySelector("table").getAttribute("aria-rowcount")) - 1;
     const clone = box.cloneNode(true);
     const table = clone.querySelector("table");
     table.removeAttribute("style");
@@ -133,31 +137,53 @@ async function bareFling(page, rate) {
     const styles = [...document.querySelectorAll('link[rel="stylesheet"], style')].map((s) => s.outerHTML).join("");
     const root = [...document.documentElement.attributes].map((a) => ` ${a.name}="${a.value}"`).join("");
     return `<!doctype html><html${root}><head><meta charset="utf-8">${styles}</head><body><main><section data-field="explored-results">${clone.outerHTML}</section></main></body></html>`;
-  }, selector);
+  }, { selector, count: PEER_ROWS });
   // A tab beside the explorer's, in front while it is flung (a tab behind gets no frames).
-  const bare = await page.context().newPage();
+  const peer = await page.context().newPage();
   try {
-    await bare.bringToFront();
+    await peer.bringToFront();
     const origin = new URL(page.url()).origin;
-    await bare.route(`${origin}/bench-bare-table`, (route) => route.fulfill({ contentType: "text/html; charset=utf-8", body: html }));
-    await bare.goto(`${origin}/bench-bare-table`);
-    const cdp = await bare.context().newCDPSession(bare);
+    await peer.route(`${origin}/bench-peer-table`, (route) => route.fulfill({ contentType: "text/html; charset=utf-8", body: html }));
+    await peer.goto(`${origin}/bench-peer-table`);
+    const cdp = await peer.context().newCDPSession(peer);
     await cdp.send("Emulation.setCPUThrottlingRate", { rate });
-    return await fling(bare, cdp);
+    return await fling(peer, cdp);
   } finally {
-    await bare.close();
+    await peer.close();
     await page.bringToFront();
   }
+}
+
+/**
+ * Runs `act` traced when BENCH_TIMELINE=1 and `trace` holds: the trace written to
+ * target/bench/explore-<name>-<rate>x.json and its tasks over 50 ms summed on stderr.
+ */
+async function maybeTraced(cdp, trace, name, rate, act) {
+  if (!TIMELINE || !trace) return act();
+  await startTimeline(cdp);
+  const result = await act();
+  const events = await endTimeline(cdp);
+  writeTimeline(join(root, `target/bench/explore-${name}-${rate}x.json`), events);
+  const tasks = longTasks(events, { overMs: 50 });
+  const byKind = {};
+  const byName = {};
+  for (const task of tasks) {
+    for (const [kind, ms] of Object.entries(task.by_kind)) byKind[kind] = (byKind[kind] ?? 0) + ms;
+    for (const [event, ms] of Object.entries(task.by_name)) byName[event] = (byName[event] ?? 0) + ms;
+  }
+  const top = Object.entries(byName).sort((a, b) => b[1] - a[1]).slice(0, 12);
+  process.stderr.write(`explore: ${name} at ${rate}×: ${tasks.length} tasks over 50 ms (${tasks.map((t) => t.ms).join(", ")} ms); by kind (ms) ${JSON.stringify(byKind)}; by event ${JSON.stringify(Object.fromEntries(top))}\n`);
+  return result;
 }
 
 /** The explorer's steps and the exports on the page as it is (its CPU throttled by the caller). */
 async function steps(page, rate, cdp) {
   const screenful = [];
   for (let i = 0; i < REPEATS; i++) {
-    screenful.push(await timed(page,
+    screenful.push(await maybeTraced(cdp, i === 0, "screenful", rate, () => timed(page,
       () => document.querySelector('[data-field="explore-results"]').click(),
       () => document.querySelector('[data-field="explored-results"] [data-field="output-table"] tbody tr:not([data-placeholder])') !== null
-        && document.querySelector('[data-field="explore-results"]').textContent.includes("again")));
+        && document.querySelector('[data-field="explore-results"]').textContent.includes("again"))));
     await page.locator('[data-field="explore-results"]').getByText("Read the results again").waitFor();
   }
   const shown = await page.locator('[data-field="output-count"]').textContent();
@@ -207,23 +233,10 @@ async function steps(page, rate, cdp) {
   const flings = [];
   const windowed = (await page.locator('[data-field="explored-results"] .windowed').count()) > 0;
   for (let i = 0; windowed && i < REPEATS; i++) {
-    const traced = TIMELINE && i === 0;
-    if (traced) await startTimeline(cdp);
-    flings.push(await fling(page, cdp));
-    if (traced) {
-      const events = await endTimeline(cdp);
-      writeTimeline(join(root, `target/bench/explore-fling-${rate}x.json`), events);
-      const tasks = longTasks(events, { overMs: 50 });
-      const byKind = {};
-      for (const task of tasks) for (const [kind, ms] of Object.entries(task.by_kind)) byKind[kind] = (byKind[kind] ?? 0) + ms;
-      const byName = {};
-      for (const task of tasks) for (const [name, ms] of Object.entries(task.by_name)) byName[name] = (byName[name] ?? 0) + ms;
-      const top = Object.entries(byName).sort((a, b) => b[1] - a[1]).slice(0, 12);
-      process.stderr.write(`explore: fling at ${rate}×: ${tasks.length} tasks over 50 ms; by kind (ms) ${JSON.stringify(byKind)}; by event ${JSON.stringify(Object.fromEntries(top))}\n`);
-    }
+    flings.push(await maybeTraced(cdp, i === 0, "fling", rate, () => fling(page, cdp)));
   }
 
-  const bareFlings = windowed ? [await bareFling(page, rate)] : [];
+  const peerFlings = windowed ? [await peerFling(page, rate)] : [];
 
   // The merged exports, each from its click until its file is saved (the download's event, on
   // the driver's clock) and the long tasks meanwhile (from the click, on the page's clock).
@@ -246,7 +259,7 @@ async function steps(page, rate, cdp) {
     exports[kind] = { click_to_download_ms: ms, bytes, longest_task_ms: Math.round(tasks.longestTaskMs), tasks_over_100_ms: tasks.tasksOver100 };
   }
   process.stderr.write(`explore: CPU ${rate}× done\n`);
-  return { screenful, shown, floor, sorts, filters, flings, bareFlings, exports };
+  return { screenful, shown, floor, sorts, filters, flings, peerFlings, exports };
 }
 
 /** In a page, from its start: its main-thread tasks over 50 ms, read by `window.__bench.during`. */
@@ -320,7 +333,7 @@ try {
         // Typing a word (a few hundred rows left) and clearing it (all 10,000 back) apart.
         filter_word_ms: ms(r.filters.filter((x) => x.value).map((x) => x.frameMs)), filter_word_tasks: tasks(r.filters.filter((x) => x.value)),
         filter_clear_ms: ms(r.filters.filter((x) => !x.value).map((x) => x.frameMs)), filter_clear_tasks: tasks(r.filters.filter((x) => !x.value)),
-        bare_fling: r.bareFlings.map(flingResult),
+        peer_fling: r.peerFlings.map(flingResult),
         fling: r.flings.map(flingResult),
         exports: r.exports,
       }];
@@ -350,12 +363,15 @@ try {
   row("filter: clearing it (every row back)", (r) => time(r.filter_clear_ms, AIMS.filterMs), `≤ ${AIMS.filterMs} ms`);
   row("… its longest task; tasks over 100 ms", (r) => tasksCell(r.filter_clear_tasks), `none over ${AIMS.longTaskMs} ms`);
   const share = (f) => f.frames_over_50_ms / Math.max(1, f.frames);
-  if (R.every((r) => r.fling.length)) row(`fling through every record (${FLING_PX_PER_S.toLocaleString("en")} px/s): frames past ${AIMS.slowFrameMs} ms, the most of the runs (frames; longest frame)`,
-    (r) => { const worst = r.fling.reduce((a, b) => (share(b) > share(a) ? b : a)); return `${(share(worst) * 100).toFixed(1)}% (${worst.frames_over_50_ms} of ${worst.frames}; ${Math.max(...r.fling.map((f) => f.longest_frame_ms))} ms)${share(worst) > AIMS.slowFramesShare ? " (missed)" : ""}${r.fling.every((f) => f.reached_end) ? "" : " (did not reach the end)"}`; },
-    `≤ ${AIMS.slowFramesShare * 100}%`);
-  if (R.every((r) => r.fling.length)) row("… its longest task; tasks over 100 ms", (r) => tasksCell({ longest_task_ms: r.fling.map((f) => f.longest_task_ms), tasks_over_100_ms: r.fling.map((f) => f.tasks_over_100_ms) }), `none over ${AIMS.longTaskMs} ms`);
-  if (R.every((r) => r.bare_fling.length)) row("… the direct path: the same rows all in the document (no windowing, no script), flung alike: frames past 50 ms (frames; longest frame)",
-    (r) => { const f = r.bare_fling[0]; return `${(share(f) * 100).toFixed(1)}% (${f.frames_over_50_ms} of ${f.frames}; ${f.longest_frame_ms} ms)${f.reached_end ? "" : " (did not reach the end)"}`; }, "–");
+  const percent = (x) => `${(x * 100).toFixed(1)}%`;
+  if (R.every((r) => r.fling.length)) {
+    row(`fling through every record (${FLING_PX_PER_S.toLocaleString("en")} px/s): frames past ${AIMS.slowFrameMs} ms, the most of the runs (frames; longest frame)`,
+      (r) => { const worst = r.fling.reduce((a, b) => (share(b) > share(a) ? b : a)); return `${percent(share(worst))} (${worst.frames_over_50_ms} of ${worst.frames}; ${Math.max(...r.fling.map((f) => f.longest_frame_ms))} ms)${share(worst) > AIMS.slowFramesShare ? " (missed)" : ""}${r.fling.every((f) => f.reached_end) ? "" : " (did not reach the end)"}`; },
+      `≤ ${AIMS.slowFramesShare * 100}%`);
+    row("… its longest task; tasks over 100 ms", (r) => tasksCell({ longest_task_ms: r.fling.map((f) => f.longest_task_ms), tasks_over_100_ms: r.fling.map((f) => f.tasks_over_100_ms) }), `none over ${AIMS.longTaskMs} ms`);
+  }
+  if (R.every((r) => r.peer_fling.length)) row(`… the peer: the same rows, ${PEER_ROWS} of them in a page without script, flung alike: frames past 50 ms (frames; longest frame; median frame)`,
+    (r) => { const f = r.peer_fling[0]; return `${percent(share(f))} (${f.frames_over_50_ms} of ${f.frames}; ${f.longest_frame_ms} ms; ${f.median_frame_ms} ms)${f.reached_end ? "" : " (did not reach the end)"}`; }, "–");
   for (const kind of EXPORTS) {
     if (!R.every((r) => r.exports[kind])) continue;
     row(`merged ${kind.toUpperCase()} export (${(R[0].exports[kind].bytes / 1e6).toFixed(1)} MB): click → file saved; longest task; tasks over 100 ms`,
