@@ -8,7 +8,8 @@ use leptos_router::hooks::use_navigate;
 use leptos_router::path;
 
 use crate::components::{
-    PresenterBand, PresenterToggle, RequireSession, ThemeToggle, WorkspaceSwitcher,
+    PreferenceNotKeptNotice, PresenterBand, PresenterToggle, RequireSession, ThemeToggle,
+    WorkspaceSwitcher,
 };
 use crate::model::format::{counted, group_thousands};
 use crate::model::sign_ins::SignInId;
@@ -19,6 +20,7 @@ use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::chains::Chains;
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::environment::{Environment, use_environment};
+use crate::state::preferences::Preferences;
 use crate::state::presenter::Presenter;
 use crate::state::registry::Registry;
 use crate::state::safeguards::{SpendingSafeguards, use_safeguards};
@@ -33,7 +35,7 @@ pub fn App(
     // The request log and the balance readings are kept by the pages' chunk (pages::lazy):
     // handed down, so state/ never names a page.
     let session = Session::provide(keep_log);
-    let presenter = Presenter::provide();
+    let presenter = Presenter::provide(Preferences::provide());
     Environment::provide(session, served_environment);
     SharedWorkspace::provide(session, keep_reading);
     Registry::provide(session);
@@ -55,6 +57,7 @@ pub fn App(
             <AppHeader />
             <SandboxBand />
             <PresenterBand />
+            <PreferenceNotKeptNotice />
             <main id="main" class="main" tabindex="-1" aria-busy=move || routing.get().to_string()>
                 // Made again when another sign-in is put in use: a page of the workspace left
                 // (its resources, its inputs) never shows while the next one loads. And when

@@ -1,6 +1,8 @@
 //! The few browser facilities the console uses directly: waiting (a timer, or the tab being
-//! shown), the clipboard, focus, file downloads and Web Locks. [`sleep`] also works in the bulk
-//! worker (no `window` there).
+//! shown), the clipboard, focus, file downloads, Web Locks and the preferences in localStorage
+//! ([`preferences`]). [`sleep`] also works in the bulk worker (no `window` there).
+
+pub mod preferences;
 
 use std::time::Duration;
 

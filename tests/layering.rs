@@ -1,6 +1,7 @@
 //! ARCHITECTURE.md's layering invariants, checked on the source: a change that breaks one fails
 //! here, with the file and line, rather than waiting for a reviewer to notice.
 //! - One transport: only `src/api/` talks HTTP (gloo-net, `fetch`).
+//! - One place for preferences: only `src/browser/preferences.rs` reads or writes localStorage.
 //! - `api/` imports nothing from `state/` or `pages/`.
 //! - State never names pages: `state/` sits below `pages/` (what it needs from the pages' chunk
 //!   is handed to it by `App`; the chunk's plumbing is `src/chunk.rs`).
@@ -69,6 +70,17 @@ fn only_the_transport_talks_http() {
     assert!(
         found.is_empty(),
         "HTTP outside src/api/ (ARCHITECTURE.md, one transport):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn only_the_preferences_module_touches_local_storage() {
+    let found = lines_naming("", &["local_storage()"], &["browser/preferences.rs"]);
+    assert!(
+        found.is_empty(),
+        "localStorage outside src/browser/preferences.rs (ARCHITECTURE.md, one place for \
+         preferences):\n{}",
         found.join("\n")
     );
 }

@@ -4,26 +4,17 @@
 use leptos::prelude::*;
 
 use crate::browser::copy_text;
+use crate::model::preferences::Preference;
 use crate::model::snippets::{Language, RequestSpec};
+use crate::state::preferences::{Preferences, use_preferences};
 use crate::state::presenter::use_masker;
 
-/// Where the last language picked is remembered (not a secret: a language name).
-const STORAGE_KEY: &str = "console.code-language";
-
-fn remembered_language() -> Language {
-    window()
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+/// The last language picked here (not a secret: a language name); curl before any.
+fn remembered_language(preferences: Preferences) -> Language {
+    preferences
+        .read(Preference::CodeLanguage)
         .and_then(|name| Language::from_name(&name))
         .unwrap_or(Language::Curl)
-}
-
-fn remember_language(language: Language) {
-    if let Some(storage) = window().local_storage().ok().flatten() {
-        let _ = storage.set_item(STORAGE_KEY, language.as_str());
-    }
 }
 
 #[component]
@@ -32,7 +23,8 @@ pub fn CopyAsCode(
     #[prop(into)]
     request: Signal<RequestSpec>,
 ) -> impl IntoView {
-    let language = RwSignal::new(remembered_language());
+    let preferences = use_preferences();
+    let language = RwSignal::new(remembered_language(preferences));
     // In presenter mode the body's values are masked in the code shown and in what is copied.
     let masker = use_masker();
     let code = Memo::new(move |_| {
@@ -45,7 +37,7 @@ pub fn CopyAsCode(
     let choose = move |picked: Language| {
         language.set(picked);
         copied.set(false);
-        remember_language(picked);
+        preferences.keep(Preference::CodeLanguage, picked.as_str());
     };
     view! {
         <div class="copy-as-code" data-field="copy-as-code">

@@ -21,38 +21,25 @@ use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
 };
+use crate::model::preferences::Preference;
 use crate::model::presenter::{MaskedRecords, Masker};
 use crate::model::record_order::OrderAsked;
 use crate::model::slice_pace::SlicePace;
 use crate::state::bulk::KeptRecords;
+use crate::state::preferences::use_preferences;
 use crate::state::presenter::use_masker;
 
 mod kept;
 
 use kept::KeptView;
 
-/// Where an action's column choice is kept in this browser (not a secret: column names).
-fn choice_key(action: &str) -> String {
-    format!("console.columns.{action}")
-}
-
+/// An action's column choice as kept in this browser (not a secret: column names); every
+/// column in the records' order when none is, or it does not read back.
 fn remembered_choice(action: &str) -> ColumnChoice {
-    window()
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(&choice_key(action)).ok().flatten())
+    use_preferences()
+        .read(Preference::ExplorerColumns { action })
         .and_then(|json| serde_json::from_str(&json).ok())
         .unwrap_or_default()
-}
-
-fn remember_choice(action: &str, choice: &ColumnChoice) {
-    if let (Some(storage), Ok(json)) = (
-        window().local_storage().ok().flatten(),
-        serde_json::to_string(choice),
-    ) {
-        let _ = storage.set_item(&choice_key(action), &json);
-    }
 }
 
 /// The records an explorer shows.
@@ -424,7 +411,7 @@ struct ColumnView {
 /// show and to move; the choice is kept in this browser for `action`.
 #[component]
 fn ColumnsPanel(
-    /// Where the choice is kept (`choice_key`).
+    /// Whose choice it is (`Preference::ExplorerColumns`).
     action: String,
     /// The choice this panel changes.
     columns: ColumnView,
@@ -437,10 +424,12 @@ fn ColumnsPanel(
         arranged,
         shown: columns,
     } = columns;
+    let preferences = use_preferences();
     let change_choice = move |change: &dyn Fn(&mut ColumnChoice, &[ColumnState])| {
         let arranged_now = arranged.get_untracked();
         choice.update(|c| change(c, &arranged_now));
-        remember_choice(&action, &choice.get_untracked());
+        let json = choice.with_untracked(|c| serde_json::to_string(c).expect("names serialize"));
+        preferences.keep(Preference::ExplorerColumns { action: &action }, &json);
     };
     let (toggle_change, move_change, reset_change) =
         (change_choice.clone(), change_choice.clone(), change_choice);

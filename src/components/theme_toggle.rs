@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 
-const STORAGE_KEY: &str = "console.theme";
+use crate::model::preferences::Preference;
+use crate::state::preferences::use_preferences;
 
 /// The theme a person picked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,10 +41,6 @@ impl Theme {
     }
 }
 
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
-}
-
 /// Sets `data-theme` on `<html>`; the stylesheet follows the system when it is absent.
 fn apply(theme: Theme) {
     if let Some(root) = web_sys::window()
@@ -59,8 +56,9 @@ fn apply(theme: Theme) {
 
 #[component]
 pub fn ThemeToggle() -> impl IntoView {
-    let initial = storage()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+    let preferences = use_preferences();
+    let initial = preferences
+        .read(Preference::Theme)
         .map_or(Theme::System, |t| Theme::parse(&t));
     apply(initial);
     let theme = RwSignal::new(initial);
@@ -68,9 +66,7 @@ pub fn ThemeToggle() -> impl IntoView {
         let next = theme.get_untracked().next();
         theme.set(next);
         apply(next);
-        if let Some(s) = storage() {
-            let _ = s.set_item(STORAGE_KEY, next.as_str());
-        }
+        preferences.keep(Preference::Theme, next.as_str());
     };
     view! {
         <button type="button" class="button secondary theme-toggle" on:click=switch

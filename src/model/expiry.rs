@@ -10,8 +10,6 @@ pub const DAY_MS: f64 = 86_400_000.0;
 pub const PRESET_DAYS: [u32; 3] = [7, 30, 90];
 /// The longest rule (ten years): more is the same as off.
 pub const MAX_DAYS: u32 = 3_650;
-/// The preference's key in localStorage (a preference, not data).
-pub const STORAGE_KEY: &str = "console.forget-outputs-after-days";
 /// How often the rule is applied while the console is open.
 pub const APPLY_EVERY_MS: f64 = 3_600_000.0;
 

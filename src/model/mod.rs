@@ -19,6 +19,7 @@ pub mod ledger;
 pub mod log_queue;
 pub mod no_answer;
 pub mod output;
+pub mod preferences;
 pub mod presenter;
 pub mod record_order;
 pub mod request_log;

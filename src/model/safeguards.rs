@@ -38,11 +38,6 @@ pub struct Safeguards {
 }
 
 impl Safeguards {
-    /// The localStorage key of a workspace's safeguards.
-    pub fn storage_key(workspace: &str) -> String {
-        format!("console.safeguards.{workspace}")
-    }
-
     /// As kept; a damaged entry is the defaults (a preference, nothing is lost by it).
     pub fn from_json(text: &str) -> Safeguards {
         serde_json::from_str(text).unwrap_or_default()
@@ -436,7 +431,6 @@ mod tests {
         assert_eq!(Safeguards::from_json(&set.to_json()), set);
         assert_eq!(Safeguards::from_json("{not json"), Safeguards::default());
         assert_eq!(Safeguards::from_json("{}"), Safeguards::default());
-        assert_eq!(Safeguards::storage_key("ws_1"), "console.safeguards.ws_1");
     }
 
     #[test]

@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use crate::browser::preferences;
 use crate::browser::{sleep, until_visible};
-use crate::model::expiry::{APPLY_EVERY_MS, ForgetAfter, Freed, STORAGE_KEY};
+use crate::model::expiry::{APPLY_EVERY_MS, ForgetAfter, Freed};
+use crate::model::preferences::Preference;
 use crate::state::workspace::SharedWorkspace;
 use crate::store::StoreError;
 
@@ -33,25 +35,20 @@ thread_local! {
 
 static START: Once = Once::new();
 
-fn local_storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok().flatten()
-}
-
 /// The rule chosen in this browser (off when none was, or it does not read back).
 pub fn rule() -> ForgetAfter {
-    let kept = local_storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
-    ForgetAfter::from_kept(kept.as_deref())
+    ForgetAfter::from_kept(preferences::read(Preference::ForgetOutputsAfter).as_deref())
 }
 
-/// Keeps the rule chosen; `Err` with a sentence when the browser refuses preferences.
+/// Keeps the rule chosen; `Err` with a sentence when the browser does not keep it (the hourly
+/// application and the next visit then read the rule kept before).
 pub fn set_rule(rule: ForgetAfter) -> Result<(), String> {
-    local_storage()
-        .and_then(|s| s.set_item(STORAGE_KEY, &rule.text()).ok())
-        .ok_or_else(|| {
-            "This browser did not keep the choice (its site data is blocked): it holds only \
-             until the page is closed."
-                .to_owned()
-        })
+    preferences::write(Preference::ForgetOutputsAfter, &rule.text()).map_err(|not_kept| {
+        format!(
+            "{} The rule kept before applies again on the hour and after a reload.",
+            not_kept.sentence(Preference::ForgetOutputsAfter)
+        )
+    })
 }
 
 /// The last application of the rule in this tab; tracked.

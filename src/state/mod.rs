@@ -10,6 +10,7 @@ pub mod environment;
 pub mod expiry;
 pub mod history;
 pub mod polling;
+pub mod preferences;
 pub mod presenter;
 pub mod readings;
 pub mod refusals;

@@ -7,43 +7,44 @@
 use leptos::ev;
 use leptos::prelude::*;
 
+use super::preferences::Preferences;
+use crate::model::preferences::Preference;
 use crate::model::presenter::Masker;
-
-/// Where the switch is kept (a preference, not data: `on` or absent).
-const STORAGE_KEY: &str = "console.presenter";
 
 /// The keyboard shortcut, as the switch's tooltip tells it.
 pub const SHORTCUT: &str = "Alt+Shift+P";
 
-fn storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
+/// How the switch is kept (a preference, not data: `on`, or absent when off).
+const KEPT_ON: &str = "on";
 
-fn kept_on() -> bool {
-    storage()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-        .is_some_and(|value| value == "on")
+fn kept_on(preferences: Preferences) -> bool {
+    preferences
+        .read(Preference::Presenter)
+        .is_some_and(|value| value == KEPT_ON)
 }
 
 /// The switch, provided at the root.
 #[derive(Clone, Copy)]
 pub struct Presenter {
     on: RwSignal<bool>,
+    /// Where the switch is kept.
+    preferences: Preferences,
     /// The tab's salt for the masks' tags (`Masker`).
     salt: u64,
 }
 
 impl Presenter {
-    pub fn provide() -> Presenter {
+    pub fn provide(preferences: Preferences) -> Presenter {
         let presenter = Presenter {
-            on: RwSignal::new(kept_on()),
+            on: RwSignal::new(kept_on(preferences)),
+            preferences,
             salt: uuid::Uuid::new_v4().as_u64_pair().0,
         };
         // Another tab switched it: follow.
         let on = presenter.on;
         let from_other_tab = window_event_listener(ev::storage, move |event| {
-            if event.key().is_none_or(|key| key == STORAGE_KEY) {
-                on.set(kept_on());
+            if Preference::Presenter.changed_by(event.key().as_deref()) {
+                on.set(kept_on(preferences));
             }
         });
         let shortcut = window_event_listener(ev::keydown, move |event| {
@@ -70,15 +71,13 @@ impl Presenter {
     }
 
     /// Switches it on or off, here and (through localStorage) in the console's other tabs.
+    /// A switch this browser does not keep still applies to this tab, and the shell says it is
+    /// gone after a reload (`state::preferences`).
     pub fn switch(&self, on: bool) {
-        if let Some(storage) = storage() {
-            // A preference that cannot be kept (storage full or refused) still applies to this
-            // tab; it is then off again after a reload, which the band does not promise.
-            let _ = if on {
-                storage.set_item(STORAGE_KEY, "on")
-            } else {
-                storage.remove_item(STORAGE_KEY)
-            };
+        if on {
+            self.preferences.keep(Preference::Presenter, KEPT_ON);
+        } else {
+            self.preferences.forget(Preference::Presenter);
         }
         self.on.set(on);
     }

@@ -3,9 +3,10 @@
 //! when another tab changes them (the window's `storage` event).
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use super::workspace::SharedWorkspace;
+use crate::browser::preferences;
+use crate::model::preferences::Preference;
 use crate::model::safeguards::Safeguards;
 
 #[derive(Clone, Copy)]
@@ -13,10 +14,6 @@ pub struct SpendingSafeguards {
     workspace: Memo<Option<String>>,
     /// Notified when this tab or another wrote them.
     written: Trigger,
-}
-
-fn local_storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
 }
 
 impl SpendingSafeguards {
@@ -30,8 +27,9 @@ impl SpendingSafeguards {
         // person has already changed.
         // Provided at the root, which lives as long as the page: the listener is never removed.
         let _listening = window_event_listener(leptos::ev::storage, move |ev| {
-            let key = ev.key().unwrap_or_default();
-            if key.starts_with("console.safeguards.") {
+            let shown = safeguards.workspace.get_untracked().unwrap_or_default();
+            let preference = Preference::Safeguards { workspace: &shown };
+            if preference.changed_by(ev.key().as_deref()) {
                 safeguards.written.notify();
             }
         });
@@ -43,11 +41,10 @@ impl SpendingSafeguards {
         self.written.track();
         self.workspace
             .get()
-            .and_then(|id| {
-                local_storage()?
-                    .get_item(&Safeguards::storage_key(&id))
-                    .ok()
-                    .flatten()
+            .and_then(|workspace| {
+                preferences::read(Preference::Safeguards {
+                    workspace: &workspace,
+                })
             })
             .map(|json| Safeguards::from_json(&json))
             .unwrap_or_default()
@@ -65,25 +62,10 @@ impl SpendingSafeguards {
             .workspace
             .get_untracked()
             .ok_or_else(|| "The workspace has not loaded yet: try again in a moment.".to_owned())?;
-        let storage = local_storage().ok_or_else(|| {
-            "This browser keeps no preferences for this page (its storage is off), so the \
-             safeguards cannot be kept."
-                .to_owned()
+        let preference = Preference::Safeguards { workspace: &id };
+        preferences::write(preference, &safeguards.to_json()).map_err(|not_kept| {
+            format!("{} Nothing was changed.", not_kept.sentence(preference))
         })?;
-        storage
-            .set_item(&Safeguards::storage_key(&id), &safeguards.to_json())
-            .map_err(|error| {
-                let quota = error
-                    .dyn_ref::<web_sys::DomException>()
-                    .is_some_and(|e| e.name() == "QuotaExceededError");
-                if quota {
-                    "This browser's storage for the console is full: nothing was changed. Free \
-                     some space (What this browser keeps), then save again."
-                        .to_owned()
-                } else {
-                    "This browser refused to keep the safeguards: nothing was changed.".to_owned()
-                }
-            })?;
         self.written.notify();
         Ok(())
     }

@@ -191,6 +191,53 @@ test("the theme switch overrides the system setting and is remembered, storing n
   expect(problems).toEqual([]);
 });
 
+test("a preference this browser does not keep is told, and holds on the page until a reload", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.open({ colorScheme: "light" });
+  // Every write to localStorage is refused as a full disk refuses it (sessionStorage still works).
+  await page.addInitScript(() => {
+    const write = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key, value) {
+      if (this === window.localStorage) throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+      return write.call(this, key, value);
+    };
+  });
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await expect(page.locator('[data-field="name"]')).toBeVisible();
+  const notKept = page.locator('[data-field="preference-not-kept"]');
+  await expect(notKept).toHaveCount(0);
+
+  // The theme changes on the page, and the band says it will not last.
+  await page.locator(".theme-toggle").click();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
+  await expect(notKept).toHaveText("This browser did not keep the theme: its storage for the console is full. Free some space on this computer or on the Storage page, then choose again. It holds on this page until it is reloaded. Dismiss");
+  await expect(notKept).toHaveAttribute("role", "alert");
+  await screenshot(page, "preference-not-kept");
+  await notKept.getByRole("button", { name: "Dismiss" }).click();
+  await expect(notKept).toHaveCount(0);
+
+  // Presenter mode goes on all the same, and says so; switched off, nothing needs keeping.
+  await page.locator('[data-field="presenter-toggle"]').click();
+  await expect(page.locator('[data-field="presenter-band"]')).toBeVisible();
+  await expect(notKept).toContainText("This browser did not keep presenter mode's switch: its storage for the console is full.");
+  await page.locator('[data-field="presenter-toggle"]').click();
+  await expect(page.locator('[data-field="presenter-band"]')).toHaveCount(0);
+  await expect(notKept, "off is the default: a removal is kept, and the notice about the switch goes").toHaveCount(0);
+
+  // A form that saves a preference says it beside its button, and changes nothing.
+  await page.evaluate(() => { history.pushState({}, "", "/safeguards"); dispatchEvent(new PopStateEvent("popstate")); });
+  await page.getByLabel("Warn in the header when the credits available fall below a threshold").check();
+  await page.getByLabel("Warn below, in credits").fill("1000000");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.locator('[data-field="safeguards-saved"]')).toHaveText("This browser did not keep the safeguards: its storage for the console is full. Free some space on this computer or on the Storage page, then choose again. Nothing was changed.");
+  await expect(page.locator('[data-field="low-balance"]'), "the safeguards not kept are not in effect").toHaveCount(0);
+
+  expect(await page.evaluate(() => localStorage.length), "nothing was kept").toBe(0);
+  await page.reload();
+  await expect(page.locator(".theme-toggle")).toHaveAttribute("data-theme-choice", "system");
+  expect(problems).toEqual([]);
+});
+
 test("a base URL that does not answer like this API is explained", async ({ sandbox, pages }) => {
   const { page } = await pages.open();
   await page.goto(`${sandbox.url}/sign-in`);

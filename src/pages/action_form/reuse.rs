@@ -8,30 +8,11 @@ use leptos::prelude::*;
 
 use crate::archive;
 use crate::components::Notice;
+use crate::model::preferences::Preference;
 use crate::model::same_input::{Question, ReuseWindow, answering_runs, newest_kept_answer};
 use crate::model::urls::run_path;
+use crate::state::preferences::use_preferences;
 use crate::state::workspace::use_workspace;
-
-/// Where the window is remembered (a preference, not a secret).
-const WINDOW_STORAGE_KEY: &str = "console.reuse-window";
-
-fn remembered_window() -> ReuseWindow {
-    window()
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|storage| storage.get_item(WINDOW_STORAGE_KEY).ok().flatten())
-        .map_or(ReuseWindow::DEFAULT, |value| {
-            ReuseWindow::from_value(&value)
-        })
-}
-
-fn remember_window(chosen: ReuseWindow) {
-    if let Some(storage) = window().local_storage().ok().flatten() {
-        // A preference this browser cannot keep is only asked again on the next visit.
-        let _ = storage.set_item(WINDOW_STORAGE_KEY, chosen.value());
-    }
-}
 
 /// The kept run that answers the question on screen, if any, and the choice of how recent it
 /// must be.
@@ -43,13 +24,21 @@ pub(super) fn KeptResultOffer(
     wanted: Memo<Option<Question>>,
 ) -> impl IntoView {
     let workspace = use_workspace();
-    let chosen = RwSignal::new(remembered_window());
+    // The window chosen last (a preference, not a secret).
+    let preferences = use_preferences();
+    let chosen = RwSignal::new(
+        preferences
+            .read(Preference::ReuseWindow)
+            .map_or(ReuseWindow::DEFAULT, |value| {
+                ReuseWindow::from_value(&value)
+            }),
+    );
     let choice = RwSignal::new(chosen.get_untracked().value().to_owned());
     Effect::new(move |_| {
         let picked = ReuseWindow::from_value(&choice.get());
         if picked != chosen.get_untracked() {
             chosen.set(picked);
-            remember_window(picked);
+            preferences.keep(Preference::ReuseWindow, picked.value());
         }
     });
     // What this console asked before for this action (read again when the workspace is, as
