@@ -32,7 +32,7 @@
 // Usage (after a release build of the console and of the sandbox): node bench/explore.mjs
 // BENCH_DIST, SANDBOX_BIN and CHROMIUM as for the other benchmarks. Writes
 // target/bench/explore.json and prints a Markdown table.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM, resultsHeader, root, startSandbox, stopAll, writeResults } from "./lib/cdp.mjs";
@@ -42,6 +42,10 @@ import { endTimeline, longTasks, startTimeline, writeTimeline } from "./lib/time
 // (target/bench/explore-{screenful,fling}-<rate>x.json, for the Performance panel), and their
 // tasks over 50 ms are summed by kind on stderr.
 const TIMELINE = process.env.BENCH_TIMELINE === "1";
+// BENCH_PROFILE=1: the same steps are profiled instead (target/bench/explore-<name>-<rate>x.cpuprofile,
+// for the Performance panel); the functions with the most self time go to stderr. On a development
+// build (BENCH_DIST=target/pw-dev-dist) the console's functions keep their names.
+const PROFILE = process.env.BENCH_PROFILE === "1";
 
 // 120 rows make over 10,000 records, more than the page holds: explored from the store
 // (docs/decisions/explore-from-store.md). BENCH_EXPLORE_ROWS=95 stays under: held in the page.
@@ -159,6 +163,7 @@ async function peerFling(page, rate) {
  * target/bench/explore-<name>-<rate>x.json and its tasks over 50 ms summed on stderr.
  */
 async function maybeTraced(cdp, trace, name, rate, act) {
+  if (PROFILE && trace) return profiled(cdp, name, rate, act);
   if (!TIMELINE || !trace) return act();
   await startTimeline(cdp);
   const result = await act();
@@ -173,6 +178,40 @@ async function maybeTraced(cdp, trace, name, rate, act) {
   }
   const top = Object.entries(byName).sort((a, b) => b[1] - a[1]).slice(0, 12);
   process.stderr.write(`explore: ${name} at ${rate}×: ${tasks.length} tasks over 50 ms (${tasks.map((t) => t.ms).join(", ")} ms); by kind (ms) ${JSON.stringify(byKind)}; by event ${JSON.stringify(Object.fromEntries(top))}\n`);
+  return result;
+}
+
+/** Runs `act` under the CPU profiler: the profile written, its top self times on stderr. */
+async function profiled(cdp, name, rate, act) {
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+  await cdp.send("Profiler.start");
+  const result = await act();
+  const { profile } = await cdp.send("Profiler.stop");
+  writeFileSync(join(root, `target/bench/explore-${name}-${rate}x.cpuprofile`), JSON.stringify(profile));
+  const selfUs = new Map();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  profile.samples.forEach((id, i) => {
+    const frame = byId.get(id).callFrame;
+    const fn = frame.functionName || `(${frame.url.split("/").pop() || "anonymous"})`;
+    selfUs.set(fn, (selfUs.get(fn) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  // Time inside each of the console's own functions (its callees included), each counted once a sample.
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const totalUs = new Map();
+  profile.samples.forEach((id, i) => {
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      const fn = byId.get(at).callFrame.functionName;
+      if (fn.startsWith("console[") || fn.includes(" console[") && !seen.has(fn)) { seen.add(fn); totalUs.set(fn, (totalUs.get(fn) ?? 0) + (profile.timeDeltas[i] ?? 0)); }
+    }
+  });
+  const ours = [...totalUs].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([fn, us]) => `${Math.round(us / 1000)} ms ${fn.slice(0, 160)}`);
+  process.stderr.write(`explore: ${name} at ${rate}×, the console's functions with their callees:\n  ${ours.join("\n  ")}\n`);
+  const top = [...selfUs].filter(([fn]) => fn !== "(idle)" && fn !== "(program)").sort((a, b) => b[1] - a[1]).slice(0, 25)
+    .map(([fn, us]) => `${Math.round(us / 1000)} ms ${fn.slice(0, 140)}`);
+  process.stderr.write(`explore: ${name} at ${rate}×, self time:\n  ${top.join("\n  ")}\n`);
   return result;
 }
 

@@ -38,6 +38,13 @@ pub async fn yield_to_page() {
     }
 }
 
+/// Runs `then` once the next frame has been painted: a timeout set from an animation frame
+/// runs after that frame. What a view builds in two parts this way is two tasks, with a frame
+/// drawn between them. A hidden tab paints no frame: `then` waits until it is shown.
+pub fn after_next_paint(then: impl FnOnce() + 'static) {
+    request_animation_frame(move || set_timeout(then, Duration::ZERO));
+}
+
 /// Whether the tab is hidden (another tab in front, or minimised).
 pub fn page_hidden() -> bool {
     document().visibility_state() == web_sys::VisibilityState::Hidden

@@ -14,33 +14,24 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::{Notice, NoticeKind, RealDataGate, RealDataQuestion, WindowedPlaces};
-use crate::browser::{copy_text, download, sleep};
+use crate::browser::{after_next_paint, copy_text, download, sleep};
 use crate::model::bulk::ExportFormat;
-use crate::model::explore::{ColumnChoice, ColumnState, Explorer, SortBy};
+use crate::model::explore::{Explorer, SortBy};
 use crate::model::format::{counted, group_thousands};
 use crate::model::output::{
     cell, chain_links, plain, pretty, safe_link, shorten, summary, visible,
 };
-use crate::model::preferences::Preference;
 use crate::model::presenter::{MaskedRecords, Masker};
 use crate::model::record_order::OrderAsked;
 use crate::model::slice_pace::SlicePace;
 use crate::state::bulk::KeptRecords;
-use crate::state::preferences::use_preferences;
 use crate::state::presenter::use_masker;
 
+mod columns;
 mod kept;
 
+use columns::{ColumnView, ColumnsPanel, remembered_choice};
 use kept::KeptView;
-
-/// An action's column choice as kept in this browser (not a secret: column names); every
-/// column in the records' order when none is, or it does not read back.
-fn remembered_choice(action: &str) -> ColumnChoice {
-    use_preferences()
-        .read(Preference::ExplorerColumns { action })
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default()
-}
 
 /// The records an explorer shows.
 #[derive(Clone)]
@@ -290,6 +281,12 @@ pub fn OutputExplorer(
         Source::Held { .. } => None,
     };
     let exporting_now = move || exporting.with(Option::is_some);
+    // The table (or the JSON) is built a frame after the toolbar: built with it, the explorer
+    // of a batch's records was one task of 150 ms at 4× CPU (docs/performance.md).
+    let body_drawn = RwSignal::new(false);
+    after_next_paint(move || {
+        body_drawn.try_set(true);
+    });
     view! {
         <div class="output-toolbar">
             <div class="segmented" role="group" aria-label="Output view">
@@ -310,14 +307,14 @@ pub fn OutputExplorer(
         {move || problem().map(|problem| view! { <Notice kind=NoticeKind::Problem field="output-problem">{problem}</Notice> })}
         <RealDataQuestion gate />
         <ColumnsPanel action=action.clone() columns=ColumnView { choice, arranged, shown: columns } hidden=show_json />
-        {move || if show_json.get() {
+        {move || body_drawn.get().then(|| if show_json.get() {
             view! { <JsonView source shown /> }.into_any()
         } else {
             let action = action.clone();
             view! {
                 <OutputTable action source columns shown sort on_copy chained=!masker.is_on() />
             }.into_any()
-        }}
+        })}
     }
 }
 
@@ -394,73 +391,6 @@ fn prepare_search_after_first_screenful(explorer: StoredValue<Explorer>) {
             sleep(Duration::ZERO).await;
         }
     });
-}
-
-/// The person's column choice and what it makes of the columns found.
-#[derive(Clone, Copy)]
-struct ColumnView {
-    /// The choice, as kept in this browser.
-    choice: RwSignal<ColumnChoice>,
-    /// Every column found, in the chosen order, each shown or not.
-    arranged: Memo<Vec<ColumnState>>,
-    /// The names of the columns shown, in order.
-    shown: Memo<Vec<String>>,
-}
-
-/// `<details class="columns-panel">`: the columns shown, in their order, each one to hide or
-/// show and to move; the choice is kept in this browser for `action`.
-#[component]
-fn ColumnsPanel(
-    /// Whose choice it is (`Preference::ExplorerColumns`).
-    action: String,
-    /// The choice this panel changes.
-    columns: ColumnView,
-    /// Hidden while the JSON view is shown.
-    #[prop(into)]
-    hidden: Signal<bool>,
-) -> impl IntoView {
-    let ColumnView {
-        choice,
-        arranged,
-        shown: columns,
-    } = columns;
-    let preferences = use_preferences();
-    let change_choice = move |change: &dyn Fn(&mut ColumnChoice, &[ColumnState])| {
-        let arranged_now = arranged.get_untracked();
-        choice.update(|c| change(c, &arranged_now));
-        let json = choice.with_untracked(|c| serde_json::to_string(c).expect("names serialize"));
-        preferences.keep(Preference::ExplorerColumns { action: &action }, &json);
-    };
-    let (toggle_change, move_change, reset_change) =
-        (change_choice.clone(), change_choice.clone(), change_choice);
-    view! {
-        <details class="columns-panel" hidden=hidden data-field="columns-panel">
-            <summary>{move || format!("Columns: {} of {} shown", columns.with(Vec::len), arranged.with(Vec::len))}</summary>
-            <p class="help">"Exports hold the records shown, in this order, with these columns. Your choice is kept in this browser for this action."</p>
-            <ul class="column-list">
-                <For each=move || arranged.get() key=|c| (c.name.clone(), c.shown) let(column)>
-                    {
-                        let (name, up, down) = (column.name.clone(), column.name.clone(), column.name.clone());
-                        let (toggle_change, up_change, down_change) = (toggle_change.clone(), move_change.clone(), move_change.clone());
-                        view! {
-                            <li data-column=column.name.clone()>
-                                <label>
-                                    <input type="checkbox" prop:checked=column.shown
-                                        on:change=move |_| toggle_change(&|c, _| c.toggle(&name)) />
-                                    " " {column.name.clone()}
-                                </label>
-                                <button type="button" class="button link" aria-label=format!("Move {} earlier", column.name)
-                                    on:click=move |_| up_change(&|c, a| c.move_column(a, &up, -1))>"↑"</button>
-                                <button type="button" class="button link" aria-label=format!("Move {} later", column.name)
-                                    on:click=move |_| down_change(&|c, a| c.move_column(a, &down, 1))>"↓"</button>
-                            </li>
-                        }
-                    }
-                </For>
-            </ul>
-            <button type="button" class="button secondary" on:click=move |_| reset_change(&|c, _| *c = ColumnChoice::default())>"Reset the columns"</button>
-        </details>
-    }
 }
 
 /// What an export of the records shown says once it is saved.

@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use leptos::prelude::*;
 
+use crate::browser::after_next_paint;
+
 /// The rows `0..count` of a table body, as `build` makes them for a range: the first `first`
 /// at once, then `per_slice` at a time, each slice added a frame after the one before was
 /// painted. If the rows are gone before their turn (a new sort, another page), nothing more is
@@ -51,12 +53,6 @@ fn show_one_per_frame(mut slices: Vec<RwSignal<bool>>) {
             show_one_per_frame(slices);
         }
     });
-}
-
-/// Runs `then` once the next frame has been painted: a timeout set from an animation frame
-/// runs after that frame.
-fn after_next_paint(then: impl FnOnce() + 'static) {
-    request_animation_frame(move || set_timeout(then, std::time::Duration::ZERO));
 }
 
 /// How many of a table's rows to draw, for a table whose lines follow their data in place (a

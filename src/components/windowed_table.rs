@@ -19,6 +19,8 @@ use leptos::html;
 use leptos::prelude::*;
 use web_sys::Element;
 
+use crate::browser::after_next_paint;
+
 use crate::model::row_window::{
     BoxPlace, FIRST_ESTIMATE_PX, GridCell, RowHeights, RowWindow, ScrollPace, Viewport,
     updated_list,
@@ -43,6 +45,19 @@ struct ViewFor {
     list: u64,
     view: Viewport,
     box_top: f64,
+}
+
+/// How far the table's first drawing has come. Each stage is a task of its own, a frame after
+/// the one before is painted: built in one, the table's head, a screenful of rows in full and
+/// the rows past the view's edges were one task over 100 ms at 4× CPU (docs/performance.md).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Opening {
+    /// The head, and a placeholder of its height for each row in view.
+    Placeholders,
+    /// The rows in view in full.
+    RowsInView,
+    /// The rows past the view's edges too (the pace's overscan): the table is open.
+    Open,
 }
 
 /// The part of the view's height the box takes before it is measured: its CSS `max-height`.
@@ -195,10 +210,15 @@ fn windowed_table(
         box_top: 0.0,
     });
     let pace = RwSignal::new(ScrollPace::Reading);
+    let opening = RwSignal::new(Opening::Placeholders);
     // The rows to draw: for a list the view has not seen yet, from the top.
     let row_window = Memo::new(move |_| {
         measured.track();
-        let overscan = pace.get().overscan();
+        let overscan = if opening.get() == Opening::Open {
+            pace.get().overscan()
+        } else {
+            0.0
+        };
         let list = list.get();
         shown.track();
         let seen = view.get();
@@ -257,6 +277,7 @@ fn windowed_table(
     scroller.on_load(move |scroller| {
         observer.with_value(|o| o.as_ref().map(|o| o.observer.observe(&scroller)));
         grid.read_view();
+        open_in_stages(opening);
     });
     // Focus put elsewhere, or a click outside the box: the grid no longer keeps a cell focused.
     let focus_elsewhere = window_event_listener(leptos::ev::focusin, move |event| {
@@ -303,12 +324,24 @@ fn windowed_table(
                 </thead>
                 <tbody>
                     <For each=body_rows key=|(place, key)| (*place, key.clone()) let((place, key))>
-                        {body_row(place, key, grid, row, observe)}
+                        {body_row(place, key, grid, row, opening, observe)}
                     </For>
                 </tbody>
             </table>
         </div>
     }
+}
+
+/// Takes the table through its [`Opening`] stages, a frame apart. A hidden tab paints no frame:
+/// the table opens once it is shown.
+fn open_in_stages(opening: RwSignal<Opening>) {
+    after_next_paint(move || {
+        if opening.try_set(Opening::RowsInView).is_none() {
+            after_next_paint(move || {
+                opening.try_set(Opening::Open);
+            });
+        }
+    });
 }
 
 /// Takes `keys` as a new list (another sort or filter): its heights start anew from the old
@@ -353,14 +386,16 @@ fn take_update(grid: Grid, shown: RwSignal<RowKeys>, old: &[RowKey], keys: Arc<[
     grid.read_view();
 }
 
-/// The row at `place`: while a fling brought it in and lasts, or while its content is not there
-/// (`RowMaker::ready`), a placeholder of its height (one cell across, not measured); then its
-/// cells from `row` (after a fling, ever after).
+/// The row at `place`: before the table's first frame is painted (`Opening`), while a fling
+/// brought it in and lasts, or while its content is not there (`RowMaker::ready`), a placeholder
+/// of its height (one cell across, not measured); then its cells from `row` (after a fling, ever
+/// after).
 fn body_row(
     place: usize,
     key: RowKey,
     grid: Grid,
     row: StoredValue<RowMaker>,
+    opening: RwSignal<Opening>,
     observe: impl Fn(Element) + Clone + 'static,
 ) -> impl IntoView {
     let pace = grid.pace;
@@ -373,7 +408,8 @@ fn body_row(
         let key = key.clone();
         Memo::new(move |_| row.with_value(|row| row.ready(&key)))
     };
-    let in_full = Memo::new(move |_| settled.get() && ready.get());
+    let in_full =
+        Memo::new(move |_| opening.get() >= Opening::RowsInView && settled.get() && ready.get());
     let height = grid.measures.with_value(|m| m.heights.height_of(place));
     let columns = grid
         .head_row

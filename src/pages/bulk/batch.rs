@@ -359,6 +359,9 @@ impl ResultsReading {
         self.reading.set(true);
         leptos::task::spawn_local(async move {
             let read = self.bulk.explore_records(self.masker).await;
+            // The explorer is built in a task of its own: the records' last slice and their
+            // columns, then the explorer, were one task of 270 ms at 4× CPU (docs/performance.md).
+            crate::browser::yield_to_page().await;
             self.read.set(Some(read));
             self.reading.set(false);
         });
