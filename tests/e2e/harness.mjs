@@ -251,11 +251,12 @@ export function focusedCell(page) {
  * not given), `steps` times or, without `steps`, to the end; with `back`, to the top again at the
  * end. Each place is waited on until no row is a placeholder, as a person waits to read. Resolves
  * with `{ count, rows, drawnAtMost }`: `aria-rowcount` less the header row, a Map of every row
- * drawn in full on the way (`aria-rowindex` less 2 → its cells' text), and the most rows that
- * were in the document at once.
+ * drawn in full on the way, in the order first reached (`aria-rowindex` less 2, or with `key` the
+ * row's attribute of that name, → its cells' text), and the most rows that were in the document
+ * at once. A list that grows while it is read (a log) shifts its rows' indices: read it by `key`.
  */
 export async function walkRows(table, walk) {
-  const { count, rows, drawnAtMost } = await table.evaluate(async (table, { from, stepPx, steps, back }) => {
+  const { count, rows, drawnAtMost } = await table.evaluate(async (table, { from, stepPx, steps, back, key }) => {
     const box = table.closest(".windowed");
     // What the table is like now, for a failure's message.
     const state = () => `scrollTop ${box.scrollTop} of ${box.scrollHeight - box.clientHeight}, ${table.querySelectorAll("tbody tr").length} rows drawn, ${table.querySelectorAll("tbody tr[data-placeholder]").length} placeholders, table ${table.isConnected ? "in" : "out of"} the document`;
@@ -277,7 +278,10 @@ export async function walkRows(table, walk) {
     const read = () => {
       const drawn = table.querySelectorAll("tbody tr[aria-rowindex]");
       drawnAtMost = Math.max(drawnAtMost, drawn.length);
-      for (const tr of drawn) if (!tr.hasAttribute("data-placeholder")) rows.push([Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent)]);
+      for (const tr of drawn) {
+        if (tr.hasAttribute("data-placeholder")) continue;
+        rows.push([key ? tr.getAttribute(key) : Number(tr.getAttribute("aria-rowindex")) - 2, [...tr.cells].map((cell) => cell.textContent)]);
+      }
     };
     const atEnd = () => box.scrollTop + box.clientHeight >= box.scrollHeight - 1;
     box.scrollTop = Math.round(from * (box.scrollHeight - box.clientHeight));
