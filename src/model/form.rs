@@ -8,7 +8,7 @@ use api_contract::input::{
     FieldSpec, MAX_CREDITS_LIMIT, MAX_RESULTS_LIMIT, capped_max_results, check_text,
     validate_action_input,
 };
-use api_contract::{ActionEntry, ActionId};
+use api_contract::{ActionEntry, ActionId, Endpoint};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -400,10 +400,14 @@ pub fn submission_request(
     idempotency_key: &str,
     body: &str,
 ) -> RequestSpec {
-    let mode = if live { "live" } else { "async" };
+    let endpoint = if live {
+        Endpoint::SubmitLive
+    } else {
+        Endpoint::SubmitAsync
+    };
     RequestSpec {
-        method: "POST".to_owned(),
-        url: format!("{base_url}/v1/actions/{}/run/{mode}", encode(action)),
+        method: endpoint.method().as_str().to_owned(),
+        url: format!("{base_url}{}", endpoint.path_with(&encode(action))),
         idempotency_key: Some(idempotency_key.to_owned()),
         body: Some(body.to_owned()),
     }

@@ -14,8 +14,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use api_contract::RunStatus;
 use api_contract::input::{MAX_RESULTS_LIMIT, NETWORK_HOST};
+use api_contract::{ActionId, FieldKind, RunStatus};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{Map, Value};
 
@@ -44,6 +44,7 @@ impl Question {
         let body: Map<String, Value> = serde_json::from_str(body).ok()?;
         let input = body.get("input")?.as_object()?;
         let ceiling = max_results_ceiling.clamp(1, MAX_RESULTS_LIMIT);
+        let action_id = ActionId::parse(action);
         let asked = body
             .get(MAX_RESULTS)
             .and_then(Value::as_u64)
@@ -57,7 +58,15 @@ impl Question {
                         Value::String(text) => text.clone(),
                         other => other.to_string(),
                     };
-                    (name.clone(), canonical_value(name, &text))
+                    // A field the action does not take is only trimmed: only the API knows it.
+                    let kind = action_id
+                        .and_then(|action| action.input_field_named(name))
+                        .map(|field| field.kind);
+                    let value = kind.map_or_else(
+                        || text.trim().to_owned(),
+                        |kind| canonical_value(kind, &text),
+                    );
+                    (name.clone(), value)
                 })
                 // An empty optional field is an absent one.
                 .filter(|(_, value)| !value.is_empty())
@@ -84,15 +93,15 @@ impl Question {
     }
 }
 
-/// A field's value in canonical form: what the API reads of it, without what cannot change the
-/// answer (see the module's documentation). Idempotent.
-pub fn canonical_value(field: &str, text: &str) -> String {
+/// A value of a field of `kind` in canonical form: what the API reads of it, without what cannot
+/// change the answer (see the module's documentation). Idempotent.
+pub fn canonical_value(kind: FieldKind, text: &str) -> String {
     let text = text.trim();
-    match field {
-        "network_profile_url" | "identifier" => {
+    match kind {
+        FieldKind::ProfileUrl | FieldKind::ProfileReference => {
             profile_handle(text).map_or_else(|| text.to_owned(), profile_url_of)
         }
-        "company" | "school" => {
+        FieldKind::NameOrId => {
             let spaced = single_spaces(text);
             if !spaced.is_empty() && spaced.bytes().all(|b| b.is_ascii_digit()) {
                 let digits = spaced.trim_start_matches('0');
@@ -101,10 +110,9 @@ pub fn canonical_value(field: &str, text: &str) -> String {
                 spaced
             }
         }
-        "first_name" | "last_name" | "keywords" | "query" => single_spaces(text),
-        // A social id is passed exactly as returned, a group id is an id; a field this console
-        // does not know is only trimmed.
-        _ => text.to_owned(),
+        FieldKind::Words => single_spaces(text),
+        // A social id is passed exactly as returned, a group id is an id.
+        FieldKind::ExactId => text.to_owned(),
     }
 }
 
@@ -655,7 +663,18 @@ mod tests {
             .prop_map(|(lead, value)| format!("{lead}{value}"))
     }
 
-    /// What the API reads of a value, written independently of [`canonical_value`]: the words in
+    /// The contract's kind of the field `name` (in whichever shape has it).
+    fn kind_of(name: &str) -> FieldKind {
+        api_contract::InputShape::ALL
+            .into_iter()
+            .flat_map(|shape| shape.fields())
+            .find(|field| field.name == name)
+            .unwrap_or_else(|| panic!("no field {name} in the contract"))
+            .kind
+    }
+
+    /// What the API reads of a value, written independently of [`canonical_value`] (by the
+    /// fields' names, where the code goes by the contract's kinds): the words in
     /// order (a profile URL's handle, for URLs of the network).
     fn what_the_api_reads(field: &str, text: &str) -> Vec<String> {
         let text = text.trim();
@@ -707,8 +726,8 @@ mod tests {
             field in prop::sample::select(vec!["identifier", "keywords", "company", "social_id", "first_name"]),
             value in messy_value(),
         ) {
-            let once = canonical_value(field, &value);
-            prop_assert_eq!(canonical_value(field, &once), once.clone());
+            let once = canonical_value(kind_of(field), &value);
+            prop_assert_eq!(canonical_value(kind_of(field), &once), once.clone());
         }
 
         #[test]
@@ -717,7 +736,7 @@ mod tests {
             a in messy_value(),
             b in messy_value(),
         ) {
-            let merged = canonical_value(field, &a) == canonical_value(field, &b);
+            let merged = canonical_value(kind_of(field), &a) == canonical_value(kind_of(field), &b);
             let read_alike = what_the_api_reads(field, &a) == what_the_api_reads(field, &b);
             prop_assert_eq!(merged, read_alike, "{:?} / {:?}", a, b);
         }

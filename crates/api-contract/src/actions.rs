@@ -1,6 +1,6 @@
 //! The 16 actions in the order of the published enumeration, with their input shapes and costs.
 
-use crate::input::InputShape;
+use crate::input::{FieldSpec, InputShape};
 use crate::types::ActionEntry;
 
 /// How the console groups actions for people; the API itself has no groups.
@@ -151,6 +151,15 @@ impl ActionId {
             ActionId::NetworkExtractPostCommenters => &[SocialId],
             ActionId::NetworkExtractPostLikers => &[SocialId],
         }
+    }
+
+    /// The field `name` of the action's input, from whichever of its shapes has it (a name is
+    /// one kind of value in every shape: tests/input_rules.rs); `None` for a field it does not take.
+    pub fn input_field_named(self, name: &str) -> Option<&'static FieldSpec> {
+        self.input_shapes()
+            .iter()
+            .flat_map(|shape| shape.fields())
+            .find(|field| field.name == name)
     }
 
     /// The registry's `input_key`: the name of the shape, or `company_or_keywords` for metrics.

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::actions::ActionId;
-use crate::input::InputShape;
+use crate::input::{FieldSpec, InputShape};
 
 /// `output[0].network_profile_identifier` of a profile enrichment (sections 2.1 and 4.2).
 pub const NETWORK_PROFILE_IDENTIFIER: &str = "network_profile_identifier";
@@ -88,11 +88,16 @@ impl ChainRule {
 
     /// The input field of `to` the value goes into: its shape's one field (`identifier` or
     /// `social_id`).
-    pub fn input_field(self) -> &'static str {
+    pub fn input_spec(self) -> &'static FieldSpec {
         match self.to.input_shapes() {
-            [shape @ (InputShape::Identifier | InputShape::SocialId)] => shape.fields()[0].name,
+            [shape @ (InputShape::Identifier | InputShape::SocialId)] => &shape.fields()[0],
             shapes => unreachable!("{} takes {shapes:?}, not one id field", self.to),
         }
+    }
+
+    /// The name of [`ChainRule::input_spec`].
+    pub fn input_field(self) -> &'static str {
+        self.input_spec().name
     }
 
     /// How many records of one run of `from` may feed `to`: one for an enrichment's

@@ -31,12 +31,32 @@ pub enum InputShape {
     Query,
 }
 
-/// How a field is entered and checked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a field holds: how it is checked (a profile URL has its form; every other kind is text
+/// within the field's bounds), and what of its value the API reads, so which two values ask the
+/// same question (the console's same-input rule, docs/same-input.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FieldKind {
-    Text,
-    /// A network profile URL (see [`validate_network_profile_url`]).
+    /// Words (a name, search keywords, a query): runs of whitespace read as one space.
+    Words,
+    /// A name or an ID written as digits (a company, a school): words, and an ID's leading
+    /// zeros name no other one.
+    NameOrId,
+    /// A public handle, a profile URL or an identifier an enrichment returned: a URL of the
+    /// network names its handle (scheme, `www.`, the host's case, a trailing slash, a query and
+    /// a fragment do not matter).
+    ProfileReference,
+    /// A network profile URL (see [`validate_network_profile_url`]), read as
+    /// [`FieldKind::ProfileReference`] is.
     ProfileUrl,
+    /// An ID passed exactly as another answer returned it (a social id, a group id).
+    ExactId,
+}
+
+impl FieldKind {
+    /// Checked only for its length: every kind but a profile URL, which has a form.
+    pub fn is_free_text(self) -> bool {
+        self != FieldKind::ProfileUrl
+    }
 }
 
 /// One field of an input shape with its bounds (in characters) and help for people.
@@ -51,9 +71,11 @@ pub struct FieldSpec {
     pub help: &'static str,
 }
 
+/// A field checked only for its length (`kind` is not [`FieldKind::ProfileUrl`]).
 const fn text(
     name: &'static str,
     label: &'static str,
+    kind: FieldKind,
     required: bool,
     max_len: usize,
     help: &'static str,
@@ -61,7 +83,7 @@ const fn text(
     FieldSpec {
         name,
         label,
-        kind: FieldKind::Text,
+        kind,
         required,
         min_len: if required { 1 } else { 0 },
         max_len,
@@ -73,6 +95,7 @@ const STANDARD_PERSON: &[FieldSpec] = &[
     text(
         "first_name",
         "First name",
+        FieldKind::Words,
         true,
         100,
         "The person's first name.",
@@ -80,6 +103,7 @@ const STANDARD_PERSON: &[FieldSpec] = &[
     text(
         "last_name",
         "Last name",
+        FieldKind::Words,
         true,
         100,
         "The person's last name.",
@@ -87,6 +111,7 @@ const STANDARD_PERSON: &[FieldSpec] = &[
     text(
         "company",
         "Company",
+        FieldKind::NameOrId,
         true,
         200,
         "Exact current company name or company ID.",
@@ -102,10 +127,18 @@ const STANDARD_PERSON: &[FieldSpec] = &[
                Form: https://network.com/in/<handle>.",
     },
 ];
-const KEYWORDS: &[FieldSpec] = &[text("keywords", "Keywords", true, 500, "Search keywords.")];
+const KEYWORDS: &[FieldSpec] = &[text(
+    "keywords",
+    "Keywords",
+    FieldKind::Words,
+    true,
+    500,
+    "Search keywords.",
+)];
 const IDENTIFIER: &[FieldSpec] = &[text(
     "identifier",
     "Identifier",
+    FieldKind::ProfileReference,
     true,
     500,
     "A public handle or profile URL, or the network_profile_identifier an enrichment returned.",
@@ -113,6 +146,7 @@ const IDENTIFIER: &[FieldSpec] = &[text(
 const SOCIAL_ID: &[FieldSpec] = &[text(
     "social_id",
     "Social ID",
+    FieldKind::ExactId,
     true,
     500,
     "Exactly as returned by the profile-posts or post-search actions (share, ugcPost or \
@@ -122,6 +156,7 @@ const COMPANY_EMPLOYEES: &[FieldSpec] = &[
     text(
         "company",
         "Company",
+        FieldKind::NameOrId,
         true,
         200,
         "Company name or premium-search company ID.",
@@ -129,16 +164,25 @@ const COMPANY_EMPLOYEES: &[FieldSpec] = &[
     text(
         "keywords",
         "Keywords",
+        FieldKind::Words,
         false,
         200,
         "Narrows the search to matching people.",
     ),
 ];
 const SCHOOL_ALUMNI: &[FieldSpec] = &[
-    text("school", "School", true, 200, "School name or school ID."),
+    text(
+        "school",
+        "School",
+        FieldKind::NameOrId,
+        true,
+        200,
+        "School name or school ID.",
+    ),
     text(
         "keywords",
         "Keywords",
+        FieldKind::Words,
         false,
         200,
         "Narrows the search to matching alumni.",
@@ -147,6 +191,7 @@ const SCHOOL_ALUMNI: &[FieldSpec] = &[
 const GROUP_MEMBERS: &[FieldSpec] = &[text(
     "group_id",
     "Group ID",
+    FieldKind::ExactId,
     true,
     100,
     "The network group ID.",
@@ -154,6 +199,7 @@ const GROUP_MEMBERS: &[FieldSpec] = &[text(
 const QUERY: &[FieldSpec] = &[text(
     "query",
     "Query",
+    FieldKind::Words,
     true,
     200,
     "Search query for entity parameter resolution.",

@@ -12,13 +12,36 @@ fn fields(errs: &[FieldError]) -> Vec<&str> {
     errs.iter().map(|e| e.field.as_str()).collect()
 }
 
+/// A field's name means one kind of value in every shape that has it: so an action's field is
+/// known by its name (`ActionId::input_field_named`) even where the action takes two shapes.
+#[test]
+fn a_field_name_is_one_kind_in_every_shape() {
+    let mut kinds = std::collections::BTreeMap::new();
+    for shape in InputShape::ALL {
+        for spec in shape.fields() {
+            let first = *kinds.entry(spec.name).or_insert(spec.kind);
+            assert_eq!(first, spec.kind, "{} in {}", spec.name, shape.name());
+        }
+    }
+    assert_eq!(
+        ActionId::PremiumSearchCompanyMetrics
+            .input_field_named("keywords")
+            .map(|f| f.kind),
+        Some(FieldKind::Words)
+    );
+    assert_eq!(
+        ActionId::NetworkExtractPeople.input_field_named("company"),
+        None
+    );
+}
+
 #[test]
 fn length_bounds_of_every_field_are_enforced_in_characters() {
     for shape in InputShape::ALL {
         for spec in shape.fields() {
             let at_max = "é".repeat(spec.max_len);
             let over = "é".repeat(spec.max_len + 1);
-            if spec.kind == FieldKind::Text {
+            if spec.kind.is_free_text() {
                 assert_eq!(
                     check_text(spec, &at_max),
                     None,

@@ -74,7 +74,7 @@ impl NextStepRows {
                 continue;
             };
             let parent = RecordRef { line, record };
-            let question = canonical_value(self.rule.input_field(), value);
+            let question = canonical_value(self.rule.input_spec().kind, value);
             match self.by_question.get(&question) {
                 Some(&row) => self.rows[row].parents.push(parent),
                 None => {
