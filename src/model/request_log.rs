@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use api_contract::timestamp::to_wire;
-use api_contract::{ConsoleEnvironment, ErrorBody};
+use api_contract::{ConsoleEnvironment, Endpoint, ErrorBody};
 
 use super::snippets::RequestSpec;
 use super::urls::encode;
@@ -118,6 +118,15 @@ pub struct Entry {
     /// entry keeps method, path, status and times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bodies_forgotten_after_days: Option<u32>,
+}
+
+/// Why an entry's request cannot be written out as code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoCode {
+    /// Its body was shortened here and is no longer kept whole.
+    Shortened,
+    /// Its bodies were forgotten after this many days, as the expiry rule says.
+    Forgotten { days: u32 },
 }
 
 /// An entry with its answer's body, both as kept.
@@ -436,21 +445,32 @@ impl Entry {
         text.to_lowercase()
     }
 
+    /// The request carried a body: its route is one that sends one (a route the contract does
+    /// not know, when it was a `POST`).
+    fn sent_a_body(&self) -> bool {
+        let path = self.path.split('?').next().unwrap_or(&self.path);
+        Endpoint::recognize(&self.method, path).map_or(self.method == "POST", Endpoint::sends_body)
+    }
+
     /// The status as people read it: `201`, or `no answer`.
     pub fn status_text(&self) -> String {
         self.status
             .map_or_else(|| "no answer".to_owned(), |s| s.to_string())
     }
 
-    /// The request as code, when its body is kept whole (`whole_request` for a long one).
-    pub fn request_spec(&self, whole_request: Option<&str>) -> Option<RequestSpec> {
+    /// The request as code, when its body is kept whole (`whole_request` for a long one), or
+    /// why it cannot be written out.
+    pub fn request_spec(&self, whole_request: Option<&str>) -> Result<RequestSpec, NoCode> {
         let body = match (&self.request_body, whole_request) {
-            (None, _) => None,
+            (None, _) => match self.bodies_forgotten_after_days {
+                Some(days) if self.sent_a_body() => return Err(NoCode::Forgotten { days }),
+                _ => None,
+            },
             (Some(_), Some(whole)) => Some(whole.to_owned()),
             (Some(kept), None) if !kept.is_shortened() => Some(kept.text.clone()),
-            (Some(_), None) => return None,
+            (Some(_), None) => return Err(NoCode::Shortened),
         };
-        Some(RequestSpec {
+        Ok(RequestSpec {
             method: self.method.clone(),
             url: format!("{}{}", self.base_url, self.path),
             idempotency_key: self.idempotency_key.clone(),
@@ -763,8 +783,44 @@ mod tests {
         assert_eq!(spec.idempotency_key.as_deref(), Some("console-abc"));
         let mut long = entry.clone();
         long.request_body = Some(KeptBody::of(&"x".repeat(SHORTENED_BODY_BYTES + 1)));
-        assert_eq!(long.request_spec(None), None);
-        assert!(long.request_spec(Some("{}")).is_some());
+        assert_eq!(long.request_spec(None), Err(NoCode::Shortened));
+        assert!(long.request_spec(Some("{}")).is_ok());
+    }
+
+    #[test]
+    fn a_request_whose_body_was_forgotten_is_not_code_without_it() {
+        let forget = |mut entry: Entry| {
+            entry.request_body = None;
+            entry.bodies_forgotten_after_days = Some(30);
+            entry
+        };
+        let submitted = exchange("/v1/actions/x/run/async", Some(202), "{}")
+            .recorded("a".into(), Origin::Page)
+            .entry;
+        assert_eq!(
+            forget(submitted).request_spec(None),
+            Err(NoCode::Forgotten { days: 30 })
+        );
+        // A request that never had a body is whole without one.
+        for (method, path) in [("GET", "/v1/runs?limit=20"), ("POST", "/v1/runs/r1/cancel")] {
+            let mut read = exchange(path, Some(200), "{}")
+                .recorded("b".into(), Origin::Page)
+                .entry;
+            read.method = method.to_owned();
+            let spec = forget(read)
+                .request_spec(None)
+                .expect("whole without a body");
+            assert_eq!(spec.body, None, "{method} {path}");
+        }
+        // A route the contract does not know: a POST may have had one.
+        let mut odd = exchange("/v1/other", Some(200), "{}")
+            .recorded("c".into(), Origin::Page)
+            .entry;
+        odd.method = "POST".to_owned();
+        assert_eq!(
+            forget(odd).request_spec(None),
+            Err(NoCode::Forgotten { days: 30 })
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ use crate::components::{
 };
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::request_log::{
-    AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, StatusClass,
-    WHOLE_BODIES_KEPT, entry_path,
+    AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, NoCode,
+    StatusClass, WHOLE_BODIES_KEPT, entry_path,
 };
 use crate::nav::{in_place, use_id_param};
 use crate::request_log::{self, WholeBody};
@@ -381,7 +381,12 @@ fn log_cells(entry: &Entry) -> impl IntoView + use<> {
     view! {
         <th scope="row" tabindex="-1"><A href=href>{sent}</A></th>
         <td tabindex="-1">{entry.method.clone()}</td>
-        <td class="path" tabindex="-1">{entry.path.clone()}</td>
+        <td class="path" tabindex="-1">
+            {entry.path.clone()}
+            {entry.bodies_forgotten_after_days.map(|days| view! {
+                " " <span class="badge" data-field="bodies-forgotten-mark" title=format!("Its bodies were forgotten after {days} days.")>"bodies forgotten"</span>
+            })}
+        </td>
         <td class=class data-field="status" tabindex="-1">
             {status}
             {error.map(|code| view! { " " <span class="error-code">{code}</span> })}
@@ -536,9 +541,12 @@ fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl Into
 
         <h2 class="section-title">"The request as code"</h2>
         {move || match request_as_code.get() {
-            Some(spec) => view! { <CopyAsCode request=Signal::stored(spec) /> }.into_any(),
-            None => view! {
+            Ok(spec) => view! { <CopyAsCode request=Signal::stored(spec) /> }.into_any(),
+            Err(NoCode::Shortened) => view! {
                 <p class="help" data-field="code-unavailable">"The request's body was shortened here and is no longer kept whole, so it cannot be written out as code."</p>
+            }.into_any(),
+            Err(NoCode::Forgotten { days }) => view! {
+                <p class="help" data-field="code-unavailable">{format!("The request's body was forgotten after {days} days, so it cannot be written out as code.")}</p>
             }.into_any(),
         }}
     }

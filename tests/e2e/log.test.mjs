@@ -303,6 +303,50 @@ test("the log keeps the newest 5,000 entries of a workspace: the oldest go first
 
 // A page left while its request is out cancels the request's task, but the request went (the
 // API may have acted on it): the log keeps it, and says its answer was not read.
+// The expiry rule (tests/e2e/expiry.test.mjs) drops an entry's bodies and keeps the entry: the
+// list marks it, and its request, which had a body, is not offered as code without it.
+test("an entry whose bodies were forgotten is marked in the list, and its request is not code without its body", async ({ sandbox, pages }) => {
+  const { page, problems } = await pages.signedIn("/log");
+  const workspace = (await api(sandbox, "GET", "/v1/workspace")).json.workspace_id;
+  await rowWith(page, "/v1/workspace");
+  const forgotten = (id, method, path) => ({
+    id, at: "2001-09-09T01:46:40.000Z", duration_ms: 1, origin: "page", method, base_url: "http://seeded", path,
+    status: 202, answer_bytes: 2, bodies_forgotten_after_days: 7,
+  });
+  await page.evaluate(async ([ws, entries]) => {
+    const db = await new Promise((resolve) => { const open = indexedDB.open("console"); open.onsuccess = () => resolve(open.result); });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction("log", "readwrite");
+      for (const entry of entries) tx.objectStore("log").put(JSON.stringify(entry), `${ws}/${entry.id}`);
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+    db.close();
+  }, [workspace, [
+    forgotten("0001000000000-00000001", "POST", "/v1/actions/premium-search-people/run/async"),
+    forgotten("0001000000000-00000002", "GET", "/v1/runs?limit=20"),
+  ]]);
+  await go(page, "/runs");
+  await go(page, "/log");
+  const submitted = await rowWith(page, "/v1/actions/premium-search-people/run/async");
+  await expect(submitted.locator('[data-field="bodies-forgotten-mark"]')).toHaveText("bodies forgotten");
+  const fresh = await rowWith(page, "/v1/workspace");
+  await expect(fresh.locator('[data-field="bodies-forgotten-mark"]')).toHaveCount(0);
+  await screenshot(page, "log-bodies-forgotten");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await submitted.locator("th a").click();
+  await expect(page.locator('[data-field="bodies-forgotten"]')).toContainText("This request's bodies were forgotten after 7 days");
+  await expect(page.locator('[data-field="code-unavailable"]')).toHaveText("The request's body was forgotten after 7 days, so it cannot be written out as code.");
+  await screenshot(page, "log-entry-body-forgotten");
+  // A read had no body to forget: it is whole as code.
+  await go(page, `/log/${encodeURIComponent("0001000000000-00000002")}`);
+  await expect(page.locator('[data-field="bodies-forgotten"]')).toBeVisible();
+  await expect(page.locator('[data-field="code-unavailable"]')).toHaveCount(0);
+  await expect(page.locator('[data-field="code-snippet"]')).toContainText("http://seeded/v1/runs?limit=20");
+  expect(problems).toEqual([]);
+});
+
 test("a request whose page was left before its answer came is in the log, and says so", async ({ pages }) => {
   const { page, problems } = await pages.signedIn("/workspace");
   const runsList = (url) => new URL(url).pathname === "/v1/runs";

@@ -71,6 +71,14 @@ impl Endpoint {
         }
     }
 
+    /// The request carries a JSON body (a submission's, a new key's name).
+    pub const fn sends_body(self) -> bool {
+        matches!(
+            self,
+            Endpoint::SubmitLive | Endpoint::SubmitAsync | Endpoint::CreateKey
+        )
+    }
+
     /// The path as axum and OpenAPI write it, `/v1` included; a `{name}` segment is a path
     /// parameter.
     pub const fn path(self) -> &'static str {
