@@ -281,6 +281,18 @@ pub fn OutputExplorer(
         Source::Held { .. } => None,
     };
     let exporting_now = move || exporting.with(Option::is_some);
+    // In presenter mode the filter and the sort go by the values shown: searching the real ones
+    // would tell what a hidden value is. The box says so.
+    let (filter_label, filter_title) = if masker.is_on() {
+        (
+            "Filter the masked values",
+            Some(
+                "Presenter mode is on: the filter and the sort use the values as shown, so that a search cannot reveal a hidden one.",
+            ),
+        )
+    } else {
+        ("Filter the records", None)
+    };
     // The table (or the JSON) is built a frame after the toolbar: built with it, the explorer
     // of a batch's records was one task of 150 ms at 4× CPU (docs/performance.md).
     let body_drawn = RwSignal::new(false);
@@ -293,8 +305,8 @@ pub fn OutputExplorer(
                 <button type="button" aria-pressed=pressed(false) on:click=move |_| show_json.set(false)>"Table"</button>
                 <button type="button" aria-pressed=pressed(true) on:click=move |_| show_json.set(true)>"JSON"</button>
             </div>
-            <input type="search" class="output-filter" aria-label="Filter the records" placeholder="Filter the records"
-                data-field="output-filter" hidden=show_json
+            <input type="search" class="output-filter" aria-label=filter_label placeholder=filter_label
+                title=filter_title data-field="output-filter" hidden=show_json
                 prop:value=filter on:input:target=move |ev| filter.set(ev.target().value()) />
             <span class="muted" data-field="output-count" role="status">{count_line}</span>
             <span class="export-group" role="group" aria-label="Export the records shown">

@@ -6,7 +6,7 @@
 // dates and the listed fields). Switched off, the same scan finds them: the scan can fail.
 import { readFile } from "node:fs/promises";
 import { expect, withSandbox } from "./fixtures.mjs";
-import { go, runFromForm, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
+import { api, go, runFromForm, screenshot, scrollThroughRows, seriousViolations } from "./harness.mjs";
 import { leaks, workspaceTexts } from "./personal.mjs";
 
 const test = withSandbox({ args: ["--queue-ms", "60", "--process-ms", "120"] });
@@ -82,6 +82,27 @@ test("presenter mode: no personal text on any page, in any attribute, the title 
   await expect(explored.locator("tbody tr[data-placeholder]")).toHaveCount(0);
   expect(await leaks(page, texts), "/bulk, results, scrolled to the end").toEqual([]);
   await copiesLeakNothing(page, page.locator('[data-field="explored-results"] [data-field="output-table"]').locator("tbody tr").first(), texts);
+  // The filter goes by the values shown, and says so: a real value of the batch's records finds
+  // none of them (searching the real ones would tell a hidden value), its masked form finds it.
+  const filterBox = page.locator('[data-field="explored-results"] [data-field="output-filter"]');
+  await expect(filterBox).toHaveAttribute("placeholder", "Filter the masked values");
+  await expect(filterBox).toHaveAttribute("title", /^Presenter mode is on: the filter and the sort use the values as shown/);
+  const countLine = page.locator('[data-field="explored-results"] [data-field="output-count"]');
+  const everyRecord = await countLine.textContent();
+  const listed = (await api(sandbox, "GET", "/v1/runs", { bearer: sandbox.session_token })).json.runs;
+  let record;
+  for (const run of listed.filter((run) => run.action === "premium-search-people" && run.status === "completed")) {
+    record ??= (await api(sandbox, "GET", `/v1/runs/${run.id}`, { bearer: sandbox.session_token })).json.output[0];
+  }
+  const realValue = Object.values(record).find((value) => typeof value === "string" && value.length >= 4 && texts.has(value));
+  expect(drawnTexts.includes(realValue), "the real value is not drawn").toBe(false);
+  await filterBox.fill(realValue);
+  await expect(countLine).toHaveText(/^0 of /);
+  const maskedValue = rows[0].map((cell) => cell.trim()).find((cell) => cell.length >= 4 && !texts.has(cell));
+  await filterBox.fill(maskedValue);
+  await expect(countLine).not.toHaveText(/^0 of /);
+  await filterBox.fill("");
+  await expect(countLine).toHaveText(everyRecord);
   await screenshot(page, "presenter-bulk-done");
   // An export asks first, and says what the file holds; "Do not export" writes nothing.
   await page.locator('[data-field="export-csv"]').click();
