@@ -231,11 +231,7 @@ impl ApiClient {
         idempotency_key: &str,
         body: &str,
     ) -> Result<Submitted, ApiError> {
-        let endpoint = if live {
-            Endpoint::SubmitLive
-        } else {
-            Endpoint::SubmitAsync
-        };
+        let endpoint = Endpoint::submit(live);
         let request = Request {
             json_body: Some(body),
             idempotency_key: Some(idempotency_key),

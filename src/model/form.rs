@@ -400,11 +400,7 @@ pub fn submission_request(
     idempotency_key: &str,
     body: &str,
 ) -> RequestSpec {
-    let endpoint = if live {
-        Endpoint::SubmitLive
-    } else {
-        Endpoint::SubmitAsync
-    };
+    let endpoint = Endpoint::submit(live);
     RequestSpec {
         method: endpoint.method().as_str().to_owned(),
         url: format!("{base_url}{}", endpoint.path_with(&encode(action))),

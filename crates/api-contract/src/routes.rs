@@ -71,6 +71,15 @@ impl Endpoint {
         }
     }
 
+    /// The submission route of a mode: live or async.
+    pub const fn submit(live: bool) -> Endpoint {
+        if live {
+            Endpoint::SubmitLive
+        } else {
+            Endpoint::SubmitAsync
+        }
+    }
+
     /// The request carries a JSON body (a submission's, a new key's name).
     pub const fn sends_body(self) -> bool {
         matches!(
