@@ -15,6 +15,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+mod message;
+pub use message::body_texts;
+
 /// Between a row's cells where the bulk pages show them on one line (`model::bulk_view`).
 pub const CELL_SEPARATOR: &str = " · ";
 

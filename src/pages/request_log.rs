@@ -18,6 +18,7 @@ use crate::components::{
     Confirm, CopyAsCode, Notice, RowAttribute, StoreRefusalNotice, WindowedTable,
 };
 use crate::model::format::{counted, group_thousands, local_time, size};
+use crate::model::presenter::body_texts;
 use crate::model::request_log::{
     AnsweredError, Entry, KEPT_ENTRIES, KeptBody, LogFilter, LogQuery, METHODS, NoCode,
     StatusClass, WHOLE_BODIES_KEPT, entry_path,
@@ -444,10 +445,16 @@ fn entry_view(workspace_id: String, entry: Entry, answer: KeptBody) -> impl Into
         text: masker.json_text(&body.text).into_owned(),
         ..body
     };
+    // What the answer's message may quote of the request.
+    let sent_texts = entry
+        .request_body
+        .as_ref()
+        .map(|body| body_texts(&body.text))
+        .unwrap_or_default();
     let shown_entry = Entry {
         request_body: entry.request_body.clone().map(mask_body),
         error: entry.error.clone().map(|error| AnsweredError {
-            message: masker.text(&error.message).into_owned(),
+            message: masker.message(&error.message, &sent_texts).into_owned(),
             ..error
         }),
         ..entry.clone()

@@ -13,6 +13,7 @@ use crate::components::{
 use crate::model::archive::KeptRun;
 use crate::model::form::{SavedSubmission, Values, idempotency_key, submission_request};
 use crate::model::format::{counted, group_thousands, local_time, run_duration};
+use crate::model::presenter::body_texts;
 use crate::model::urls::action_form_path;
 use crate::nav::use_id_param;
 use crate::pages::compare::CompareWith;
@@ -310,24 +311,37 @@ fn RunView(
     let purpose = ActionId::parse(&run.action).map_or("Run", ActionId::purpose);
     let masker = crate::state::presenter::use_masker();
     let failure = run.error.clone().map(|e| {
-        // The API's message may quote the input: masked in presenter mode, on screen and in the
+        // The API's message may quote the input: in presenter mode its personal parts are
+        // masked (the input this browser sent, once read, among them), on screen and in the
         // ticket copied.
-        let message = masker.text(&e.message).into_owned();
+        let kept = state.kept;
+        let message = Memo::new(move |_| {
+            let inputs = kept
+                .get()
+                .flatten()
+                .map(|sent| body_texts(&sent.body))
+                .unwrap_or_default();
+            masker.message(&e.message, &inputs).into_owned()
+        });
         let request_id = watch.request_id.get_untracked().unwrap_or_default();
-        let ticket = format!(
-            "Run ID: {}\nAction: {}\nError code: {}\nMessage: {}\nRequest ID: {request_id}",
-            run.id, run.action, e.code, message
-        );
+        let (run_id, action, code) = (run.id.clone(), run.action.clone(), e.code.clone());
+        let ticket_request_id = request_id.clone();
+        let ticket = move || {
+            format!(
+                "Run ID: {run_id}\nAction: {action}\nError code: {code}\nMessage: {}\nRequest ID: {ticket_request_id}",
+                message.get_untracked()
+            )
+        };
         view! {
             <div class="error-panel" role="alert" data-field="run-error">
                 <p class="error-title">"The run failed"</p>
-                <p class="error-message">{message.clone()}</p>
+                <p class="error-message">{message}</p>
                 <dl class="error-facts">
                     <dt>"Error code"</dt><dd><code data-field="error-code">{e.code}</code></dd>
                     <dt>"Request ID"</dt><dd><code class="request-id" data-field="request-id">{request_id}</code></dd>
                 </dl>
                 <button type="button" class="button secondary" on:click=move |_| {
-                    copy_text(&ticket);
+                    copy_text(&ticket());
                     state.notice.set("Copied the run's details for a support ticket.");
                 }>"Copy for a support ticket"</button>
             </div>

@@ -8,6 +8,7 @@ use crate::model::bulk_view::{
     ALL_ROWS, ShownRow, matching_rows, page_count, rows_on_page, short_run_id,
 };
 use crate::model::format::counted;
+use crate::model::presenter::CELL_SEPARATOR;
 use crate::model::urls::run_path;
 use crate::state::bulk::use_bulk;
 use crate::state::presenter::use_masker;
@@ -116,6 +117,12 @@ fn BatchRowLine(first: ShownRow, lines: Memo<Vec<ShownRow>>) -> impl IntoView {
     let masker = use_masker();
     // The line's input never changes; presenter mode draws the page again.
     let input = masker.cells(&first.input).into_owned();
+    // What an error's message may quote of the row.
+    let cells: Vec<String> = first
+        .input
+        .split(CELL_SEPARATOR)
+        .map(str::to_owned)
+        .collect();
     // Kept as last seen when the row leaves the page: the line is being removed.
     let row = Memo::new(move |previous: Option<&ShownRow>| {
         lines
@@ -128,7 +135,7 @@ fn BatchRowLine(first: ShownRow, lines: Memo<Vec<ShownRow>>) -> impl IntoView {
     let error = Memo::new(move |_| {
         row.with(|r| {
             r.error.clone().map(|error| RowError {
-                message: masker.text(&error.message).into_owned(),
+                message: masker.message(&error.message, &cells).into_owned(),
                 ..error
             })
         })
