@@ -100,12 +100,13 @@ fn errors(statuses: &[u16]) -> Map<String, Value> {
         .iter()
         .map(|s| {
             let text = match s {
-                400 => "Bad Request: the body, a header or an input rule is broken; the message names the field and the rule.",
+                400 => "Bad Request: the body, a header, a path parameter (`invalid_path`) or an input rule is broken; the message names the field and the rule.",
                 401 => "Unauthorized: the bearer credential is missing, invalid, revoked or expired.",
                 403 => "Forbidden: the credential may not do this (key management needs an account session).",
                 404 => "Not Found.",
                 405 => "Method Not Allowed.",
                 409 => "Conflict: idempotency_key_reused, insufficient_credits, or run_not_cancellable.",
+                413 => "Payload Too Large (`request_too_large`): the body is over the size the sandbox reads.",
                 429 => "Rate Limit Exceeded: retry after `retry_after` seconds (also the Retry-After header).",
                 _ => "Internal Server Error.",
             };
@@ -136,7 +137,7 @@ fn submission_operation(action: ActionId, live: bool) -> Value {
             run,
         ),
     );
-    r.extend(errors(&[400, 401, 403, 404, 409, 429, 500]));
+    r.extend(errors(&[400, 401, 403, 404, 409, 413, 429, 500]));
     json!({
         "operationId": format!("{}_{}", if live { "submitLive" } else { "submitAsync" }, action.as_str().replace('-', "_")),
         "summary": format!("{}: {} ({})", action.purpose(), action.cost_rule(),
@@ -150,7 +151,18 @@ fn submission_operation(action: ActionId, live: bool) -> Value {
 
 /// Any other route's operation, as its declaration in [`ROUTES`] describes it.
 fn plain_operation(operation: &Operation) -> Value {
-    let mut responses = errors(operation.errors);
+    // Beyond the route's own errors: a path parameter can be refused (`invalid_path`), and a
+    // body can be too large.
+    let mut statuses = operation.errors.to_vec();
+    if operation.path_parameter.is_some() {
+        statuses.push(400);
+    }
+    if operation.request.is_some() {
+        statuses.push(413);
+    }
+    statuses.sort_unstable();
+    statuses.dedup();
+    let mut responses = errors(&statuses);
     match operation.success {
         Success::Json {
             description,
@@ -275,7 +287,7 @@ pub fn document() -> Value {
         "info": {
             "title": "Data-extraction service (sandbox)",
             "version": "1.0.0",
-            "description": "Actions, runs, workspace credits and API keys. Served by the local sandbox."
+            "description": "Actions, runs, workspace credits and API keys. Served by the local sandbox. A method a path does not take is answered 405 (`method_not_allowed`) with the error body; a path no route has, 404 (`not_found`)."
         },
         "servers": [{ "url": "/" }],
         "security": [{ "bearerAuth": [] }],

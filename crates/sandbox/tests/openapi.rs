@@ -169,6 +169,86 @@ async fn bounds_and_errors_are_in_the_document() {
     );
 }
 
+/// The edge answers (a body too large, a path parameter refused) are documented on every
+/// operation that can give them, so schemathesis checks them as it checks the rest; a method a
+/// path does not take is the contract's 405 body.
+#[tokio::test]
+async fn the_edge_answers_are_documented_where_they_happen() {
+    let sb = Sandbox::fast();
+    let doc = document(&sb).await;
+    let too_large = format!(
+        "{{\"x\":\"{}\"}}",
+        "a".repeat(sandbox::routes::MAX_REQUEST_BODY_BYTES)
+    );
+    for route in &sandbox::ROUTES {
+        let (method, path) = (route.method(), route.path());
+        let documented_path = path.replace("{action}", "premium-search-people");
+        let operation = &doc["paths"][&documented_path][method.as_str().to_lowercase()];
+        assert!(
+            operation.is_object(),
+            "{method} {documented_path} is documented"
+        );
+        let answer = |status: StatusCode, code: &str, reply: &common::Reply| {
+            let body: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+            assert_eq!(reply.status, status, "{method} {path}: {body}");
+            assert_eq!(body["error"]["code"], code, "{method} {path}");
+            assert!(
+                operation["responses"].get(status.as_str()).is_some(),
+                "{method} {documented_path} documents its {status}"
+            );
+        };
+        let concrete = documented_path.replace("{id}", "x");
+        if operation.get("requestBody").is_some() {
+            let reply = sb
+                .send(
+                    method.as_str(),
+                    &concrete,
+                    Some(sb.session()),
+                    &[
+                        ("content-type", "application/json"),
+                        ("idempotency-key", "edge-key-123"),
+                    ],
+                    Some(&too_large),
+                )
+                .await;
+            answer(StatusCode::PAYLOAD_TOO_LARGE, "request_too_large", &reply);
+        }
+        if path.contains("{id}") {
+            // Not UTF-8 once decoded.
+            let hostile = documented_path.replace("{id}", "%FF");
+            let reply = sb
+                .send(method.as_str(), &hostile, Some(sb.session()), &[], None)
+                .await;
+            answer(StatusCode::BAD_REQUEST, "invalid_path", &reply);
+        }
+        // A method no route of the path takes: the contract's body, never axum's empty 405.
+        let other = if doc["paths"][&documented_path].get("put").is_none() {
+            "PUT"
+        } else {
+            "PATCH"
+        };
+        let reply = sb
+            .send(other, &concrete, Some(sb.session()), &[], None)
+            .await;
+        let body: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
+        assert_eq!(
+            reply.status,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "{other} {path}"
+        );
+        assert_eq!(
+            body["error"]["code"], "method_not_allowed",
+            "{other} {path}"
+        );
+    }
+    assert!(
+        doc["info"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("405 (`method_not_allowed`)")
+    );
+}
+
 /// Every `$ref` in `value`, anywhere in it.
 fn refs(value: &Value, found: &mut Vec<String>) {
     match value {
