@@ -20,11 +20,13 @@ use crate::state::bulk::{Bulk, use_bulk};
 use crate::state::chains::Chains;
 use crate::state::drafts::{Drafts, use_drafts};
 use crate::state::environment::{Environment, use_environment};
+use crate::state::expiry::OutputExpiry;
 use crate::state::preferences::Preferences;
 use crate::state::presenter::Presenter;
+use crate::state::refusals::StoreRefusals;
 use crate::state::registry::Registry;
 use crate::state::safeguards::{SpendingSafeguards, use_safeguards};
-use crate::state::session::{Session, use_session};
+use crate::state::session::{LogKeeping, Session, use_session};
 use crate::state::workspace::{SharedWorkspace, use_workspace};
 
 #[component]
@@ -34,15 +36,21 @@ pub fn App(
 ) -> impl IntoView {
     // The request log and the balance readings are kept by the pages' chunk (pages::lazy):
     // handed down, so state/ never names a page.
-    let session = Session::provide(keep_log);
+    // Background writes' refusals are told in the pages (`StoreRefusalNotice`).
+    let refusals = StoreRefusals::provide();
+    let session = Session::provide(LogKeeping {
+        keeper: keep_log,
+        refusals,
+    });
     let presenter = Presenter::provide(Preferences::provide());
     Environment::provide(session, served_environment);
-    SharedWorkspace::provide(session, keep_reading);
+    SharedWorkspace::provide(session, keep_reading, refusals);
     Registry::provide(session);
     Drafts::provide(session);
     SpendingSafeguards::provide(use_workspace());
-    Bulk::provide(session, use_workspace());
+    Bulk::provide(session, use_workspace(), refusals);
     Chains::provide(use_bulk(), use_workspace());
+    OutputExpiry::provide(refusals);
     // The other pages' code, fetched in the background (see pages::lazy).
     schedule_preload(session, use_workspace());
     // True while a navigation waits for its page's code: a bar at the top and `aria-busy` on the

@@ -29,7 +29,17 @@ use crate::store::{
 /// Keeps exchanges under a workspace: [`keep`] in the worker, the same through the pages' chunk
 /// in the page (`pages::lazy::keep_log`, handed to `Session::provide` by the app), so the
 /// store's code stays out of the first load.
-pub type Keeper = fn(LogWrite, Origin, WriteMode) -> Pin<Box<dyn Future<Output = WriteFound>>>;
+/// `Err`: the store refused the write; `Ok(WriteFound::Failed)`: the code that writes did not
+/// arrive, and nothing was written.
+pub type Keeper = fn(
+    LogWrite,
+    Origin,
+    WriteMode,
+) -> Pin<Box<dyn Future<Output = Result<WriteFound, StoreError>>>>;
+
+/// Tells how a write of the log under a workspace went (`Ok` after a refusal: it is kept again),
+/// so a refusal reaches the person; given by who made the logger (the page's: `state::session`).
+pub type RefusalTeller = Arc<dyn Fn(&str, Result<(), StoreError>) + Send + Sync>;
 
 /// Collects one credential's (or the worker's) exchanges for the log. Clones share the same
 /// collection.
@@ -38,6 +48,9 @@ pub struct RequestLogger {
     queue: Arc<Mutex<LogQueue>>,
     origin: Origin,
     keeper: Keeper,
+    /// None in the worker: its keeper hands the writes to the batch's writer, which tells the
+    /// page of a refusal itself.
+    refusals: Option<RefusalTeller>,
 }
 
 impl PartialEq for RequestLogger {
@@ -54,7 +67,28 @@ impl RequestLogger {
             queue: Arc::default(),
             origin,
             keeper,
+            refusals: None,
         }
+    }
+
+    /// The same logger, telling how each write went to `refusals`.
+    pub fn telling(self, refusals: RefusalTeller) -> Self {
+        RequestLogger {
+            refusals: Some(refusals),
+            ..self
+        }
+    }
+
+    /// What the keeper found, once told to whoever listens for refusals.
+    fn told(
+        refusals: Option<&RefusalTeller>,
+        workspace: &str,
+        kept: Result<WriteFound, StoreError>,
+    ) -> WriteFound {
+        if let Some(tell) = refusals {
+            tell(workspace, kept.as_ref().map(|_| ()).map_err(Clone::clone));
+        }
+        kept.unwrap_or(WriteFound::Failed)
     }
 
     /// From now on, exchanges are kept under `workspace` (with those waiting for it).
@@ -102,7 +136,9 @@ impl RequestLogger {
         };
         let logger = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let found = (logger.keeper)(write, logger.origin, WriteMode::Checked).await;
+            let workspace = write.workspace.clone();
+            let kept = (logger.keeper)(write, logger.origin, WriteMode::Checked).await;
+            let found = Self::told(logger.refusals.as_ref(), &workspace, kept);
             if let Ok(mut queue) = logger.queue.lock() {
                 queue.written(found);
             }
@@ -121,10 +157,12 @@ impl RequestLogger {
         };
         // The write's transaction is made and committed in this task's microtasks, which run
         // before the page goes; what it answers later nobody hears.
-        let (keeper, origin) = (self.keeper, self.origin);
+        let (keeper, origin, refusals) = (self.keeper, self.origin, self.refusals.clone());
         wasm_bindgen_futures::spawn_local(async move {
-            // A refusal is recorded by the keeper; nobody is left to read what it found.
-            keeper(write, origin, WriteMode::Leaving).await;
+            // Told, should the page stay; nobody is left to read what it found.
+            let workspace = write.workspace.clone();
+            let kept = keeper(write, origin, WriteMode::Leaving).await;
+            Self::told(refusals.as_ref(), &workspace, kept);
         });
     }
 }
@@ -155,7 +193,7 @@ fn log_key(workspace: &str, entry_id: &str) -> LogKey {
 /// entries past [`KEPT_ENTRIES`] and the oldest whole bodies past [`WHOLE_BODIES_KEPT`]. A
 /// [`WriteMode::Leaving`] write reads nothing: its transaction is committed as it is made, as
 /// the page goes. A store that refuses loses the entries, never the page's work; the refusal is
-/// answered (the caller tells it: `pages::lazy`'s `keep_log`).
+/// answered (the logger tells it: [`RequestLogger::telling`]).
 pub async fn keep(
     write: LogWrite,
     origin: Origin,

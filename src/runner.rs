@@ -400,9 +400,9 @@ fn keep_in_log(
     write: LogWrite,
     _origin: Origin,
     _mode: WriteMode,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = WriteFound>>> {
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<WriteFound, StoreError>>>> {
     writes::log(write);
-    Box::pin(std::future::ready(WriteFound::Kept))
+    Box::pin(std::future::ready(Ok(WriteFound::Kept)))
 }
 
 #[wasm_bindgen]

@@ -100,6 +100,16 @@ fn the_transport_names_no_state_and_no_page() {
 }
 
 #[test]
+fn state_lives_in_context_not_in_thread_locals() {
+    let found = lines_naming("state", &["thread_local!"], &[]);
+    assert!(
+        found.is_empty(),
+        "a thread-local in src/state/ (ARCHITECTURE.md, what state holds is context):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
 fn state_never_names_pages() {
     let found = lines_naming(
         "state",

@@ -29,8 +29,11 @@ use crate::components::RequireSession;
 use crate::model::ledger::BalanceReading;
 use crate::model::log_queue::{LogWrite, WriteFound, WriteMode};
 use crate::model::request_log::Origin;
+use crate::state::expiry::{OutputExpiry, use_output_expiry};
+use crate::state::refusals::{StoreRefusals, use_store_refusals};
 use crate::state::session::{Session, use_session};
 use crate::state::workspace::SharedWorkspace;
+use crate::store::StoreError;
 
 type Loaded = Result<AnyView, ChunkError>;
 
@@ -149,17 +152,27 @@ chunk::in_pages_chunk! {
     /// chunk: the history's code (its store, its serde) is not needed for the first screen, and
     /// the read starts once the chunk is there anyway (at most once; a failed fetch leaves it to
     /// the first page of the chunk that loads).
-    fn start_history(session: Session, workspace: SharedWorkspace) -> Result<(), ChunkError> {
-        crate::state::history::read_in_background(session, workspace);
-        crate::state::expiry::apply_in_background(workspace);
+    fn start_history(
+        session: Session,
+        workspace: SharedWorkspace,
+        expiry: OutputExpiry,
+        refusals: StoreRefusals,
+    ) -> Result<(), ChunkError> {
+        crate::state::history::read_in_background(session, workspace, refusals);
+        expiry.apply_in_background(workspace);
         Ok(())
     }
 }
 
 /// Starts the background read of the runs list from the chunk ([`start_history`]), called once
 /// the chunk is known to be here (its preload or a page of it answered), so its code is there.
-async fn start_history_from_chunk(session: Session, workspace: SharedWorkspace) {
-    if let Err(ChunkError) = start_history(session, workspace).await {
+async fn start_history_from_chunk(
+    session: Session,
+    workspace: SharedWorkspace,
+    expiry: OutputExpiry,
+    refusals: StoreRefusals,
+) {
+    if let Err(ChunkError) = start_history(session, workspace, expiry, refusals).await {
         // Only a chunk that did not arrive fails, and it did: nothing was started, nothing is
         // lost, and the next page of the chunk that loads (`route_view`) starts it.
     }
@@ -191,18 +204,8 @@ chunk::in_pages_chunk! {
         write: LogWrite,
         origin: Origin,
         mode: WriteMode,
-    ) -> Result<InChunk<WriteFound>, ChunkError> {
-        Ok(Box::pin(async move {
-            let workspace = write.workspace.clone();
-            let kept = crate::request_log::keep(write, origin, mode).await;
-            let found = kept.clone().unwrap_or(WriteFound::Failed);
-            crate::state::refusals::record(
-                &workspace,
-                crate::request_log::LOG_NOT_KEPT,
-                kept.map(|_| ()),
-            );
-            found
-        }))
+    ) -> Result<InChunk<Result<WriteFound, StoreError>>, ChunkError> {
+        Ok(Box::pin(crate::request_log::keep(write, origin, mode)))
     }
 }
 
@@ -211,8 +214,9 @@ chunk::in_pages_chunk! {
     fn keep_reading_in_chunk(
         workspace: String,
         reading: BalanceReading,
+        refusals: StoreRefusals,
     ) -> Result<InChunk<()>, ChunkError> {
-        Ok(Box::pin(crate::state::readings::keep(workspace, reading)))
+        Ok(Box::pin(crate::state::readings::keep(workspace, reading, refusals)))
     }
 }
 
@@ -221,15 +225,19 @@ chunk::in_pages_chunk! {
 /// the log never fetches it sooner, over a slow link, than the first screen's own requests. A
 /// write as the page goes ([`WriteMode::Leaving`]) cannot wait: without the chunk it writes
 /// nothing.
-pub fn keep_log(write: LogWrite, origin: Origin, mode: WriteMode) -> InChunk<WriteFound> {
+pub fn keep_log(
+    write: LogWrite,
+    origin: Origin,
+    mode: WriteMode,
+) -> InChunk<Result<WriteFound, StoreError>> {
     Box::pin(async move {
         if mode == WriteMode::Leaving && !chunk::arrived() {
-            return WriteFound::Failed;
+            return Ok(WriteFound::Failed);
         }
         chunk::until_arrived().await;
         match keep_log_in_chunk(write, origin, mode).await {
             Ok(keeping) => keeping.await,
-            Err(ChunkError) => WriteFound::Failed,
+            Err(ChunkError) => Ok(WriteFound::Failed),
         }
     })
 }
@@ -238,10 +246,14 @@ pub fn keep_log(write: LogWrite, origin: Origin, mode: WriteMode) -> InChunk<Wri
 /// chunk, which records a refusal for `/credits`), for the shared workspace resource, which is
 /// part of the first screen. As the log's exchanges, a reading made before the chunk has arrived
 /// waits in memory until it has.
-pub fn keep_reading(workspace: String, reading: BalanceReading) -> InChunk<()> {
+pub fn keep_reading(
+    workspace: String,
+    reading: BalanceReading,
+    refusals: StoreRefusals,
+) -> InChunk<()> {
     Box::pin(async move {
         chunk::until_arrived().await;
-        if let Ok(keeping) = keep_reading_in_chunk(workspace, reading).await {
+        if let Ok(keeping) = keep_reading_in_chunk(workspace, reading, refusals).await {
             keeping.await;
         }
     })
@@ -269,6 +281,7 @@ pub async fn kept_data_notice() -> Option<AnyView> {
 /// after the start, once the first screen's own requests (sign-in's check, the workspace) have
 /// had the link to themselves.
 pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
+    let (expiry, refusals) = (use_output_expiry(), use_store_refusals());
     let opened = BrowserUrl::current().ok().map(|url| {
         if url.path().starts_with("/sign-in") {
             url.search_params()
@@ -283,7 +296,7 @@ pub fn schedule_preload(session: Session, workspace: SharedWorkspace) {
         spawn_local(async move {
             if preload_pages().await.is_ok() {
                 chunk::mark_arrived();
-                start_history_from_chunk(session, workspace).await;
+                start_history_from_chunk(session, workspace, expiry, refusals).await;
             }
         });
     };
@@ -320,7 +333,10 @@ async fn route_view(key: PageKey) -> AnyView {
             chunk::mark_arrived();
             // The chunk is here: the history's read starts, if the preload could not start it.
             let (session, workspace) = (use_session(), crate::state::workspace::use_workspace());
-            spawn_local(start_history_from_chunk(session, workspace));
+            let (expiry, refusals) = (use_output_expiry(), use_store_refusals());
+            spawn_local(start_history_from_chunk(
+                session, workspace, expiry, refusals,
+            ));
             view
         }
         Err(ChunkError) => view! { <ChunkRetry key /> }.into_any(),

@@ -162,6 +162,7 @@ struct PageState {
 fn WatchedRun(id: String) -> impl IntoView {
     let session = use_session();
     let workspace = use_workspace();
+    let refusals = crate::state::refusals::use_store_refusals();
     let watch = {
         let id = id.clone();
         use_poll(
@@ -173,6 +174,7 @@ fn WatchedRun(id: String) -> impl IntoView {
                     // Every state seen goes into the workspace's history in this browser, and a
                     // final run's output within the outputs' allowance.
                     crate::state::history::keep_in_background(
+                        refusals,
                         workspace_id,
                         vec![read.value.clone()],
                     );

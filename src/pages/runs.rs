@@ -29,7 +29,7 @@ use crate::model::urls::run_path;
 use crate::nav::in_place;
 use crate::pages::compare::compare_path;
 use crate::state::polling::{Poll, use_poll};
-use crate::state::refusals;
+use crate::state::refusals::use_store_refusals;
 use crate::state::session::use_session;
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
@@ -110,6 +110,7 @@ async fn read_history(
 fn use_runs_list() -> Poll<RunList> {
     let session = use_session();
     let workspace = use_workspace();
+    let refusals = use_store_refusals();
     use_poll(
         move || {
             let client = session.client_untracked();
@@ -123,9 +124,9 @@ fn use_runs_list() -> Poll<RunList> {
                     let runs = read.value.runs.clone();
                     leptos::task::spawn_local(async move {
                         let kept = crate::archive::keep_list(&id, &runs).await;
-                        refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
+                        refusals.record(&id, crate::archive::RUNS_NOT_KEPT, kept);
                         let kept = crate::archive::keep_outputs(&id, &runs).await;
-                        refusals::record(&id, crate::archive::OUTPUTS_NOT_KEPT, kept);
+                        refusals.record(&id, crate::archive::OUTPUTS_NOT_KEPT, kept);
                     });
                 }
                 Ok(read)
@@ -178,6 +179,7 @@ fn use_kept_history(list: Poll<RunList>, left_out: RwSignal<Option<String>>) -> 
 fn use_stale_reads(list: Poll<RunList>, kept: KeptResource) -> RwSignal<HashMap<String, Run>> {
     let session = use_session();
     let workspace = use_workspace();
+    let refusals = use_store_refusals();
     let read_here = RwSignal::new(HashMap::<String, Run>::new());
     let watch = StoredValue::new(StaleWatch::default());
     let rounds = use_poll(
@@ -196,7 +198,7 @@ fn use_stale_reads(list: Poll<RunList>, kept: KeptResource) -> RwSignal<HashMap<
                 }
                 if let (Some(id), false) = (workspace_id, read.is_empty()) {
                     let kept = crate::archive::keep_runs(&id, &read).await;
-                    refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
+                    refusals.record(&id, crate::archive::RUNS_NOT_KEPT, kept);
                 }
                 let round = watch
                     .try_update_value(|watch| watch.after_round(&asked, read))

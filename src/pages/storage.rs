@@ -11,7 +11,7 @@ use crate::components::{Confirm, Notice, RealDataGate, RealDataQuestion, StoreRe
 use crate::model::expiry::{ForgetAfter, Freed, MAX_DAYS, PRESET_DAYS};
 use crate::model::format::{counted, group_thousands, local_time, size};
 use crate::model::store_table;
-use crate::state::expiry::{self, Applied};
+use crate::state::expiry::{self, Applied, use_output_expiry};
 use crate::state::workspace::use_workspace;
 use crate::store::StoreError;
 
@@ -219,6 +219,7 @@ fn applied_text(applied: &Applied) -> String {
 #[component]
 fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
     let workspace = use_workspace();
+    let applications = use_output_expiry();
     let saved = expiry::rule();
     // The select's value: "off", one of the presets, or "other" (a number typed).
     let preset = |rule: ForgetAfter| match rule.0 {
@@ -252,7 +253,7 @@ fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
             let note = if rule.0.is_none() {
                 "Off: nothing is forgotten by age.".to_owned()
             } else {
-                applied_text(&expiry::apply(rule, workspace_id, false).await)
+                applied_text(&applications.apply(rule, workspace_id, false).await)
             };
             changed.update(|n| *n += 1);
             match kept {
@@ -268,7 +269,8 @@ fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
         }
     };
     let last = move || {
-        expiry::last_applied()
+        applications
+            .last_applied()
             .filter(|applied| applied.automatic)
             .map(|applied| applied_text(&applied))
     };

@@ -12,6 +12,7 @@ use crate::browser::preferences;
 use crate::browser::{sleep, until_visible};
 use crate::model::expiry::{APPLY_EVERY_MS, ForgetAfter, Freed};
 use crate::model::preferences::Preference;
+use crate::state::refusals::StoreRefusals;
 use crate::state::workspace::SharedWorkspace;
 use crate::store::StoreError;
 
@@ -29,8 +30,18 @@ pub struct Applied {
     pub automatic: bool,
 }
 
-thread_local! {
-    static LAST: ArcRwSignal<Option<Applied>> = ArcRwSignal::new(None);
+/// The rule's applications in this tab, provided at the root: the last is kept for `/storage`
+/// to say what the automatic one did.
+#[derive(Clone, Copy)]
+pub struct OutputExpiry {
+    last: RwSignal<Option<Applied>>,
+    /// Where a refused application is told.
+    refusals: StoreRefusals,
+}
+
+/// The tab's [`OutputExpiry`].
+pub fn use_output_expiry() -> OutputExpiry {
+    expect_context()
 }
 
 static START: Once = Once::new();
@@ -51,42 +62,57 @@ pub fn set_rule(rule: ForgetAfter) -> Result<(), String> {
     })
 }
 
-/// The last application of the rule in this tab; tracked.
-pub fn last_applied() -> Option<Applied> {
-    LAST.with(|last| last.get())
-}
-
-/// Applies the rule now (`archive::forget_outputs_older_than`), records what it did, and tells
-/// a refusal for the workspace in view.
-pub async fn apply(rule: ForgetAfter, workspace: Option<String>, automatic: bool) -> Applied {
-    let at = js_sys::Date::now();
-    let result = crate::archive::forget_outputs_older_than(rule, at).await;
-    if let Some(workspace) = workspace {
-        super::refusals::record(&workspace, NOT_FORGOTTEN, result.clone());
+impl OutputExpiry {
+    pub fn provide(refusals: StoreRefusals) {
+        provide_context(OutputExpiry {
+            last: RwSignal::new(None),
+            refusals,
+        });
     }
-    let applied = Applied {
-        at,
-        rule,
-        result,
-        automatic,
-    };
-    LAST.with(|last| last.set(Some(applied.clone())));
-    applied
-}
 
-/// Starts applying the rule (once; later calls do nothing): now, then every hour while the tab
-/// is shown. Called from the pages' chunk once it has arrived.
-pub fn apply_in_background(workspace: SharedWorkspace) {
-    START.call_once(|| {
-        wasm_bindgen_futures::spawn_local(async move {
-            loop {
-                until_visible().await;
-                let rule = rule();
-                if rule.0.is_some() {
-                    apply(rule, workspace.id_untracked(), true).await;
+    /// The last application of the rule in this tab; tracked.
+    pub fn last_applied(self) -> Option<Applied> {
+        self.last.get()
+    }
+
+    /// Applies the rule now (`archive::forget_outputs_older_than`), records what it did, and
+    /// tells a refusal for the workspace in view.
+    pub async fn apply(
+        self,
+        rule: ForgetAfter,
+        workspace: Option<String>,
+        automatic: bool,
+    ) -> Applied {
+        let at = js_sys::Date::now();
+        let result = crate::archive::forget_outputs_older_than(rule, at).await;
+        if let Some(workspace) = workspace {
+            self.refusals
+                .record(&workspace, NOT_FORGOTTEN, result.clone());
+        }
+        let applied = Applied {
+            at,
+            rule,
+            result,
+            automatic,
+        };
+        self.last.set(Some(applied.clone()));
+        applied
+    }
+
+    /// Starts applying the rule (once; later calls do nothing): now, then every hour while the
+    /// tab is shown. Called from the pages' chunk once it has arrived.
+    pub fn apply_in_background(self, workspace: SharedWorkspace) {
+        START.call_once(|| {
+            wasm_bindgen_futures::spawn_local(async move {
+                loop {
+                    until_visible().await;
+                    let rule = rule();
+                    if rule.0.is_some() {
+                        self.apply(rule, workspace.id_untracked(), true).await;
+                    }
+                    sleep(Duration::from_millis(APPLY_EVERY_MS as u64)).await;
                 }
-                sleep(Duration::from_millis(APPLY_EVERY_MS as u64)).await;
-            }
-        })
-    });
+            })
+        });
+    }
 }

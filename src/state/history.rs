@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use leptos::task::spawn_local;
 
+use super::refusals::StoreRefusals;
 use super::session::Session;
 use super::workspace::SharedWorkspace;
 use crate::browser::{LockAnswer, LockRequest, request_lock, sleep, until_visible};
@@ -20,12 +21,16 @@ static START: std::sync::Once = std::sync::Once::new();
 
 /// Starts the reads for this tab (once; later calls do nothing). Called from the pages' chunk
 /// once it has arrived, so that its code is not part of the first load.
-pub fn read_in_background(session: Session, workspace: SharedWorkspace) {
-    START.call_once(|| spawn_local(read_list_while_visible(session, workspace)));
+pub fn read_in_background(session: Session, workspace: SharedWorkspace, refusals: StoreRefusals) {
+    START.call_once(|| spawn_local(read_list_while_visible(session, workspace, refusals)));
 }
 
 /// Reads the runs list when due, while this tab is visible, for as long as the tab lives.
-async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
+async fn read_list_while_visible(
+    session: Session,
+    workspace: SharedWorkspace,
+    refusals: StoreRefusals,
+) {
     let mut asked = false;
     loop {
         // Nothing while hidden: a tab in front reads for the workspace.
@@ -33,7 +38,7 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
         if let (Some(client), Some(id)) = (session.client_untracked(), workspace.id_untracked()) {
             if !asked {
                 asked = true;
-                ask_persistence_once(&id).await;
+                ask_persistence_once(&id, refusals).await;
             }
             let lock =
                 request_lock(&format!("console-history-{id}"), LockRequest::IfAvailable).await;
@@ -45,7 +50,7 @@ async fn read_list_while_visible(session: Session, workspace: SharedWorkspace) {
                 };
                 if due && let Ok(read) = client.runs_counted().await {
                     let kept = crate::archive::keep_list_counted(&id, read.value.runs).await;
-                    super::refusals::record(&id, crate::archive::RUNS_NOT_KEPT, kept);
+                    refusals.record(&id, crate::archive::RUNS_NOT_KEPT, kept);
                 }
             }
             if let LockAnswer::Held(lock) = lock {
@@ -65,7 +70,7 @@ const PERSISTENCE_NOT_KEPT: &str = "This browser did not keep that it asked to k
 /// the history and unfinished batches exist nowhere else. Chrome answers by itself (it grants
 /// it to sites used often or installed); Firefox asks the person. `/storage` says why, shows
 /// the answer, and can ask again.
-async fn ask_persistence_once(workspace: &str) {
+async fn ask_persistence_once(workspace: &str, refusals: StoreRefusals) {
     use crate::store::{PERSISTENCE_ASKED, PERSISTENCE_ASKED_KEY};
     if matches!(
         PERSISTENCE_ASKED.get(&PERSISTENCE_ASKED_KEY).await,
@@ -75,7 +80,7 @@ async fn ask_persistence_once(workspace: &str) {
         let kept = PERSISTENCE_ASKED
             .put(&PERSISTENCE_ASKED_KEY, &granted)
             .await;
-        super::refusals::record(workspace, PERSISTENCE_NOT_KEPT, kept);
+        refusals.record(workspace, PERSISTENCE_NOT_KEPT, kept);
     }
 }
 
@@ -83,14 +88,18 @@ async fn ask_persistence_once(workspace: &str) {
 /// [`crate::archive::keep_outputs`]) in the background, for a page's poll that shows the API's
 /// answer without waiting for the history; a refusal is told (`state::refusals`). Nothing
 /// without a workspace.
-pub fn keep_in_background(workspace: Option<String>, runs: Vec<api_contract::Run>) {
+pub fn keep_in_background(
+    refusals: StoreRefusals,
+    workspace: Option<String>,
+    runs: Vec<api_contract::Run>,
+) {
     let Some(workspace) = workspace else {
         return;
     };
     spawn_local(async move {
         let kept = crate::archive::keep_runs(&workspace, &runs).await;
-        super::refusals::record(&workspace, crate::archive::RUNS_NOT_KEPT, kept);
+        refusals.record(&workspace, crate::archive::RUNS_NOT_KEPT, kept);
         let kept = crate::archive::keep_outputs(&workspace, &runs).await;
-        super::refusals::record(&workspace, crate::archive::OUTPUTS_NOT_KEPT, kept);
+        refusals.record(&workspace, crate::archive::OUTPUTS_NOT_KEPT, kept);
     });
 }

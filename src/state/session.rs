@@ -16,7 +16,26 @@ use crate::model::credential::{CredentialKind, classify};
 use crate::model::request_log::Origin;
 pub use crate::model::sign_ins::SeenWorkspace;
 use crate::model::sign_ins::{Entry, KeptSignIn, KeptSignIns, SignInId, SignIns};
-use crate::request_log::{Keeper, RequestLogger};
+use crate::request_log::{Keeper, LOG_NOT_KEPT, RefusalTeller, RequestLogger};
+use crate::state::refusals::StoreRefusals;
+
+/// How each sign-in's exchanges are kept in the request log: the app's keeper (it writes from
+/// the pages' chunk, so `state` names no page), and where a refused write is told.
+#[derive(Clone, Copy)]
+pub struct LogKeeping {
+    pub keeper: Keeper,
+    pub refusals: StoreRefusals,
+}
+
+impl LogKeeping {
+    /// Tells each write's outcome as the request log's (`LOG_NOT_KEPT`).
+    fn teller(self) -> RefusalTeller {
+        let refusals = self.refusals;
+        std::sync::Arc::new(move |workspace, kept| {
+            refusals.record(workspace, LOG_NOT_KEPT, kept);
+        })
+    }
+}
 
 /// A signed-in person's API base URL and bearer credential.
 #[derive(Clone, PartialEq, Eq)]
@@ -44,13 +63,13 @@ impl std::fmt::Debug for SignedIn {
 impl SignedIn {
     /// A credential for the API at `base_url`, whose exchanges `keep_log` keeps in the request
     /// log (the session's: [`Session::new_sign_in`]).
-    fn new(base_url: String, bearer: String, keep_log: Keeper) -> Self {
+    fn new(base_url: String, bearer: String, keep_log: LogKeeping) -> Self {
         let kind = classify(&bearer);
         SignedIn {
             base_url,
             bearer,
             kind,
-            log: RequestLogger::new(Origin::Page, keep_log),
+            log: RequestLogger::new(Origin::Page, keep_log.keeper).telling(keep_log.teller()),
             keep_in_tab: false,
         }
     }
@@ -97,7 +116,7 @@ pub struct Session {
     notice: RwSignal<Option<String>>,
     /// Keeps each sign-in's exchanges in the request log: given by the app (the keeper writes
     /// from the pages' chunk), so `state` names no page.
-    keep_log: Keeper,
+    keep_log: LogKeeping,
 }
 
 /// The sessionStorage key of the opted-in sign-ins.
@@ -112,7 +131,7 @@ fn tab_storage() -> Option<web_sys::Storage> {
 }
 
 /// The sign-ins kept in this tab's storage, unless there are none or they are damaged.
-fn restore_kept(keep_log: Keeper) -> SignIns<SignedIn> {
+fn restore_kept(keep_log: LogKeeping) -> SignIns<SignedIn> {
     let mut sign_ins = SignIns::default();
     let Some(kept) = tab_storage()
         .and_then(|s| s.get_item(TAB_STORAGE_KEY).ok().flatten())
@@ -173,7 +192,7 @@ fn keep_in_tab(sign_ins: &SignIns<SignedIn>) {
 impl Session {
     /// The session restored from this tab's storage if the person opted in before a reload,
     /// provided as context. `keep_log` keeps each sign-in's exchanges in the request log.
-    pub fn provide(keep_log: Keeper) -> Session {
+    pub fn provide(keep_log: LogKeeping) -> Session {
         let session = Session::from_sign_ins(restore_kept(keep_log), keep_log);
         provide_context(session);
         // As the page goes (a reload, a closed tab, a link away), every sign-in's log writes
@@ -191,7 +210,7 @@ impl Session {
         session
     }
 
-    fn from_sign_ins(sign_ins: SignIns<SignedIn>, keep_log: Keeper) -> Session {
+    fn from_sign_ins(sign_ins: SignIns<SignedIn>, keep_log: LogKeeping) -> Session {
         let sign_ins = RwSignal::new(sign_ins);
         let current = Memo::new(move |_| {
             sign_ins.with(|s| {
@@ -444,21 +463,28 @@ mod tests {
     use super::*;
     use crate::chunk::InChunk;
     use crate::model::log_queue::{LogWrite, WriteFound, WriteMode};
+    use crate::store::StoreError;
 
-    fn keep_nothing(_: LogWrite, _: Origin, _: WriteMode) -> InChunk<WriteFound> {
-        Box::pin(async { WriteFound::Failed })
+    fn keep_nothing() -> LogKeeping {
+        fn keeper(_: LogWrite, _: Origin, _: WriteMode) -> InChunk<Result<WriteFound, StoreError>> {
+            Box::pin(async { Ok(WriteFound::Failed) })
+        }
+        LogKeeping {
+            keeper,
+            refusals: StoreRefusals::new(),
+        }
     }
 
     fn session_with(bearers: &[&str]) -> Session {
         let mut sign_ins = SignIns::default();
         for bearer in bearers {
-            let signed_in = SignedIn::new("http://x".into(), (*bearer).into(), keep_nothing);
+            let signed_in = SignedIn::new("http://x".into(), (*bearer).into(), keep_nothing());
             let probe = signed_in.clone();
             sign_ins
                 .add(signed_in, |s| s.same_credential(&probe))
                 .unwrap();
         }
-        Session::from_sign_ins(sign_ins, keep_nothing)
+        Session::from_sign_ins(sign_ins, keep_nothing())
     }
 
     #[test]
@@ -511,7 +537,7 @@ mod tests {
 
     #[test]
     fn debug_output_never_shows_the_bearer() {
-        let signed_in = SignedIn::new("http://x".into(), "sk_secret_value".into(), keep_nothing);
+        let signed_in = SignedIn::new("http://x".into(), "sk_secret_value".into(), keep_nothing());
         assert!(!format!("{signed_in:?}").contains("sk_secret_value"));
     }
 }

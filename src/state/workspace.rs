@@ -16,15 +16,19 @@
 use api_contract::Workspace;
 use leptos::prelude::*;
 
+use super::refusals::StoreRefusals;
 use super::session::{SeenWorkspace, Session};
 use crate::api::ApiError;
 use crate::model::ledger::BalanceReading;
 use crate::model::sign_ins::SignInId;
 
 /// Keeps a reading of a workspace's balance (by its id) for the credit ledger, in a task of its
-/// own.
-pub type ReadingKeeper =
-    fn(String, BalanceReading) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
+/// own, telling a refusal in the tab's [`StoreRefusals`].
+pub type ReadingKeeper = fn(
+    String,
+    BalanceReading,
+    StoreRefusals,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>;
 
 /// An answer to `GET /v1/workspace`, and the sign-in it was asked with.
 #[derive(Clone, Debug)]
@@ -64,8 +68,8 @@ const FRESH_MS: f64 = 2_000.0;
 
 impl SharedWorkspace {
     /// Provided as context at the root, under the `Session`; `keep_reading` keeps each
-    /// answer's balance for the ledger.
-    pub fn provide(session: Session, keep_reading: ReadingKeeper) {
+    /// answer's balance for the ledger (a refusal told in `refusals`).
+    pub fn provide(session: Session, keep_reading: ReadingKeeper, refusals: StoreRefusals) {
         let loading = StoredValue::new(false);
         let primed = StoredValue::new(None::<Primed>);
         let answered_at = StoredValue::new(0.0);
@@ -106,6 +110,7 @@ impl SharedWorkspace {
                     leptos::task::spawn_local(keep_reading(
                         workspace.workspace_id.clone(),
                         reading,
+                        refusals,
                     ));
                 }
                 Answer {

@@ -252,6 +252,7 @@ test("a write the store refuses is told: the form's run made while the disk is f
   const { page, problems } = await pages.signedIn("/actions/network-search-groups");
   // From now on the disk is full: every write is refused as browsers refuse it.
   await page.evaluate(() => {
+    window.__put = IDBObjectStore.prototype.put;
     IDBObjectStore.prototype.put = function () {
       throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
     };
@@ -266,6 +267,14 @@ test("a write the store refuses is told: the form's run made while the disk is f
   await expect(history).toContainText("This browser's storage is full. Free space");
   const sent = refused.filter({ hasText: "The run was made, but this browser did not keep what was sent" });
   await expect(sent).toContainText("This browser's storage is full. Free space");
+  // The request log's write of those requests, told by the page's logger.
+  const log = refused.filter({ hasText: "The latest requests were not kept in this browser's request log" });
+  await expect(log).toContainText("This browser's storage is full. Free space");
   await screenshot(page, "store-refused-run");
+  // Room again: the page's next requests are kept, and the log's notice goes.
+  await page.evaluate(() => { IDBObjectStore.prototype.put = window.__put; });
+  await go(page, "/runs");
+  await expect(page.locator("main h1").first()).toHaveText("Runs");
+  await expect(log).toHaveCount(0);
   expect(problems).toEqual([]);
 });

@@ -16,7 +16,7 @@ use crate::browser::{focus_id, sleep};
 use crate::model::form::{SavedSubmission, idempotency_key, split_server_errors};
 use crate::model::submission::{SentKey, retry_wait_seconds};
 use crate::model::urls::run_path;
-use crate::state::refusals;
+use crate::state::refusals::{StoreRefusals, use_store_refusals};
 use crate::state::workspace::{SharedWorkspace, use_workspace};
 use crate::store;
 
@@ -140,6 +140,7 @@ pub(super) fn use_submission(body: Memo<String>, fields: FormFields) -> Submissi
 /// What the answer means for the form.
 fn answer_effect(submission: Submission, fields: FormFields) {
     let workspace = use_workspace();
+    let refusals = use_store_refusals();
     let navigate = use_navigate();
     let Submission {
         submit,
@@ -156,7 +157,7 @@ fn answer_effect(submission: Submission, fields: FormFields) {
         untrack(|| match result {
             Ok(Submitted { run, .. }) => {
                 sent.set(None);
-                remember(workspace, &run, last_attempt.get_value());
+                remember(workspace, refusals, &run, last_attempt.get_value());
                 workspace.refresh();
                 navigate(&run_path(&run.id), Default::default());
             }
@@ -228,8 +229,13 @@ const SUBMISSION_NOT_KEPT: &str = "The run was made, but this browser did not ke
     sent, so its page cannot offer \"Run again with changes\".";
 
 /// Keeps the submission in this browser by run id, for the run page's "Run again with
-/// changes", and its run in the workspace's history.
-fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
+/// changes", and its run in the workspace's history; a refusal is told (`refusals`).
+fn remember(
+    workspace: SharedWorkspace,
+    refusals: StoreRefusals,
+    run: &Run,
+    attempt: Option<Attempt>,
+) {
     let ws = workspace.get_untracked().and_then(Result::ok);
     let (Some(attempt), Some(ws)) = (attempt, ws) else {
         return;
@@ -243,7 +249,7 @@ fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
     let history_of = workspace_id.clone();
     spawn_local(async move {
         let kept = crate::archive::keep_submitted(&workspace_id, &seen, &body, &key).await;
-        refusals::record(&history_of, RUN_NOT_KEPT, kept);
+        refusals.record(&history_of, RUN_NOT_KEPT, kept);
     });
     let saved = SavedSubmission {
         workspace: ws.workspace_id,
@@ -255,6 +261,6 @@ fn remember(workspace: SharedWorkspace, run: &Run, attempt: Option<Attempt>) {
     spawn_local(async move {
         let workspace_id = saved.workspace.clone();
         let kept = store::SAVED_SUBMISSIONS.put(&run_id, &saved).await;
-        refusals::record(&workspace_id, SUBMISSION_NOT_KEPT, kept);
+        refusals.record(&workspace_id, SUBMISSION_NOT_KEPT, kept);
     });
 }

@@ -11,19 +11,23 @@ use crate::components::{Notice, NoticeKind};
 use crate::model::format::{counted, group_thousands, local_time, wall_clock};
 use crate::model::ledger::{BalanceReading, LEDGER_COLUMNS, Ledger, LedgerDay};
 use crate::state::environment::use_environment;
+use crate::state::readings::READING_NOT_KEPT;
+use crate::state::refusals::use_store_refusals;
 
 /// The section: what the ledger is, then the table over `history`'s readings and runs.
 pub fn section(history: &History) -> impl IntoView + use<> {
     let id = history.workspace.clone();
+    let refusals = use_store_refusals();
     // Tracked on its own: a refused write is told as soon as the store answers.
     let not_kept = move || {
-        crate::state::readings::not_kept(&id).map(|error| {
-            view! {
-                <Notice kind=NoticeKind::Problem field="ledger-not-kept">
-                    "This browser did not keep the balance it just read, so the ledger misses it. "
-                    {error.sentence()}
-                </Notice>
-            }
+        let refusal = refusals
+            .of(&id)
+            .into_iter()
+            .find(|refusal| refusal.what == READING_NOT_KEPT)?;
+        Some(view! {
+            <Notice kind=NoticeKind::Problem field="ledger-not-kept">
+                {format!("{READING_NOT_KEPT} {}", refusal.error.sentence())}
+            </Notice>
         })
     };
     let body = match &history.readings {

@@ -81,6 +81,7 @@ pub fn CreditsPage() -> impl IntoView {
     // reads the workspace's and checks it first would take the refresh's mark for itself, and
     // the workspace would not be read again.
     workspace.refresh_unless_loading();
+    let refusals = crate::state::refusals::use_store_refusals();
     let history = LocalResource::new(move || {
         let workspace_id = workspace.id();
         let client = session.client_untracked();
@@ -93,7 +94,7 @@ pub fn CreditsPage() -> impl IntoView {
             match client.ok_or(ApiError::SignedOut)?.runs_counted().await {
                 Ok(read) => {
                     let kept = archive::keep_list_counted(&id, read.value.runs).await;
-                    crate::state::refusals::record(&id, archive::RUNS_NOT_KEPT, kept);
+                    refusals.record(&id, archive::RUNS_NOT_KEPT, kept);
                 }
                 Err(error) => list_error = Some(error),
             }
@@ -127,7 +128,8 @@ pub fn CreditsPage() -> impl IntoView {
             <h1>"Credits over time"</h1>
             <p class="lead">"Where the workspace's credits went, from the runs this browser has seen: the API lists only the latest " {RUN_LIST_LIMIT} ", so older runs come from the history kept here ("
                 <a href="/storage">"what this browser keeps"</a>")."</p>
-            <StoreRefusalNotice />
+            // The ledger tells a reading not kept beside itself.
+            <StoreRefusalNotice told_elsewhere=crate::state::readings::READING_NOT_KEPT />
             <div class="toolbar">
                 <div class="control"><label for="credits-range">"Range"</label>
                     <select id="credits-range" on:change:target=move |ev| {

@@ -34,6 +34,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use self::worker::RunnerHandle;
+use super::refusals::StoreRefusals;
 use super::session::Session;
 use super::workspace::SharedWorkspace;
 use crate::browser::{HeldLock, LockAnswer, LockRequest, request_lock, sleep, yield_to_page};
@@ -83,6 +84,8 @@ pub struct Bulk {
     following_session: StoredValue<bool>,
     session: Session,
     workspace: SharedWorkspace,
+    /// Where a refused write of a batch is told.
+    refusals: StoreRefusals,
 }
 
 /// Where a batch being started comes from, when not from the bulk page's form alone.
@@ -108,7 +111,7 @@ fn now() -> f64 {
 }
 
 impl Bulk {
-    pub fn provide(session: Session, workspace: SharedWorkspace) {
+    pub fn provide(session: Session, workspace: SharedWorkspace, refusals: StoreRefusals) {
         let tab = RwSignal::new(None::<BatchTab>);
         let bulk = Bulk {
             batch: RwSignal::new(None),
@@ -124,6 +127,7 @@ impl Bulk {
             following_session: StoredValue::new(false),
             session,
             workspace,
+            refusals,
         };
         provide_context(bulk);
     }
@@ -361,10 +365,11 @@ impl Bulk {
             .or_else(|| self.workspace.id_untracked())
             .unwrap_or_default();
         self.let_go_of_shown();
+        let refusals = self.refusals;
         if let Some(id) = id {
             spawn_local(async move {
                 let cleared = store::write(vec![Change::DeleteBatch(id)]).await;
-                crate::state::refusals::record(&workspace, BATCH_NOT_CLEARED, cleared);
+                refusals.record(&workspace, BATCH_NOT_CLEARED, cleared);
             });
         }
     }

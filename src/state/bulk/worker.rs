@@ -224,7 +224,7 @@ impl Bulk {
                 self.session.expire(SignInId(sign_in), message);
             }
             FromRunner::LogNotTrimmed { workspace, error } => {
-                crate::state::refusals::record::<()>(
+                self.refusals.record::<()>(
                     &workspace,
                     crate::request_log::LOG_NOT_KEPT,
                     Err(error),
