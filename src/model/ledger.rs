@@ -1,6 +1,9 @@
 //! The credit ledger: every workspace balance this browser reads is kept, and between two
 //! readings the balance's drop is matched with the runs this browser saw charged in between;
-//! what no seen run explains is spend by runs this browser did not see, per local day.
+//! what no seen run explains is spend by runs this browser did not see, per local day. What the
+//! seen runs explain is split between the runs this console made (they carry its idempotency
+//! keys) and those it only listed, so another key's spend stands out even when the list showed
+//! it.
 //!
 //! The rule, from the contract's workspace (`credits_balance`, `credits_reserved`) as the console
 //! reads it everywhere (available = balance − reserved): a run's reservation holds credits out of
@@ -148,6 +151,8 @@ fn local_day<Tz: TimeZone>(ms: f64, zone: &Tz) -> NaiveDate {
 struct Charge<'a> {
     run_id: &'a str,
     credits: u64,
+    /// Made by this console (it carries one of its idempotency keys), not only listed.
+    made_here: bool,
     earliest: f64,
     latest: f64,
 }
@@ -178,6 +183,7 @@ fn sighting(kept: &KeptRun) -> Sighting<'_> {
     Sighting::Charged(Charge {
         run_id: &run.id,
         credits: run.credits_used,
+        made_here: kept.idempotency_key.is_some(),
         earliest,
         latest,
     })
@@ -190,6 +196,9 @@ pub struct Interval {
     pub until: BalanceReading,
     /// Credits used by the runs seen here that were charged in it.
     pub explained: u64,
+    /// Of those, used by the runs this console made; the rest by runs it only listed (made
+    /// with another key, by a script, a colleague or another browser).
+    pub made_here: u64,
     /// How many such runs (those that cost something).
     pub runs: usize,
     /// The balance fell by more than the seen runs used: spent by runs this browser did not see.
@@ -252,10 +261,12 @@ pub fn intervals(readings: &[BalanceReading], runs: &[KeptRun]) -> Vec<Interval>
             .then(a.earliest.total_cmp(&b.earliest))
             .then(a.run_id.cmp(b.run_id))
     });
-    // used_before[i]: the credits of the first i charges.
+    // used_before[i]: the credits of the first i charges; made_before[i]: of those, made here.
     let mut used_before = vec![0_u64; charges.len() + 1];
+    let mut made_before = vec![0_u64; charges.len() + 1];
     for (i, charge) in charges.iter().enumerate() {
         used_before[i + 1] = used_before[i] + charge.credits;
+        made_before[i + 1] = made_before[i] + if charge.made_here { charge.credits } else { 0 };
     }
     // earliest_so_far[i]: the latest `earliest` among the first i charges: a split may put
     // them all in a reading only if each may have been charged before it.
@@ -344,6 +355,7 @@ pub fn intervals(readings: &[BalanceReading], runs: &[KeptRun]) -> Vec<Interval>
                 from: pair[0],
                 until: pair[1],
                 explained,
+                made_here: made_before[split[1]] - made_before[split[0]],
                 runs: split[1] - split[0],
                 unexplained: u64::try_from(left.max(0)).unwrap_or(u64::MAX),
                 added: u64::try_from((-left).max(0)).unwrap_or(u64::MAX),
@@ -362,6 +374,8 @@ pub struct LedgerDay {
     pub spent: u64,
     /// Spent by the runs seen here.
     pub explained: u64,
+    /// Of those, by the runs this console made ([`Interval::made_here`]).
+    pub made_here: u64,
     /// Spent by runs this browser did not see.
     pub unexplained: u64,
     pub added: u64,
@@ -369,6 +383,14 @@ pub struct LedgerDay {
     pub runs: usize,
     /// Readings that ended its intervals.
     pub readings: usize,
+}
+
+impl LedgerDay {
+    /// Spent by runs this browser saw only in the API's list: made with another key, by a
+    /// script, a colleague or another browser.
+    pub fn listed_only(&self) -> u64 {
+        self.explained - self.made_here
+    }
 }
 
 /// Where the credits went: the ledger per day, and what it rests on.
@@ -389,8 +411,16 @@ pub struct Ledger {
 pub struct LedgerTotals {
     pub spent: u64,
     pub explained: u64,
+    pub made_here: u64,
     pub unexplained: u64,
     pub added: u64,
+}
+
+impl LedgerTotals {
+    /// Spent by runs seen only in the API's list ([`LedgerDay::listed_only`]).
+    pub fn listed_only(&self) -> u64 {
+        self.explained - self.made_here
+    }
 }
 
 impl Ledger {
@@ -407,6 +437,7 @@ impl Ledger {
                     since: local_time(interval.from.answered_at, zone),
                     spent: 0,
                     explained: 0,
+                    made_here: 0,
                     unexplained: 0,
                     added: 0,
                     runs: 0,
@@ -418,6 +449,7 @@ impl Ledger {
                 .expect("a day was just made for the interval");
             today.spent += interval.spent();
             today.explained += interval.explained;
+            today.made_here += interval.made_here;
             today.unexplained += interval.unexplained;
             today.added += interval.added;
             today.runs += interval.runs;
@@ -445,6 +477,7 @@ impl Ledger {
             .fold(LedgerTotals::default(), |sum, day| LedgerTotals {
                 spent: sum.spent + day.spent,
                 explained: sum.explained + day.explained,
+                made_here: sum.made_here + day.made_here,
                 unexplained: sum.unexplained + day.unexplained,
                 added: sum.added + day.added,
             })
@@ -459,7 +492,8 @@ impl Ledger {
                 day.day.to_string(),
                 wall_clock(day.since),
                 day.spent.to_string(),
-                day.explained.to_string(),
+                day.made_here.to_string(),
+                day.listed_only().to_string(),
                 day.unexplained.to_string(),
                 day.added.to_string(),
                 day.runs.to_string(),
@@ -471,11 +505,12 @@ impl Ledger {
 }
 
 /// The ledger's columns, on the page and in its CSV.
-pub const LEDGER_COLUMNS: [&str; 8] = [
+pub const LEDGER_COLUMNS: [&str; 9] = [
     "Day",
     "Since",
     "Spent",
-    "By runs seen here",
+    "By runs this console made",
+    "By other runs it listed",
     "By runs this browser did not see",
     "Credits added",
     "Runs seen charged",

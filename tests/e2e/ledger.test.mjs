@@ -22,7 +22,8 @@ async function ledgerTotals(page) {
   const number = async (field) => Number((await page.locator(`[data-field="${field}"]`).textContent()).replaceAll(",", ""));
   return {
     spent: await number("ledger-spent"),
-    explained: await number("ledger-explained"),
+    madeHere: await number("ledger-made-here"),
+    listed: await number("ledger-listed"),
     unexplained: await number("ledger-unexplained"),
     added: await number("ledger-added"),
   };
@@ -113,7 +114,8 @@ test("runs made with another API key and never listed here show as spent by runs
   await expect(page.locator('[data-field="ledger-unexplained"]')).toHaveText(credits(outsideCost));
   expect(await ledgerTotals(page)).toEqual({
     spent: opening - now,
-    explained: mine.credits_used,
+    madeHere: mine.credits_used,
+    listed: 0,
     unexplained: outsideCost,
     added: 0,
   });
@@ -125,12 +127,53 @@ test("runs made with another API key and never listed here show as spent by runs
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export as CSV" }).click()]);
   expect(download.suggestedFilename()).toMatch(/^sandbox-credits-ledger-.+-\d{4}-\d{2}-\d{2}\.csv$/);
   const [header, ...rows] = (await readFile(await download.path(), "utf8")).replace(/^\uFEFF/, "").trimEnd().split("\r\n").map((line) => line.split(","));
-  expect(header).toEqual(["Day", "Since", "Spent", "By runs seen here", "By runs this browser did not see", "Credits added", "Runs seen charged", "Readings"]);
+  expect(header).toEqual(["Day", "Since", "Spent", "By runs this console made", "By other runs it listed", "By runs this browser did not see", "Credits added", "Runs seen charged", "Readings"]);
   const column = (name) => rows.reduce((sum, row) => sum + Number(row[header.indexOf(name)]), 0);
   expect(column("Spent")).toBe(opening - now);
-  expect(column("By runs seen here")).toBe(mine.credits_used);
+  expect(column("By runs this console made")).toBe(mine.credits_used);
+  expect(column("By other runs it listed")).toBe(0);
   expect(column("By runs this browser did not see")).toBe(outsideCost);
   expect(await page.locator('[data-field="ledger-table"] tbody tr').count()).toBe(rows.length);
+  expect(problems).toEqual([]);
+});
+
+test("runs of another API key that the console listed stand apart from its own, exactly their cost", async ({ sandbox, pages }) => {
+  test.setTimeout(120_000);
+  const opening = (await api(sandbox, "GET", "/v1/workspace")).json.credits_balance;
+  const { page, problems } = await pages.signedIn("/credits");
+  await expect(page.getByRole("heading", { name: "Where the credits went" })).toBeVisible();
+  await go(page, "/actions/premium-search-people");
+  await page.getByLabel(/^Keywords/).fill("ledger made here");
+  await page.getByLabel(/^Max results/).fill("2");
+  const mine = await watchRunToCompletion(page, sandbox, await queueRun(page), { seenRunning: false });
+  // A script with another key, whose runs the console's list then shows.
+  const other = (await api(sandbox, "POST", "/v1/keys", { bearer: sandbox.session_token, body: { name: "listed script" } })).json;
+  const outside = [];
+  for (const keywords of ["ledger listed 1", "ledger listed 2"]) {
+    const made = await api(sandbox, "POST", "/v1/actions/premium-search-people/run/live", {
+      body: { input: { keywords }, max_results: 3 },
+      key: `e2e-ledger-listed-${outside.length}-${Date.now()}`,
+      bearer: other.api_key,
+    });
+    expect(made.status, JSON.stringify(made.json)).toBe(200);
+    outside.push(made.json);
+  }
+  const outsideCost = outside.reduce((sum, run) => sum + run.credits_used, 0);
+  expect(outsideCost).toBeGreaterThan(0);
+  await untilAllFinal(sandbox);
+  // /credits reads the API's list into the history before it draws the ledger: the script's
+  // runs are listed, so seen, but not made here.
+  const now = await readBalanceThenOpenCredits(page, sandbox);
+  expect(opening - now).toBe(mine.credits_used + outsideCost);
+  await expect(page.locator('[data-field="ledger-listed"]')).toHaveText(credits(outsideCost));
+  expect(await ledgerTotals(page)).toEqual({
+    spent: opening - now,
+    madeHere: mine.credits_used,
+    listed: outsideCost,
+    unexplained: 0,
+    added: 0,
+  });
+  await screenshot(page, "credits-ledger-listed");
   expect(problems).toEqual([]);
 });
 
@@ -164,7 +207,7 @@ paced("a 200-run session of the console's own leaves nothing unexplained", async
   const now = await readBalanceThenOpenCredits(page, sandbox);
   expect(opening - now, "the batch cost something").toBeGreaterThan(0);
   await expect(page.locator('[data-field="ledger-spent"]')).toHaveText(credits(opening - now));
-  expect(await ledgerTotals(page)).toEqual({ spent: opening - now, explained: opening - now, unexplained: 0, added: 0 });
+  expect(await ledgerTotals(page)).toEqual({ spent: opening - now, madeHere: opening - now, listed: 0, unexplained: 0, added: 0 });
   const unexplainedPerDay = await page.locator('[data-field="ledger-table"] tbody [data-field="unexplained"]').allTextContents();
   expect(unexplainedPerDay.length).toBeGreaterThan(0);
   expect(unexplainedPerDay.every((text) => text === "0")).toBe(true);

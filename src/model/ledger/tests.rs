@@ -172,10 +172,50 @@ fn a_balance_that_rises_is_credit_added_not_negative_spend() {
         LedgerTotals {
             spent: 20,
             explained: 20,
+            made_here: 0,
             unexplained: 0,
             added: 800
         }
     );
+}
+
+#[test]
+fn runs_this_console_made_are_told_from_runs_it_only_listed() {
+    let readings = [
+        reading(0.0, 1_000, 0),
+        reading(60.0, 930, 0),
+        reading(120.0, 900, 0),
+    ];
+    // Made here (with this console's key), then two runs of another key that the list showed.
+    let runs = [
+        ended("mine", 20, 10.0).made_here(None, "console-key-1"),
+        ended("script-1", 50, 30.0),
+        ended("script-2", 30, 90.0),
+    ];
+    let intervals = intervals(&readings, &runs);
+    assert_eq!(shown(&intervals), [(70, 0, 0), (30, 0, 0)]);
+    assert_eq!(
+        intervals.iter().map(|i| i.made_here).collect::<Vec<_>>(),
+        [20, 0]
+    );
+    let ledger = Ledger::of(&readings, &runs, &Utc);
+    let totals = ledger.totals();
+    assert_eq!((totals.made_here, totals.listed_only()), (20, 80));
+    let day = &ledger.days[0];
+    assert_eq!(
+        (day.made_here, day.listed_only(), day.explained),
+        (20, 80, 100)
+    );
+    // The CSV has both, in the page's columns.
+    let csv = ledger.csv();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header, LEDGER_COLUMNS);
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(column("By runs this console made"), "20");
+    assert_eq!(column("By other runs it listed"), "80");
+    assert_eq!(column("By runs this browser did not see"), "0");
 }
 
 #[test]
@@ -313,15 +353,15 @@ fn the_table_exports_as_csv_as_the_page_shows_it() {
         reading(86_400.0 + 60.0, 1_480, 0),
     ];
     let runs = [
-        ended("seen", 10, 30.0),
+        ended("seen", 10, 30.0).made_here(None, "console-key"),
         ended("next-day", 3, 86_400.0 + 30.0),
     ];
     let csv = Ledger::of(&readings, &runs, &Utc).csv();
     assert_eq!(
         csv,
-        "Day,Since,Spent,By runs seen here,By runs this browser did not see,Credits added,Runs seen charged,Readings\r\n\
-         2026-11-21,2026-11-20 10:03:00,3,3,0,0,1,1\r\n\
-         2026-11-20,2026-11-20 10:00:00,17,10,7,500,1,3\r\n"
+        "Day,Since,Spent,By runs this console made,By other runs it listed,By runs this browser did not see,Credits added,Runs seen charged,Readings\r\n\
+         2026-11-21,2026-11-20 10:03:00,3,0,3,0,0,1,1\r\n\
+         2026-11-20,2026-11-20 10:00:00,17,10,0,7,500,1,3\r\n"
     );
 }
 

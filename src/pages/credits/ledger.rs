@@ -105,8 +105,10 @@ fn table(ledger: Ledger, file: String) -> impl IntoView {
     view! {
         <p data-field="ledger-summary">
             "Since " {read_at(first.answered_at)} ": "
-            <strong data-field="ledger-spent">{group_thousands(totals.spent)}</strong> " credits spent, "
-            <span data-field="ledger-explained">{group_thousands(totals.explained)}</span> " by runs seen here and "
+            <strong data-field="ledger-spent">{group_thousands(totals.spent)}</strong> " credits spent: "
+            <span data-field="ledger-made-here">{group_thousands(totals.made_here)}</span> " by runs this console made, "
+            <strong data-field="ledger-listed">{group_thousands(totals.listed_only())}</strong>
+            " by other runs it listed (another key, a script, a colleague or another browser) and "
             <strong data-field="ledger-unexplained">{group_thousands(totals.unexplained)}</strong>
             " by runs this browser did not see; "
             <span data-field="ledger-added">{group_thousands(totals.added)}</span> " added."
@@ -129,6 +131,7 @@ fn table(ledger: Ledger, file: String) -> impl IntoView {
         </div>
         {unfinished}
         <p class="hint" data-field="ledger-unseen-meaning">
+            "Other runs it listed are runs the API's list showed that this console did not make (they carry none of its idempotency keys): made with another API key, by a script, a colleague or another browser. "
             "Spent by runs this browser did not see is what the balance lost that no run in this browser's history explains. "
             "It can mean another client or another API key used the workspace (a script, a colleague, another browser), "
             "or a workspace so busy that more than the API's latest 100 runs were made between two reads of the runs list, so some were never listed here. "
@@ -163,7 +166,8 @@ fn day_row(day: &LedgerDay) -> impl IntoView + use<> {
             <th scope="row">{day.day.to_string()}</th>
             <td data-field="since">{wall_clock(day.since)}</td>
             {number("spent", day.spent)}
-            {number("explained", day.explained)}
+            {number("made-here", day.made_here)}
+            {number("listed", day.listed_only())}
             {number("unexplained", day.unexplained)}
             {number("added", day.added)}
             {number("runs", day.runs as u64)}
