@@ -249,7 +249,8 @@ export function focusedCell(page) {
  * A windowed table's rows read while its box is scrolled as `walk` says: first to `from` (a share
  * of its scroll range), then by `stepPx` of the box's own pixels (a view and 300 px more when
  * not given), `steps` times or, without `steps`, to the end; with `back`, to the top again at the
- * end. Each place is waited on until no row is a placeholder, as a person waits to read. Resolves
+ * end. Each place is waited on until no row is a placeholder and the rows drawn cover the view,
+ * as a person waits to read. Resolves
  * with `{ count, rows, drawnAtMost }`: `aria-rowcount` less the header row, a Map of every row
  * drawn in full on the way, in the order first reached (`aria-rowindex` less 2, or with `key` the
  * row's attribute of that name, → its cells' text), and the most rows that were in the document
@@ -268,10 +269,26 @@ export async function walkRows(table, walk) {
     // row of records kept in the store until its records are read: wait for the rows
     // themselves; still placeholders after 300 waits of two frames (10 s at 60 Hz, about 80
     // times a fling's end) is a failure, said at once rather than at the test's timeout.
+    // And the rows drawn cover the view: a table opens in stages a frame apart (the rows in
+    // view, then those beyond its edges), and a loaded machine can take longer than two frames
+    // between them; a row in view not drawn yet is not one to skip.
+    const covered = () => {
+      const drawn = table.querySelectorAll("tbody tr[aria-rowindex]");
+      const total = Number(table.getAttribute("aria-rowcount")) - 1;
+      if (drawn.length === 0) return total === 0;
+      const view = box.getBoundingClientRect();
+      const [first, last] = [drawn[0], drawn[drawn.length - 1]];
+      const index = (tr) => Number(tr.getAttribute("aria-rowindex")) - 2;
+      const topCovered = index(first) === 0 || first.getBoundingClientRect().top <= view.top;
+      const bottomCovered = index(last) === total - 1 || last.getBoundingClientRect().bottom >= view.bottom;
+      return topCovered && bottomCovered;
+    };
+    const waiting = () => table.querySelector("tbody tr[data-placeholder]") || !covered();
     const frame = async () => {
       await twoFrames();
-      for (let i = 0; i < 300 && table.querySelector("tbody tr[data-placeholder]"); i++) await twoFrames();
+      for (let i = 0; i < 300 && waiting(); i++) await twoFrames();
       if (table.querySelector("tbody tr[data-placeholder]")) throw new Error(`the rows stayed placeholders (${state()})`);
+      if (!covered()) throw new Error(`the rows drawn never covered the view (${state()})`);
     };
     const rows = [];
     let drawnAtMost = 0;
