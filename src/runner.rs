@@ -174,8 +174,8 @@ pub enum ToRunner {
     /// large batch comes in pieces, each serialised in a task of its own.
     Rows(Vec<BatchRow>),
     /// Run this batch (once per worker), after the rows the [`ToRunner::Rows`] before it
-    /// brought.
-    Run(BatchToRun),
+    /// brought. Boxed: a kept batch's summary is large beside the other messages.
+    Run(Box<BatchToRun>),
     Pause,
     Resume,
     Cancel,
@@ -472,7 +472,7 @@ fn hear(message: ToRunner) {
         }
         ToRunner::Rows(rows) => ROWS_BROUGHT.with_borrow_mut(|brought| brought.extend(rows)),
         ToRunner::Run(batch) => {
-            let batch = batch.with_rows_before(ROWS_BROUGHT.take());
+            let batch = (*batch).with_rows_before(ROWS_BROUGHT.take());
             if RUNNER.with_borrow(Option::is_some) {
                 return;
             }
@@ -772,7 +772,7 @@ mod tests {
             ToRunner::SignedIn(Some(credential)),
             ToRunner::SignedIn(None),
             ToRunner::WorkspaceKnown("ws_1".into()),
-            ToRunner::Run(BatchToRun::New {
+            ToRunner::Run(Box::new(BatchToRun::New {
                 id: "b".into(),
                 workspace: None,
                 action: ActionId::PremiumSearchPeople,
@@ -781,7 +781,7 @@ mod tests {
                 created_at: 1.7e12,
                 budget: Some(2_000),
                 pace: None,
-            }),
+            })),
             ToRunner::SetBudget(Some(5_000)),
             ToRunner::Pause,
             ToRunner::RetryFailed,
@@ -833,7 +833,7 @@ mod tests {
         );
         // As the worker hears them: each message through its text.
         let mut messages: Vec<ToRunner> = pieces.into_iter().map(ToRunner::Rows).collect();
-        messages.push(ToRunner::Run(to_run));
+        messages.push(ToRunner::Run(Box::new(to_run)));
         let mut brought = Vec::new();
         let mut ran = None;
         for message in messages {
@@ -841,7 +841,7 @@ mod tests {
             match serde_json::from_str::<ToRunner>(&text).unwrap() {
                 ToRunner::Rows(rows) => brought.extend(rows),
                 ToRunner::Run(batch) => {
-                    ran = Some(batch.with_rows_before(std::mem::take(&mut brought)))
+                    ran = Some((*batch).with_rows_before(std::mem::take(&mut brought)))
                 }
                 other => panic!("unexpected {other:?}"),
             }

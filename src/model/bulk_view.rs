@@ -925,6 +925,7 @@ mod tests {
             charged_before: 0,
             may_have_run: None,
             counts: None,
+            expiry: Default::default(),
         };
         assert_eq!(saved_state(&batch), "unfinished");
         batch.cancelled = true;

@@ -1,8 +1,10 @@
 //! How long this browser keeps runs' outputs and the request log's bodies: the person's rule
 //! ("forget kept outputs older than N days", a preference), and what it forgets at a given
-//! time. Pure: `archive::forget_outputs_older_than` applies it in the store.
+//! time, a finished bulk batch's records among them. Pure: `archive::forget_outputs_older_than`
+//! and `state::bulk::forget_batch_records_older_than` apply it in the store.
 
-use super::archive::{KeptOutput, OutputIndex};
+use super::archive::{ForgottenOutput, KeptOutput, OutputIndex};
+use super::bulk::SavedBatch;
 
 /// A day, in ms.
 pub const DAY_MS: f64 = 86_400_000.0;
@@ -61,6 +63,52 @@ pub fn expired_outputs(index: &OutputIndex, rule: ForgetAfter, now: f64) -> Vec<
         .unwrap_or_default()
 }
 
+/// What the rule does with a kept batch at `now`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BatchExpiry {
+    /// Nothing: the rule is off, the batch is not done (it may still run, or be resumed), its
+    /// records are forgotten already, or they are not old enough.
+    Keep,
+    /// Done, and not dated yet: dated as done now, its records' days counting from there (as a
+    /// kept output of unknown age counts from the rule's first application).
+    Date,
+    /// Done for more than the rule's days: its records are forgotten, its rows, their states,
+    /// runs and costs kept.
+    Forget { after_days: u32 },
+}
+
+/// What the rule does with `batch` at `now` (see [`BatchExpiry`]). A chain's steps are
+/// batches too, but a chain is forgotten whole when it is older than the days (`/chains`), so
+/// its batches are left to it (`of_a_chain`).
+pub fn batch_expiry(
+    batch: &SavedBatch,
+    of_a_chain: bool,
+    rule: ForgetAfter,
+    now: f64,
+) -> BatchExpiry {
+    let (Some(days), Some(cutoff)) = (rule.0, rule.cutoff(now)) else {
+        return BatchExpiry::Keep;
+    };
+    if !batch.done || of_a_chain || batch.expiry.records_forgotten.is_some() {
+        return BatchExpiry::Keep;
+    }
+    match batch.expiry.done_seen_at {
+        None => BatchExpiry::Date,
+        Some(done) if done < cutoff => BatchExpiry::Forget { after_days: days },
+        Some(_) => BatchExpiry::Keep,
+    }
+}
+
+/// Why a batch's records cannot be exported or explored once the rule forgot them.
+pub fn batch_records_forgotten(forgotten: ForgottenOutput) -> String {
+    format!(
+        "This batch's records were forgotten after {} days, by the rule on the Storage page: its \
+         rows, their states, runs and costs are kept, and a run's page can fetch its output \
+         again while the API still has it.",
+        forgotten.after_days
+    )
+}
+
 /// What a rule frees, or freed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Freed {
@@ -70,6 +118,9 @@ pub struct Freed {
     /// Request log entries whose bodies were dropped, and those bodies' bytes.
     pub log_bodies: usize,
     pub log_bytes: u64,
+    /// Finished bulk batches whose records were forgotten, and their rows with records.
+    pub batches: usize,
+    pub batch_rows: usize,
 }
 
 impl Freed {
@@ -83,7 +134,7 @@ impl Freed {
     }
 
     pub fn is_nothing(&self) -> bool {
-        self.outputs == 0 && self.log_bodies == 0
+        self.outputs == 0 && self.log_bodies == 0 && self.batches == 0
     }
 }
 
@@ -107,6 +158,58 @@ mod tests {
             bytes,
             kept_at: at,
         }
+    }
+
+    fn batch(done: bool, done_seen_at: Option<f64>) -> SavedBatch {
+        let mut batch: SavedBatch = serde_json::from_value(serde_json::json!({
+            "id": "b", "workspace": "w", "action": "premium-search-people", "headers": [],
+            "created_at": 0.0, "cancelled": false, "done": done, "to_send": 0, "finished": 0,
+        }))
+        .expect("a batch");
+        batch.expiry.done_seen_at = done_seen_at;
+        batch
+    }
+
+    #[test]
+    fn a_finished_batch_is_dated_then_its_records_forgotten_past_the_days() {
+        let mut clock = Clock(1_700_000_000_000.0);
+        let rule = ForgetAfter(Some(7));
+        let now = clock.0;
+        // Off, or still running (or paused, to be resumed): kept as it is.
+        assert_eq!(
+            batch_expiry(&batch(true, None), false, ForgetAfter(None), now),
+            BatchExpiry::Keep
+        );
+        assert_eq!(
+            batch_expiry(&batch(false, None), false, rule, now),
+            BatchExpiry::Keep
+        );
+        // Done and never dated: dated now.
+        assert_eq!(
+            batch_expiry(&batch(true, None), false, rule, now),
+            BatchExpiry::Date
+        );
+        let dated = batch(true, Some(now));
+        assert_eq!(
+            batch_expiry(&dated, false, rule, clock.after_days(6.9)),
+            BatchExpiry::Keep
+        );
+        let later = clock.after_days(0.2);
+        assert_eq!(
+            batch_expiry(&dated, false, rule, later),
+            BatchExpiry::Forget { after_days: 7 }
+        );
+        // A chain's step is the chain's to forget; a batch forgotten once is not again.
+        assert_eq!(batch_expiry(&dated, true, rule, later), BatchExpiry::Keep);
+        let mut forgotten = dated.clone();
+        forgotten.expiry.records_forgotten = Some(crate::model::archive::ForgottenOutput {
+            at: later,
+            after_days: 7,
+        });
+        assert_eq!(
+            batch_expiry(&forgotten, false, rule, later),
+            BatchExpiry::Keep
+        );
     }
 
     #[test]

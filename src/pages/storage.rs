@@ -182,8 +182,29 @@ fn OutputsSection(changed: RwSignal<u32>) -> impl IntoView {
 
 /// What a rule frees (or freed), as a sentence's end.
 fn freed_text(freed: &Freed) -> String {
+    let batches = match (freed.batches, freed.batch_rows) {
+        (0, _) => String::new(),
+        // Before the rule applies, the batches are counted, not their rows.
+        (batches, 0) => format!(
+            ", and the records of {}",
+            counted(
+                batches as u64,
+                "finished bulk batch",
+                "finished bulk batches"
+            )
+        ),
+        (batches, rows) => format!(
+            ", and the records of {} ({})",
+            counted(
+                batches as u64,
+                "finished bulk batch",
+                "finished bulk batches"
+            ),
+            counted(rows as u64, "row", "rows")
+        ),
+    };
     format!(
-        "{} ({}) and the bodies of {} in the request log ({})",
+        "{} ({}) and the bodies of {} in the request log ({}){batches}",
         counted(freed.outputs as u64, "kept output", "kept outputs"),
         size(freed.output_bytes as f64),
         counted(freed.log_bodies as u64, "request", "requests"),
@@ -239,7 +260,7 @@ fn ExpirySection(changed: RwSignal<u32>) -> impl IntoView {
         async move {
             match rule {
                 Ok(rule) if rule.0.is_some() => {
-                    Some(archive::expiry_preview(rule, js_sys::Date::now()).await)
+                    Some(expiry::preview(rule, js_sys::Date::now()).await)
                 }
                 _ => None,
             }

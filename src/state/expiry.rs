@@ -1,7 +1,10 @@
 //! The expiry rule's preference (localStorage: a preference, never data) and its application:
 //! at start, once the pages' chunk has arrived (off the first screen's path), and every hour
-//! while the console is open and shown. The work is `archive::forget_outputs_older_than`; the
+//! while the console is open and shown. The work is `archive::forget_outputs_older_than` (runs'
+//! outputs and the request log's bodies) and `batches` (finished bulk batches' records); the
 //! last application is kept for `/storage` to say, and a refusal is told (`state::refusals`).
+
+mod batches;
 
 use std::sync::Once;
 use std::time::Duration;
@@ -17,8 +20,8 @@ use crate::state::workspace::SharedWorkspace;
 use crate::store::StoreError;
 
 /// What a refused application leaves, as `state::refusals` tells it.
-pub const NOT_FORGOTTEN: &str =
-    "The kept outputs older than the days chosen on the Storage page were not forgotten.";
+pub const NOT_FORGOTTEN: &str = "The kept outputs and finished batches' records older than the days chosen on the Storage \
+     page were not forgotten.";
 
 /// One application of the rule: when, which rule, and what it freed or why it could not.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +65,16 @@ pub fn set_rule(rule: ForgetAfter) -> Result<(), String> {
     })
 }
 
+/// What `rule` would free at `now` (`archive::expiry_preview`, and the finished batches whose
+/// records it would forget), for `/storage` to say before it is saved.
+pub async fn preview(rule: ForgetAfter, now: f64) -> Result<Freed, StoreError> {
+    let outputs = crate::archive::expiry_preview(rule, now).await?;
+    Ok(Freed {
+        batches: batches::batches_to_forget(rule, now).await?,
+        ..outputs
+    })
+}
+
 impl OutputExpiry {
     pub fn provide(refusals: StoreRefusals) {
         provide_context(OutputExpiry {
@@ -75,7 +88,8 @@ impl OutputExpiry {
         self.last.get()
     }
 
-    /// Applies the rule now (`archive::forget_outputs_older_than`), records what it did, and
+    /// Applies the rule now (`archive::forget_outputs_older_than`, then the batches'), records
+    /// what it did, and
     /// tells a refusal for the workspace in view.
     pub async fn apply(
         self,
@@ -84,7 +98,16 @@ impl OutputExpiry {
         automatic: bool,
     ) -> Applied {
         let at = js_sys::Date::now();
-        let result = crate::archive::forget_outputs_older_than(rule, at).await;
+        let result = async {
+            let outputs = crate::archive::forget_outputs_older_than(rule, at).await?;
+            let batches = batches::forget_batch_records_older_than(rule, at).await?;
+            Ok(Freed {
+                batches: batches.batches,
+                batch_rows: batches.batch_rows,
+                ..outputs
+            })
+        }
+        .await;
         if let Some(workspace) = workspace {
             self.refusals
                 .record(&workspace, NOT_FORGOTTEN, result.clone());

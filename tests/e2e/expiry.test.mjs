@@ -278,3 +278,57 @@ test("a write the store refuses is told: the form's run made while the disk is f
   await expect(log).toHaveCount(0);
   expect(problems).toEqual([]);
 });
+
+test("a finished batch's records are forgotten once it has been done longer than the days: its rows, states and costs stay, and its exports say so", async ({ sandbox, pages }) => {
+  test.setTimeout(120_000);
+  const { page, problems } = await pages.signedIn("/bulk");
+  await page.getByLabel("Action").selectOption("network-search-companies");
+  await page.locator("#bulk-text").fill(["keywords,max_results", "expiry batch one,2", "expiry batch two,2"].join("\n"));
+  await page.locator('[data-field="start-batch"]').click();
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible({ timeout: 60_000 });
+  const [batch] = await table(page, "batches");
+  const rowsOf = async () => (await table(page, "rows")).filter((row) => row.key.startsWith(`${batch.key}/`));
+  await expect.poll(async () => (await rowsOf()).filter((row) => row.value.output.length > 0).length).toBe(2);
+  const before = await rowsOf();
+
+  // 7 days, chosen now: the batch is done, so its days count from now; nothing is forgotten.
+  await go(page, "/storage");
+  await page.locator('[data-field="forget-after"]').selectOption("7");
+  await page.getByRole("button", { name: "Save and apply" }).click();
+  await expect(page.locator('[data-field="expiry-note"]')).toContainText("nothing was older than 7 days");
+  await go(page, "/bulk");
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible();
+  expect((await table(page, "batches"))[0].value.expiry.done_seen_at).toBeGreaterThan(0);
+  expect((await rowsOf()).map((row) => row.value.output.length)).toEqual(before.map((row) => row.value.output.length));
+
+  // Eight days on, the console starts again: applied at start, the records go, the rows stay.
+  await page.clock.setFixedTime(Date.now() + 8 * DAY);
+  await page.goto(`${sandbox.url}/sign-in`);
+  await signIn(page, sandbox.api_key);
+  await expect(page).toHaveURL(/\/workspace$/);
+  await expect.poll(async () => (await rowsOf()).filter((row) => row.value.records_forgotten).length, { timeout: 15_000 }).toBe(2);
+  for (const { key, value } of await rowsOf()) {
+    const was = before.find((row) => row.key === key).value;
+    expect(value.output).toEqual([]);
+    expect(value.records_forgotten.after_days).toBe(7);
+    expect([value.state, value.run_id, value.credits_used, value.records]).toEqual([was.state, was.run_id, was.credits_used, was.output.length]);
+  }
+  expect((await table(page, "batches"))[0].value.expiry.records_forgotten.after_days).toBe(7);
+  await go(page, "/storage");
+  await expect(page.locator('[data-field="expiry-last"]')).toContainText("the records of 1 finished bulk batch (2 rows)");
+
+  // /bulk marks it; opened, its exports and the explorer say the records were forgotten.
+  await go(page, "/bulk");
+  const kept = page.locator(`[data-field="saved-batches"] li[data-batch="${batch.key}"]`);
+  await expect(kept.locator('[data-field="records-forgotten"]')).toHaveText("records forgotten after 7 days");
+  await kept.locator('[data-field="open-saved"]').click();
+  await expect(page.locator('[data-field="batch"][data-phase="done"]')).toBeVisible();
+  // Said before anything is clicked, the buttons that would read the records off.
+  await expect(page.locator('[data-field="records-forgotten-note"]')).toContainText("This batch's records were forgotten after 7 days");
+  for (const button of ["export-csv", "export-json", "export-jsonl", "explore-results"]) {
+    await expect(page.locator(`[data-field="${button}"]`)).toBeDisabled();
+  }
+  await expect(page.locator('tr[data-line="2"] td').nth(5)).toHaveText("2");
+  await screenshot(page, "expiry-batch-forgotten");
+  expect(problems).toEqual([]);
+});

@@ -31,5 +31,7 @@ pub use export::{
     CONTRACT_RECORD_IDS, ExportFormat, MergedExport, SameRecord, add_output_columns, merged_export,
 };
 pub use mapping::{ColumnMapping, FieldSource, Source, loose};
-pub use rows::{BatchRow, RowError, RowState, SavedBatch, SavedCounts, Tally, row_key};
+pub use rows::{
+    BatchExpiryMarks, BatchRow, RowError, RowState, SavedBatch, SavedCounts, Tally, row_key,
+};
 pub use table::{MAX_ROWS, Table, TableRow, read_table};

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::checks::{CheckedRow, describe};
 use super::clock::EngineTime;
 use super::pacer::LearnedPace;
+use crate::model::archive::ForgottenOutput;
 
 /// The `Idempotency-Key` of a row's `attempt`-th submission in batch `batch` (a 32-digit hex
 /// id): fixed before the first try and the same on every retry and after a reload, so the API
@@ -171,6 +172,10 @@ pub struct BatchRow {
     /// the row after all (see the engine's reading).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reuses: Option<String>,
+    /// Its records were forgotten by the expiry rule (`model::expiry::batch_expiry`): when, and
+    /// after how many days. The row keeps its state, run, cost and [`BatchRow::records`] count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records_forgotten: Option<ForgottenOutput>,
 }
 
 impl BatchRow {
@@ -227,6 +232,7 @@ impl BatchRow {
             credits_used: 0,
             output: Vec::new(),
             records: 0,
+            records_forgotten: None,
             error: invalid.then(|| RowError {
                 code: "invalid".to_owned(),
                 message: describe(&row.errors),
@@ -280,6 +286,7 @@ impl BatchRow {
             credits_used: 0,
             output: first.output.clone(),
             records: first.records,
+            records_forgotten: first.records_forgotten,
             error: first.error.clone(),
             ..self.clone()
         }
@@ -322,6 +329,28 @@ pub struct SavedBatch {
     /// batches kept before it was): a done batch is counted without reading its rows back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counts: Option<SavedCounts>,
+    /// What the expiry rule has done with the batch ([`BatchExpiryMarks`]); absent in batches
+    /// it has not met.
+    #[serde(default, skip_serializing_if = "BatchExpiryMarks::is_empty")]
+    pub expiry: BatchExpiryMarks,
+}
+
+/// The expiry rule's marks on a batch: when the rule first found it done (its records' days
+/// count from there, as a kept output's count from when it was kept), and when it forgot the
+/// records. Carried over by the batch's saves while it stays done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BatchExpiryMarks {
+    /// ms since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done_seen_at: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records_forgotten: Option<ForgottenOutput>,
+}
+
+impl BatchExpiryMarks {
+    pub fn is_empty(&self) -> bool {
+        *self == BatchExpiryMarks::default()
+    }
 }
 
 /// A batch's counts as saved with its rows (see [`SavedBatch::counts`]).
@@ -515,6 +544,10 @@ mod tests {
                 charged: 52,
                 failed: 1,
             }),
+            expiry: BatchExpiryMarks {
+                done_seen_at: Some(1.8e12),
+                records_forgotten: None,
+            },
         };
         let back: SavedBatch =
             serde_json::from_str(&serde_json::to_string(&summary).unwrap()).unwrap();

@@ -732,6 +732,7 @@ mod tests {
             charged_before: 3,
             may_have_run: None,
             counts: None,
+            expiry: Default::default(),
         };
         assert_eq!(
             StepBatch::of(&summary, &rows),

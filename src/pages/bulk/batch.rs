@@ -7,12 +7,14 @@ use super::rows::BatchRows;
 use crate::components::{
     Confirm, ExplorerRecords, Notice, NoticeKind, OutputExplorer, RealDataGate, RealDataQuestion,
 };
+use crate::model::archive::ForgottenOutput;
 use crate::model::bulk::budget::{Spending, parse_budget};
 use crate::model::bulk::{ExportFormat, RowState, Tally};
 use crate::model::bulk_view::{
     BatchCommands, RecordsChoice, explore_label, explored_note, export_done_note, export_progress,
     headline, keeping_note, pace_sentence, paused_reason, rows_finished, same_record_of,
 };
+use crate::model::expiry::batch_records_forgotten;
 use crate::model::format::{counted, group_thousands};
 use crate::model::presenter::Masker;
 use crate::state::bulk::{
@@ -32,6 +34,8 @@ struct ShownBatch {
     action: Memo<&'static str>,
     cancelled: Memo<bool>,
     keeping: Memo<Keeping>,
+    /// The expiry rule forgot its records: nothing to export or explore.
+    records_forgotten: Memo<Option<ForgottenOutput>>,
     /// This tab runs the batch (another tab may, this one then only shows it).
     here: Signal<bool>,
 }
@@ -58,6 +62,10 @@ fn use_shown_batch() -> ShownBatch {
                 .with(|b| b.as_ref().map(|b| b.tally().clone()).unwrap_or_default())
         }),
         phase: Memo::new(move |_| bulk.batch.with(|b| b.as_ref().map(|b| b.phase().clone()))),
+        records_forgotten: Memo::new(move |_| {
+            bulk.batch
+                .with(|b| b.as_ref().and_then(|b| b.records_forgotten()))
+        }),
         action: Memo::new(move |_| {
             bulk.batch
                 .with(|b| b.as_ref().map_or("", |b| b.action.as_str()))
@@ -145,6 +153,9 @@ fn BatchHead(shown: ShownBatch, in_chain: bool) -> impl IntoView {
             <p class="help" role="status" data-field="export-progress">
                 {move || export.progress.get().map(|p| export_progress(p.rows_done, p.rows))}
             </p>
+        })}
+        {move || shown.records_forgotten.get().map(|forgotten| view! {
+            <Notice field="records-forgotten-note">{batch_records_forgotten(forgotten)}</Notice>
         })}
         {move || export.problem.get().map(|problem| view! {
             <Notice kind=NoticeKind::Problem field="export-problem">{problem}</Notice>
@@ -372,7 +383,9 @@ impl ResultsReading {
 #[component]
 fn ResultButtons(shown: ShownBatch, export: BatchExport, results: ResultsReading) -> impl IntoView {
     let tally = shown.tally;
-    let exporting = move || export.progress.with(Option::is_some);
+    let forgotten = shown.records_forgotten;
+    let exporting =
+        move || export.progress.with(Option::is_some) || forgotten.with(Option::is_some);
     view! {
         <button type="button" class="button secondary" data-field="export-csv" disabled=exporting
             on:click=move |_| export.start(ExportFormat::Csv)>"Export CSV"</button>
@@ -381,7 +394,7 @@ fn ResultButtons(shown: ShownBatch, export: BatchExport, results: ResultsReading
         <button type="button" class="button secondary" data-field="export-jsonl" disabled=exporting
             on:click=move |_| export.start(ExportFormat::JsonLines)>"Export JSON Lines"</button>
         <button type="button" class="button secondary" data-field="explore-results"
-            disabled=move || results.reading.get() || tally.with(|t| t.records == 0)
+            disabled=move || results.reading.get() || tally.with(|t| t.records == 0) || forgotten.with(Option::is_some)
             on:click=move |_| results.start()>
             {move || explore_label(results.reading.get(), results.read.with(Option::is_some))}
         </button>

@@ -131,6 +131,11 @@ fn SavedBatchItem(batch: SavedBatch, kept: KeptBatches) -> impl IntoView {
                 <code>{batch.action.clone()}</code> " · " <strong>{state}</strong> " · "
                 {format!("{} of {} rows finished · started {started}",
                     group_thousands(batch.finished as u64), group_thousands(batch.to_send as u64))}
+                {batch.expiry.records_forgotten.map(|forgotten| view! {
+                    " · " <span class="age" data-field="records-forgotten">
+                        {format!("records forgotten after {} days", forgotten.after_days)}
+                    </span>
+                })}
             </p>
             <div class="actions-row">
                 {unfinished.then(|| view! {

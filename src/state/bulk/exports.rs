@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use super::Bulk;
 use super::kept_records::KeptRecords;
 use crate::browser::{FileParts, yield_to_page};
+use crate::model::archive::ForgottenOutput;
 use crate::model::bulk::{
     BatchRow, ExportFormat, MergedExport, SameRecord, SavedBatch, add_output_columns,
 };
@@ -33,6 +34,20 @@ const PROGRESS_EVERY_MS: f64 = 250.0;
 
 /// Why an export, a reading or an exploration stopped when the batch shown changed under it.
 pub(super) const BATCH_CLOSED: &str = "The batch was closed while its records were being read.";
+
+/// Why a batch's records cannot be read: the expiry rule forgot them.
+fn records_forgotten(forgotten: ForgottenOutput) -> String {
+    crate::model::expiry::batch_records_forgotten(forgotten)
+}
+
+/// The first row of `rows` whose records the expiry rule forgot, as the reason they cannot be
+/// read.
+fn forgotten_in<'a>(rows: impl IntoIterator<Item = &'a BatchRow>) -> Result<(), String> {
+    match rows.into_iter().find_map(|row| row.records_forgotten) {
+        Some(forgotten) => Err(records_forgotten(forgotten)),
+        None => Ok(()),
+    }
+}
 
 /// The records `row` shows: its own, or its first row's when it repeats one (a finished row's
 /// records may have left memory: `records` counts them).
@@ -290,6 +305,7 @@ impl Bulk {
                 })
             })
             .ok_or_else(|| BATCH_CLOSED.to_owned())?;
+        forgotten_in(&rows)?;
         let kept_only = |r: &BatchRow| r.output.is_empty() && r.records > 0;
         // A repeat row shows its first row's records, whether or not a row of the slice needs
         // the store (a slice of repeats alone needs none of its own).
@@ -307,6 +323,8 @@ impl Bulk {
             .decode_all(texts.into_iter().map(Some))
             .whole()
             .map_err(|error| format!("{} {error}", unreadable()))?;
+        // Forgotten by a pass of the rule since the page read the rows.
+        forgotten_in(&kept)?;
         for stored in kept {
             if let Ok(i) = rows.binary_search_by_key(&stored.line, |r| r.line)
                 && kept_only(&rows[i])
@@ -358,6 +376,7 @@ impl Bulk {
                     .and_then(|e| row_at_line(e.rows(), line).cloned())
             })
             .ok_or_else(|| BATCH_CLOSED.to_owned())?;
+        forgotten_in([&row])?;
         if !(row.output.is_empty() && row.records > 0) {
             return Ok(row);
         }
@@ -369,6 +388,10 @@ impl Bulk {
                 format!("The records of line {line} could not be read back from this browser's storage. {error}")
             })?;
         match kept.into_iter().find(|stored| stored.line == line) {
+            Some(BatchRow {
+                records_forgotten: Some(forgotten),
+                ..
+            }) => Err(records_forgotten(forgotten)),
             Some(stored) => Ok(BatchRow {
                 output: stored.output,
                 ..row

@@ -164,7 +164,7 @@ impl Bulk {
         // A large batch's rows go in pieces before it, posted a task apart (`post_waiting`).
         let mut to_run = to_run;
         waiting.extend(to_run.take_rows_in_pieces().into_iter().map(ToRunner::Rows));
-        waiting.push(ToRunner::Run(to_run));
+        waiting.push(ToRunner::Run(Box::new(to_run)));
         self.runner.set_value(Some(RunnerHandle {
             batch: id.to_owned(),
             worker,

@@ -53,7 +53,7 @@ use api_contract::ActionId;
 use super::budget::{RowShare, Spending};
 use super::clock::{EngineTime, Millis};
 use super::pacer::Pacer;
-use super::{BatchRow, RowState, SavedBatch, Tally};
+use super::{BatchExpiryMarks, BatchRow, RowState, SavedBatch, Tally};
 
 pub use messages::{CancelAnswer, Command, Event, NewRun, ReadAnswer, Saving, SubmitAnswer};
 pub use news::{BatchNews, Counters, Keeping, PacedBy, Phase};
@@ -226,6 +226,8 @@ struct Storing {
     holding: BTreeSet<usize>,
     /// The summary as last written.
     saved_summary: Option<SavedBatch>,
+    /// The expiry rule's marks as the batch was opened with them, carried into its saves.
+    expiry: BatchExpiryMarks,
     /// When the last save was asked.
     last_save_at: EngineTime,
     /// The last save was refused (a full disk): the next waits for [`SAVE_EVERY`] whatever

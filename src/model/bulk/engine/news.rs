@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::Engine;
+use crate::model::archive::ForgottenOutput;
 use crate::model::bulk::budget::Spending;
 use crate::model::bulk::pacer::LearnedPace;
 use crate::model::bulk::{BatchRow, Tally};
@@ -125,6 +126,11 @@ impl Engine {
 
     pub fn counters(&self) -> &Counters {
         &self.standing.counters
+    }
+
+    /// When the expiry rule forgot the batch's records, as it was opened (`None`: it has not).
+    pub fn records_forgotten(&self) -> Option<ForgottenOutput> {
+        self.store.expiry.records_forgotten
     }
 
     pub fn tally(&self) -> &Tally {

@@ -11,7 +11,7 @@ use super::{
 use crate::model::bulk::budget::Spending;
 use crate::model::bulk::clock::EngineTime;
 use crate::model::bulk::pacer::{LearnedPace, Pacer};
-use crate::model::bulk::{BatchRow, RowState, SavedBatch, Tally};
+use crate::model::bulk::{BatchExpiryMarks, BatchRow, RowState, SavedBatch, Tally};
 
 impl Engine {
     /// A new batch of checked rows (invalid rows are kept and listed, never sent).
@@ -82,6 +82,7 @@ impl Engine {
                 new_runs: Vec::new(),
                 holding: BTreeSet::new(),
                 saved_summary: None,
+                expiry: BatchExpiryMarks::default(),
                 last_save_at: EngineTime::LONG_AGO,
                 last_save_refused: false,
             },
@@ -193,6 +194,7 @@ impl Engine {
         if let Some(pace) = summary.pace {
             engine.pacing.pacer = Pacer::learned_before(pace);
         }
+        engine.store.expiry = summary.expiry;
         engine.store.saved_summary = Some(summary);
         engine.balance.refreshed_at_end = true;
         let mut order = 0;

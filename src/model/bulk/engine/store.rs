@@ -5,7 +5,7 @@ use super::{
     SaveInFlight, Saving, WORKSPACE_WAIT,
 };
 use crate::model::bulk::clock::{EngineTime, Millis};
-use crate::model::bulk::{RowState, SavedBatch, SavedCounts};
+use crate::model::bulk::{BatchExpiryMarks, RowState, SavedBatch, SavedCounts};
 
 impl Engine {
     /// Runs whose records are in memory or may arrive in an answer on its way (bounded by
@@ -66,6 +66,7 @@ impl Engine {
 
     /// The batch's summary as kept in this browser.
     pub fn summary(&self) -> SavedBatch {
+        let done = self.standing.phase == Phase::Done;
         SavedBatch {
             id: self.id.clone(),
             workspace: self.workspace.clone().unwrap_or_default(),
@@ -73,7 +74,7 @@ impl Engine {
             headers: self.headers.clone(),
             created_at: self.created_at,
             cancelled: self.standing.cancelled,
-            done: self.standing.phase == Phase::Done,
+            done,
             to_send: self.tally.to_send,
             finished: self.tally.finished,
             pace: self.pacing.pacer.learned(),
@@ -89,6 +90,11 @@ impl Engine {
                 charged: self.credits.spending.charged,
                 failed: self.tally.count(RowState::Failed),
             }),
+            // Run again (a retry), the batch is dated again once it is done again.
+            expiry: BatchExpiryMarks {
+                done_seen_at: self.store.expiry.done_seen_at.filter(|_| done),
+                records_forgotten: self.store.expiry.records_forgotten,
+            },
         }
     }
 
