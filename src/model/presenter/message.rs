@@ -34,9 +34,10 @@ const QUOTES: &[(char, char)] = &[
     ('\'', '\''),
 ];
 
-/// Around a word, not part of it.
+/// Around a word, not part of it (quotes included: a quoted part is masked inside its quotes).
 const PUNCTUATION: &[char] = &[
-    '.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '{', '}', '<', '>',
+    '.', ',', ';', ':', '!', '?', '(', ')', '[', ']', '{', '}', '<', '>', '“', '”', '‘', '’', '«',
+    '»', '"', '`', '\'',
 ];
 
 impl Masker {
@@ -283,6 +284,12 @@ mod tests {
         assert!(!masked.contains("unknown"));
         // The same tag as the value has everywhere else.
         assert!(masked.contains(&*ON.text("unknown-person")));
+        // The same when the input sent is known: its quotes stay around it.
+        let known = ON.message(
+            "No public profile matches the identifier “unknown-person”.",
+            &inputs(&["unknown-person"]),
+        );
+        assert_eq!(known, masked);
     }
 
     #[test]
