@@ -90,13 +90,6 @@ impl ApiError {
 
     /// A sentence for people: what happened, in words, without jargon they cannot act on.
     pub fn message(&self) -> String {
-        self.message_shown(str::to_owned)
-    }
-
-    /// [`ApiError::message`] with what the server wrote (the API's message, the start of an
-    /// answer not in its format) passed through `shown` first: presenter mode masks it there,
-    /// the console's own words around it stay as they are.
-    pub fn message_shown(&self, shown: impl Fn(&str) -> String) -> String {
         match self {
             ApiError::Api { status, detail } => {
                 let lead = match status {
@@ -109,7 +102,7 @@ impl ApiError {
                     s if *s >= 500 => "The API failed to handle the request",
                     _ => "The API refused the request",
                 };
-                format!("{lead}: {}", shown(&detail.message))
+                format!("{lead}: {}", detail.message)
             }
             ApiError::UnexpectedStatus {
                 status, snippet, ..
@@ -117,7 +110,7 @@ impl ApiError {
                 let said = if snippet.is_empty() {
                     String::new()
                 } else {
-                    format!(" It said: “{}”", shown(snippet))
+                    format!(" It said: “{snippet}”")
                 };
                 format!(
                     "The server answered HTTP {status} without the API's error format; is the \
@@ -241,28 +234,6 @@ mod tests {
         assert_eq!(no_body_id.request_id(), Some("req_header"));
         assert_eq!(no_body_id.retry_after(), Some(2.0));
         assert!(!no_body_id.is_unauthorized());
-    }
-
-    #[test]
-    fn only_what_the_server_wrote_passes_through_shown() {
-        let err = interpret_error(
-            404,
-            None,
-            r#"{"error":{"code":"not_found","message":"No profile “ada”.","request_id":"r"}}"#,
-        );
-        assert_eq!(
-            err.message_shown(|text| format!("<{text}>")),
-            "Not found: <No profile “ada”.>"
-        );
-        let foreign = interpret_error(502, None, "<html>Bad gateway</html>");
-        assert!(
-            foreign
-                .message_shown(|text| format!("<{text}>"))
-                .contains("It said: “<<html>Bad gateway</html>>”"),
-            "{}",
-            foreign.message()
-        );
-        assert_eq!(err.message(), "Not found: No profile “ada”.");
     }
 
     #[test]

@@ -3,7 +3,6 @@
 use leptos::prelude::*;
 
 use crate::api::ApiError;
-use crate::state::presenter::use_masker;
 
 /// An error box for a failed request. Text only: nothing from the server is parsed as HTML.
 #[component]
@@ -17,13 +16,10 @@ pub fn ApiErrorPanel(
     let code = error.code().map(str::to_owned);
     let status = error.status();
     let request_id = error.request_id().map(str::to_owned);
-    // In presenter mode what the server wrote may quote an input: its personal parts masked.
-    let masker = use_masker();
-    let message = error.message_shown(|text| masker.message(text, &[]).into_owned());
     view! {
         <div class="error-panel" role="alert">
             <p class="error-title">{context} " failed"</p>
-            <p class="error-message">{message}</p>
+            <p class="error-message">{error.message()}</p>
             <dl class="error-facts">
                 {status.map(|s| view! { <dt>"HTTP status"</dt><dd>{s}</dd> })}
                 {code.map(|c| view! { <dt>"Error code"</dt><dd><code>{c}</code></dd> })}
