@@ -264,12 +264,7 @@ mod tests {
 
     /// Every text of `value`, at any depth.
     fn texts(value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::String(text) => out.push(text.clone()),
-            Value::Array(items) => items.iter().for_each(|item| texts(item, out)),
-            Value::Object(fields) => fields.values().for_each(|item| texts(item, out)),
-            _ => {}
-        }
+        message::string_values(value, out);
     }
 
     #[test]

@@ -69,19 +69,21 @@ impl Masker {
 /// The texts of a request's JSON body (every string at any depth: the input's values), for
 /// [`Masker::message`]; none for a body that is not JSON.
 pub fn body_texts(body: &str) -> Vec<String> {
-    fn collect(value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::String(text) => out.push(text.clone()),
-            Value::Array(items) => items.iter().for_each(|item| collect(item, out)),
-            Value::Object(fields) => fields.values().for_each(|item| collect(item, out)),
-            _ => {}
-        }
-    }
     let mut texts = Vec::new();
     if let Ok(value) = serde_json::from_str::<Value>(body) {
-        collect(&value, &mut texts);
+        string_values(&value, &mut texts);
     }
     texts
+}
+
+/// Every text of `value`, at any depth, into `out`.
+pub(super) fn string_values(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) => out.push(text.clone()),
+        Value::Array(items) => items.iter().for_each(|item| string_values(item, out)),
+        Value::Object(fields) => fields.values().for_each(|item| string_values(item, out)),
+        _ => {}
+    }
 }
 
 /// The insides of the message's quoted parts (byte ranges).
