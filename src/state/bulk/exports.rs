@@ -10,11 +10,11 @@ use leptos::prelude::*;
 use super::Bulk;
 use super::kept_records::KeptRecords;
 use crate::browser::{FileParts, yield_to_page};
-use crate::model::archive::ForgottenOutput;
 use crate::model::bulk::{
     BatchRow, ExportFormat, MergedExport, SameRecord, SavedBatch, add_output_columns,
 };
 use crate::model::bulk_view::row_at_line;
+use crate::model::expiry::batch_records_forgotten;
 use crate::model::explore::HELD_AT_MOST;
 use crate::model::output::ColumnsFound;
 use crate::model::presenter::{MaskedRecords, Masker};
@@ -35,16 +35,11 @@ const PROGRESS_EVERY_MS: f64 = 250.0;
 /// Why an export, a reading or an exploration stopped when the batch shown changed under it.
 pub(super) const BATCH_CLOSED: &str = "The batch was closed while its records were being read.";
 
-/// Why a batch's records cannot be read: the expiry rule forgot them.
-fn records_forgotten(forgotten: ForgottenOutput) -> String {
-    crate::model::expiry::batch_records_forgotten(forgotten)
-}
-
 /// The first row of `rows` whose records the expiry rule forgot, as the reason they cannot be
 /// read.
 fn forgotten_in<'a>(rows: impl IntoIterator<Item = &'a BatchRow>) -> Result<(), String> {
     match rows.into_iter().find_map(|row| row.records_forgotten) {
-        Some(forgotten) => Err(records_forgotten(forgotten)),
+        Some(forgotten) => Err(batch_records_forgotten(forgotten)),
         None => Ok(()),
     }
 }
@@ -391,7 +386,7 @@ impl Bulk {
             Some(BatchRow {
                 records_forgotten: Some(forgotten),
                 ..
-            }) => Err(records_forgotten(forgotten)),
+            }) => Err(batch_records_forgotten(forgotten)),
             Some(stored) => Ok(BatchRow {
                 output: stored.output,
                 ..row
